@@ -1,0 +1,100 @@
+// kselect: exact selection (k-th smallest, many ranks, quantiles) on GPU and CPU.
+//
+// The owning API. It validates its arguments, picks a backend (CUDA when the
+// input pointer is device memory, the CPU otherwise, unless options::device
+// says), allocates whatever workspace it needs and returns results in host
+// memory. Caller mistakes throw std::invalid_argument with a message that names
+// the argument; other failures (CUDA errors, out of memory) throw kselect::error.
+//
+// Order: NaN orders after +inf (as NumPy's sort); -0.0 equals +0.0. The answer
+// for rank k is the value the ascending sorted array holds at position k (0-based).
+//
+// Supported key types: float, double, int32_t, uint32_t, int64_t, uint64_t.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "kselect/types.hpp"
+
+namespace kselect {
+
+/// The k-th smallest of values[0..n) (k is 0-based). Throws std::invalid_argument
+/// when n == 0 or k is outside [0, n).
+template <class T>
+T select(const T* values, std::int64_t n, std::int64_t k, const options& opt = {});
+
+/// Values at several ranks in one pass. `ranks` may be in any order and may repeat;
+/// result[i] is the value of rank ranks[i]. Each rank must lie in [0, n).
+template <class T>
+std::vector<T> multiselect(const T* values, std::int64_t n, std::span<const std::int64_t> ranks,
+                           const options& opt = {});
+
+/// numpy.quantile(values, qs, method=m): each q in [0, 1]. If the input holds any
+/// NaN every result is NaN (as NumPy). Integer inputs give double results.
+template <class T>
+std::vector<quantile_value_t<T>> quantile(const T* values, std::int64_t n,
+                                          std::span<const double> qs,
+                                          quantile_method m = quantile_method::linear,
+                                          const options& opt = {});
+
+/// numpy.nanquantile: as quantile, ignoring NaNs; all-NaN input gives NaN results.
+template <class T>
+std::vector<quantile_value_t<T>> nanquantile(const T* values, std::int64_t n,
+                                             std::span<const double> qs,
+                                             quantile_method m = quantile_method::linear,
+                                             const options& opt = {});
+
+// Conveniences on host containers.
+template <class T>
+T select(std::span<const T> values, std::int64_t k, const options& opt = {}) {
+  return select(values.data(), static_cast<std::int64_t>(values.size()), k, opt);
+}
+template <class T>
+T select(const std::vector<T>& values, std::int64_t k, const options& opt = {}) {
+  return select(values.data(), static_cast<std::int64_t>(values.size()), k, opt);
+}
+template <class T>
+std::vector<T> multiselect(const std::vector<T>& values, std::span<const std::int64_t> ranks,
+                           const options& opt = {}) {
+  return multiselect(values.data(), static_cast<std::int64_t>(values.size()), ranks, opt);
+}
+template <class T>
+std::vector<quantile_value_t<T>> quantile(const std::vector<T>& values, std::span<const double> qs,
+                                          quantile_method m = quantile_method::linear,
+                                          const options& opt = {}) {
+  return quantile(values.data(), static_cast<std::int64_t>(values.size()), qs, m, opt);
+}
+template <class T>
+std::vector<quantile_value_t<T>> nanquantile(const std::vector<T>& values,
+                                             std::span<const double> qs,
+                                             quantile_method m = quantile_method::linear,
+                                             const options& opt = {}) {
+  return nanquantile(values.data(), static_cast<std::int64_t>(values.size()), qs, m, opt);
+}
+
+/// True when this build has the CUDA backend and a CUDA device is usable.
+bool cuda_available() noexcept;
+
+/// Where a pointer lives: device_kind::cuda for device (or managed) memory,
+/// device_kind::cpu otherwise (also in builds without CUDA).
+device_kind pointer_location(const void* p) noexcept;
+
+#define KSELECT_DECLARE_OWNING_API(T)                                                        \
+  extern template T select<T>(const T*, std::int64_t, std::int64_t, const options&);        \
+  extern template std::vector<T> multiselect<T>(const T*, std::int64_t,                      \
+                                                std::span<const std::int64_t>, const options&); \
+  extern template std::vector<quantile_value_t<T>> quantile<T>(                              \
+      const T*, std::int64_t, std::span<const double>, quantile_method, const options&);     \
+  extern template std::vector<quantile_value_t<T>> nanquantile<T>(                           \
+      const T*, std::int64_t, std::span<const double>, quantile_method, const options&);
+KSELECT_DECLARE_OWNING_API(float)
+KSELECT_DECLARE_OWNING_API(double)
+KSELECT_DECLARE_OWNING_API(std::int32_t)
+KSELECT_DECLARE_OWNING_API(std::uint32_t)
+KSELECT_DECLARE_OWNING_API(std::int64_t)
+KSELECT_DECLARE_OWNING_API(std::uint64_t)
+#undef KSELECT_DECLARE_OWNING_API
+
+}  // namespace kselect

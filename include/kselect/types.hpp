@@ -1,0 +1,63 @@
+// kselect: common public types (errors, options, enums). No CUDA headers needed.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace kselect {
+
+/// Thrown by the owning API for failures that are not caller mistakes
+/// (CUDA errors, allocation failures, internal invariants). Caller mistakes
+/// (empty input, rank out of range, bad quantile) throw std::invalid_argument.
+class error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Where the owning API runs. `automatic`: CUDA when the input pointer is
+/// device memory, CPU otherwise.
+enum class device_kind { automatic, cpu, cuda };
+
+/// Selection algorithm. Every algorithm is exact; they differ in speed.
+///  - sample_select: the SampleSelect recursion (sample, splitters, count with
+///    1-byte oracles, filter, recurse) of Ribizel & Anzt.
+///  - window: one pass that counts and extracts a narrow window predicted from a
+///    sample around each rank; falls back to sample_select when a prediction misses.
+///  - automatic: window for few ranks, sample_select otherwise.
+enum class algorithm { automatic, sample_select, window };
+
+/// NumPy's quantile methods (numpy.quantile `method=`).
+enum class quantile_method { linear, lower, higher, nearest, midpoint };
+
+/// Options of the owning API.
+struct options {
+  device_kind device = device_kind::automatic;
+  algorithm algo = algorithm::automatic;
+  /// CPU backend threads; 0 = OpenMP default.
+  int cpu_threads = 0;
+  /// CUDA stream (a cudaStream_t) for the CUDA backend; nullptr = default stream.
+  void* stream = nullptr;
+};
+
+/// The key types kselect supports.
+template <class T>
+inline constexpr bool is_supported_key_v =
+    std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, std::int32_t> ||
+    std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::int64_t> ||
+    std::is_same_v<T, std::uint64_t>;
+
+/// Result type of quantile(): the key type for floating keys, double for integers
+/// (as NumPy, whose interpolating methods return float64 for integer input).
+template <class T>
+using quantile_value_t = std::conditional_t<std::is_floating_point_v<T>, T, double>;
+
+const char* to_string(quantile_method m) noexcept;
+const char* to_string(device_kind d) noexcept;
+const char* to_string(algorithm a) noexcept;
+/// Parses "linear", "lower", "higher", "nearest", "midpoint"; throws std::invalid_argument.
+quantile_method parse_quantile_method(std::string_view name);
+
+}  // namespace kselect

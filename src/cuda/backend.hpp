@@ -1,0 +1,24 @@
+// What the owning API (plain C++) calls in the CUDA backend. Implemented in
+// src/cuda/owning_backend.cu; only compiled when KSELECT_WITH_CUDA is set.
+#pragma once
+
+#include <cstdint>
+
+#include "kselect/types.hpp"
+
+namespace kselect::cuda_backend {
+
+bool available() noexcept;
+bool is_device_pointer(const void* p) noexcept;
+
+/// Like cpu::multiselect, but `values` is device memory; `out` is host memory.
+/// Allocates its workspace on opt.stream, throws kselect::error on CUDA failures.
+template <class T>
+void multiselect(const T* d_values, std::int64_t n, const std::int64_t* ranks,
+                 std::int64_t num_ranks, T* h_out, const options& opt);
+
+/// NaN count of device array values[0..n).
+template <class T>
+std::int64_t count_nan(const T* d_values, std::int64_t n, const options& opt);
+
+}  // namespace kselect::cuda_backend

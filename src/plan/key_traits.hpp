@@ -1,0 +1,80 @@
+// Order-preserving maps from each key type to an unsigned integer of the same
+// width, shared by every backend. Selecting on the mapped keys gives the same
+// ranks as sorting the values with NumPy's order:
+//   - NaN orders after +inf (every NaN maps to the largest key, so all NaNs tie);
+//   - -0.0 and +0.0 are equal (both map to the key of +0.0);
+//   - signed integers order below unsigned keys by flipping the sign bit.
+// from_key(to_key(x)) returns x, except that -0.0 comes back as +0.0 and every
+// NaN as the canonical quiet NaN: values that compare equal to the input.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "hd.hpp"
+
+namespace kselect::plan {
+
+template <class T>
+struct key_traits;
+
+namespace detail {
+template <class F, class U>
+struct float_key_traits {
+  using value_type = F;
+  using key_type = U;
+  static constexpr U sign_bit = U(1) << (sizeof(U) * 8 - 1);
+  static constexpr U exponent_mask = sizeof(U) == 4 ? U(0x7f800000u) : U(0x7ff0000000000000ull);
+  static constexpr U mantissa_mask = sizeof(U) == 4 ? U(0x007fffffu) : U(0x000fffffffffffffull);
+  static constexpr U nan_key = ~U(0);
+
+  KSELECT_HD static U bits_of(F x) {
+    U u;
+    std::memcpy(&u, &x, sizeof u);
+    return u;
+  }
+  KSELECT_HD static F from_bits(U u) {
+    F x;
+    std::memcpy(&x, &u, sizeof x);
+    return x;
+  }
+  KSELECT_HD static U to_key(F x) {
+    U u = bits_of(x);
+    if ((u & exponent_mask) == exponent_mask && (u & mantissa_mask) != 0) return nan_key;
+    if (u == sign_bit) u = 0;  // -0.0 -> +0.0
+    return (u & sign_bit) ? ~u : (u | sign_bit);
+  }
+  KSELECT_HD static F from_key(U k) {
+    if (k == nan_key) return from_bits(exponent_mask | ((mantissa_mask >> 1) + 1));  // quiet NaN
+    return from_bits((k & sign_bit) ? (k & ~sign_bit) : ~k);
+  }
+};
+
+template <class I, class U>
+struct int_key_traits {
+  using value_type = I;
+  using key_type = U;
+  static constexpr U flip = std::is_signed_v<I> ? (U(1) << (sizeof(U) * 8 - 1)) : U(0);
+  KSELECT_HD static U to_key(I x) { return static_cast<U>(x) ^ flip; }
+  KSELECT_HD static I from_key(U k) { return static_cast<I>(k ^ flip); }
+};
+}  // namespace detail
+
+template <>
+struct key_traits<float> : detail::float_key_traits<float, std::uint32_t> {};
+template <>
+struct key_traits<double> : detail::float_key_traits<double, std::uint64_t> {};
+template <>
+struct key_traits<std::int32_t> : detail::int_key_traits<std::int32_t, std::uint32_t> {};
+template <>
+struct key_traits<std::uint32_t> : detail::int_key_traits<std::uint32_t, std::uint32_t> {};
+template <>
+struct key_traits<std::int64_t> : detail::int_key_traits<std::int64_t, std::uint64_t> {};
+template <>
+struct key_traits<std::uint64_t> : detail::int_key_traits<std::uint64_t, std::uint64_t> {};
+
+template <class T>
+using key_t = typename key_traits<T>::key_type;
+
+}  // namespace kselect::plan
