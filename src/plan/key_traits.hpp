@@ -5,7 +5,7 @@
 //   - -0.0 and +0.0 are equal (both map to the key of +0.0);
 //   - signed integers order below unsigned keys by flipping the sign bit.
 // from_key(to_key(x)) returns x, except that -0.0 comes back as +0.0 and every
-// NaN as the canonical quiet NaN: values that compare equal to the input.
+// NaN as the canonical quiet NaN.
 #pragma once
 
 #include <cstdint>
@@ -39,11 +39,14 @@ struct float_key_traits {
     std::memcpy(&x, &u, sizeof x);
     return x;
   }
+  // Branch-free (selects only): the streaming kernels issue all their loads before
+  // transforming any key, and a branch on a loaded value would stall that.
   KSELECT_HD static U to_key(F x) {
     U u = bits_of(x);
-    if ((u & exponent_mask) == exponent_mask && (u & mantissa_mask) != 0) return nan_key;
-    if (u == sign_bit) u = 0;  // -0.0 -> +0.0
-    return (u & sign_bit) ? ~u : (u | sign_bit);
+    const bool is_nan = (u & exponent_mask) == exponent_mask && (u & mantissa_mask) != 0;
+    u = u == sign_bit ? U(0) : u;  // -0.0 -> +0.0
+    const U key = (u & sign_bit) ? U(~u) : U(u | sign_bit);
+    return is_nan ? nan_key : key;
   }
   KSELECT_HD static F from_key(U k) {
     if (k == nan_key) return from_bits(exponent_mask | ((mantissa_mask >> 1) + 1));  // quiet NaN

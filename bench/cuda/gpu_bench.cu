@@ -1,0 +1,229 @@
+// GPU benchmark: kselect against the one-pass read floor (cub::DeviceReduce over the
+// input) and against what a user would do instead (CUB radix sort, then index), all
+// in the same run on the same inputs. CUDA events, warm-up, median of --reps runs;
+// inputs smaller than ~200 MB rotate among copies so that L2 (50 MB) cannot hold them.
+//
+// Usage: kselect-gpu-bench [--json FILE] [--reps N] [--quick]
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/device_data.cuh"
+#include "kselect/device.hpp"
+
+using kselect::test::cuda_check;
+using kselect::test::device_buffer;
+using kselect::test::device_dist;
+
+namespace {
+
+struct bench_options {
+  int reps = 15;
+  int warmup = 3;
+  bool quick = false;
+  std::string json_path;
+  std::string only;  ///< "TYPE:LOG2N:DIST" runs that case alone
+};
+
+/// Median time in ms of fn(copy) over reps runs after warm-up, rotating copies.
+double time_median(cudaStream_t stream, int copies, const bench_options& o, const std::function<void(int)>& fn) {
+  cudaEvent_t start, stop;
+  cuda_check(cudaEventCreate(&start), "event");
+  cuda_check(cudaEventCreate(&stop), "event");
+  for (int i = 0; i < o.warmup; ++i) fn(i % copies);
+  std::vector<double> ms;
+  for (int i = 0; i < o.reps; ++i) {
+    cuda_check(cudaEventRecord(start, stream), "record");
+    fn(i % copies);
+    cuda_check(cudaEventRecord(stop, stream), "record");
+    cuda_check(cudaEventSynchronize(stop), "sync");
+    float t = 0;
+    cuda_check(cudaEventElapsedTime(&t, start, stop), "elapsed");
+    ms.push_back(t);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+struct row {
+  std::string type, dist, method;
+  std::int64_t n, ranks;
+  double ms, floor_ms, sort_ms;
+  bool correct;
+};
+
+template <class T>
+void bench_case(std::int64_t n, device_dist d, const bench_options& o, cudaStream_t stream, std::vector<row>& rows,
+                const char* type_name) {
+  if (!o.only.empty() && o.only != std::string(type_name) + ":" +
+                                       std::to_string(static_cast<int>(std::log2(static_cast<double>(n)))) + ":" +
+                                       kselect::test::device_dist_name(d))
+    return;
+  const std::size_t bytes = n * sizeof(T);
+  const int copies = static_cast<int>(std::max<std::size_t>(1, (200u << 20) / bytes));
+  std::vector<device_buffer<T>> data;
+  for (int c = 0; c < copies; ++c) {
+    data.emplace_back(n);
+    kselect::test::generate_on_device<T>(data.back().data(), n, d, 1000 + c, stream);
+  }
+  cuda_check(cudaStreamSynchronize(stream), "generate");
+
+  // Floor: one read of the input.
+  device_buffer<T> sum(1);
+  std::size_t reduce_bytes = 0;
+  cuda_check(cub::DeviceReduce::Sum(nullptr, reduce_bytes, data[0].data(), sum.data(), n, stream), "reduce query");
+  device_buffer<char> reduce_ws(reduce_bytes);
+  const double floor_ms = time_median(stream, copies, o, [&](int c) {
+    std::size_t b = reduce_bytes;
+    cuda_check(cub::DeviceReduce::Sum(reduce_ws.data(), b, data[c].data(), sum.data(), n, stream), "reduce");
+  });
+
+  // Baseline: CUB radix sort of the keys, then the answer is sorted[k].
+  device_buffer<T> sorted(n);
+  std::size_t sort_bytes = 0;
+  cuda_check(cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, data[0].data(), sorted.data(), n, 0,
+                                            int(sizeof(T) * 8), stream),
+             "sort query");
+  device_buffer<char> sort_ws(sort_bytes);
+  const double sort_ms = time_median(stream, copies, o, [&](int c) {
+    std::size_t b = sort_bytes;
+    cuda_check(cub::DeviceRadixSort::SortKeys(sort_ws.data(), b, data[c].data(), sorted.data(), n, 0,
+                                              int(sizeof(T) * 8), stream),
+               "sort");
+  });
+  // Sort copy 0 last so `sorted` checks our answers on copy 0.
+  {
+    std::size_t b = sort_bytes;
+    cuda_check(cub::DeviceRadixSort::SortKeys(sort_ws.data(), b, data[0].data(), sorted.data(), n, 0,
+                                              int(sizeof(T) * 8), stream),
+               "sort");
+  }
+
+  struct method {
+    const char* name;
+    kselect::algorithm algo;
+    bool percentiles;
+  };
+  const method methods[] = {{"select k=n/2", kselect::algorithm::automatic, false},
+                            {"101 percentiles", kselect::algorithm::automatic, true},
+                            {"sampleselect k=n/2", kselect::algorithm::sample_select, false},
+                            {"sampleselect 101 pct", kselect::algorithm::sample_select, true}};
+  for (const method& m : methods) {
+    std::vector<std::int64_t> ranks;
+    if (m.percentiles) {
+      for (int p = 0; p <= 100; ++p) ranks.push_back(static_cast<std::int64_t>(p / 100.0 * (n - 1)));
+      ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    } else {
+      ranks.push_back(n / 2);
+    }
+    kselect::device::select_config cfg;
+    cfg.algo = m.algo;
+    std::size_t ws_bytes = 0;
+    const auto nr = static_cast<std::int64_t>(ranks.size());
+    cuda_check(kselect::device::multiselect<T>(nullptr, ws_bytes, data[0].data(), n, ranks.data(), nr, nullptr,
+                                               stream, cfg),
+               "workspace query");
+    device_buffer<char> ws(ws_bytes);
+    device_buffer<T> out(ranks.size());
+    const double ms = time_median(stream, copies, o, [&](int c) {
+      cudaError_t st = kselect::device::multiselect<T>(ws.data(), ws_bytes, data[c].data(), n, ranks.data(), nr,
+                                                       out.data(), stream, cfg);
+      if (st != cudaSuccess) {
+        std::fprintf(stderr, "kselect failed: %s %s\n", cudaGetErrorString(st), kselect::device::last_error_message());
+        std::exit(1);
+      }
+    });
+    cuda_check(kselect::device::multiselect<T>(ws.data(), ws_bytes, data[0].data(), n, ranks.data(), nr, out.data(),
+                                               stream, cfg),
+               "check run");
+    cuda_check(cudaStreamSynchronize(stream), "sync");
+    const std::vector<T> got = out.to_host();
+    bool ok = true;
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      T want;
+      cuda_check(cudaMemcpy(&want, sorted.data() + ranks[i], sizeof(T), cudaMemcpyDeviceToHost), "read");
+      ok = ok && (want == got[i] || (want != want && got[i] != got[i]));
+    }
+    rows.push_back({type_name, kselect::test::device_dist_name(d), m.name, n, nr, ms, floor_ms, sort_ms, ok});
+    const row& r = rows.back();
+    std::printf("%-6s 2^%-3d %-15s %-21s %9.3f %9.3f %9.3f %8.2f %8.2f  %s\n", r.type.c_str(),
+                static_cast<int>(std::log2(static_cast<double>(n))), r.dist.c_str(), r.method.c_str(), r.ms,
+                r.floor_ms, r.sort_ms, r.ms / r.floor_ms, r.sort_ms / r.ms, r.correct ? "ok" : "WRONG");
+    std::fflush(stdout);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bench_options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--json" && i + 1 < argc) o.json_path = argv[++i];
+    else if (a == "--reps" && i + 1 < argc) o.reps = std::max(10, std::atoi(argv[++i]));
+    else if (a == "--quick") o.quick = true;
+    else if (a == "--only" && i + 1 < argc) o.only = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: kselect-gpu-bench [--json FILE] [--reps N>=10] [--quick] [--only TYPE:LOG2N:DIST]\n");
+      return 2;
+    }
+  }
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::fprintf(stderr, "kselect-gpu-bench: no CUDA device\n");
+    return 2;
+  }
+  cudaDeviceProp prop{};
+  cuda_check(cudaGetDeviceProperties(&prop, 0), "properties");
+  cudaStream_t stream;
+  cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+
+  std::printf("device: %s, %d SMs, L2 %d MB; median of %d runs after %d warm-up\n", prop.name,
+              prop.multiProcessorCount, prop.l2CacheSize >> 20, o.reps, o.warmup);
+  std::printf("%-6s %-5s %-15s %-21s %9s %9s %9s %8s %8s  %s\n", "type", "n", "dist", "method", "ours_ms",
+              "floor_ms", "sort_ms", "ours/flr", "sort/ours", "check");
+  std::vector<row> rows;
+  const device_dist adversarial[] = {device_dist::all_equal, device_dist::sixteen_values, device_dist::sorted,
+                                     device_dist::clustered};
+  for (int lg : {24, 26, 28}) {
+    if (o.quick && lg != 28) continue;
+    bench_case<float>(std::int64_t(1) << lg, device_dist::uniform, o, stream, rows, "float");
+    if (lg == 28 || !o.quick)
+      for (device_dist d : adversarial) bench_case<float>(std::int64_t(1) << lg, d, o, stream, rows, "float");
+  }
+  bench_case<double>(std::int64_t(1) << 27, device_dist::uniform, o, stream, rows, "double");
+  if (!o.quick)
+    for (device_dist d : adversarial) bench_case<double>(std::int64_t(1) << 27, d, o, stream, rows, "double");
+
+  if (!o.json_path.empty()) {
+    nlohmann::json j;
+    char date[32];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    j["device"] = prop.name;
+    j["date"] = date;
+    j["reps"] = o.reps;
+    j["timing"] = "CUDA events around each call on one stream, median after warm-up";
+    for (const row& r : rows)
+      j["results"].push_back({{"type", r.type}, {"dist", r.dist}, {"method", r.method}, {"n", r.n},
+                              {"ranks", r.ranks}, {"ours_ms", r.ms}, {"floor_ms", r.floor_ms},
+                              {"cub_sort_ms", r.sort_ms}, {"correct", r.correct}});
+    std::ofstream(o.json_path) << j.dump(2) << "\n";
+  }
+  bool all_ok = true;
+  for (const row& r : rows) all_ok = all_ok && r.correct;
+  return all_ok ? 0 : 1;
+}

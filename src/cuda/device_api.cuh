@@ -1,0 +1,57 @@
+// Definitions of the public device API (include/kselect/device.hpp) for one key
+// type; each instantiate/*.cu includes this for its type so the build parallelises.
+#pragma once
+
+#include <thrust/iterator/transform_iterator.h>
+
+#include <cub/device/device_reduce.cuh>
+
+#include "cuda/dispatch/multiselect_dispatch.cuh"
+#include "kselect/device.hpp"
+
+namespace kselect::cuda_detail {
+
+template <class T>
+struct is_nan_op {
+  __host__ __device__ std::int64_t operator()(T x) const {
+    if constexpr (std::is_floating_point_v<T>) return x != x ? 1 : 0;
+    else return 0;
+  }
+};
+
+}  // namespace kselect::cuda_detail
+
+namespace kselect::device {
+
+template <class T>
+cudaError_t multiselect(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
+                        const std::int64_t* h_ranks, std::int64_t num_ranks, T* d_out, cudaStream_t stream,
+                        const select_config& cfg) {
+  return cuda_detail::multiselect(d_workspace, workspace_bytes, d_in, n, h_ranks, num_ranks, d_out, stream, cfg);
+}
+
+template <class T>
+cudaError_t select(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
+                   std::int64_t k, T* d_out, cudaStream_t stream, const select_config& cfg) {
+  return cuda_detail::multiselect(d_workspace, workspace_bytes, d_in, n, &k, 1, d_out, stream, cfg);
+}
+
+template <class T>
+cudaError_t count_nan(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
+                      std::int64_t* d_count, cudaStream_t stream) {
+  cuda_detail::clear_error_message();
+  if (n < 0) return cuda_detail::invalid("kselect: n is negative");
+  auto flags = thrust::make_transform_iterator(d_in, cuda_detail::is_nan_op<T>{});
+  return cub::DeviceReduce::Sum(d_workspace, workspace_bytes, flags, d_count, n, stream);
+}
+
+}  // namespace kselect::device
+
+#define KSELECT_INSTANTIATE_DEVICE_API(T)                                                          \
+  template cudaError_t kselect::device::multiselect<T>(void*, std::size_t&, const T*, std::int64_t, \
+                                                       const std::int64_t*, std::int64_t, T*,       \
+                                                       cudaStream_t, const select_config&);         \
+  template cudaError_t kselect::device::select<T>(void*, std::size_t&, const T*, std::int64_t,      \
+                                                  std::int64_t, T*, cudaStream_t, const select_config&); \
+  template cudaError_t kselect::device::count_nan<T>(void*, std::size_t&, const T*, std::int64_t,   \
+                                                     std::int64_t*, cudaStream_t);

@@ -1,0 +1,75 @@
+// The one function that sizes and carves the device workspace, used both by the
+// size query and by the call itself so the two never drift (CUB's habit).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda/task.cuh"
+#include "cuda/tuning.hpp"
+#include "kselect/types.hpp"
+
+namespace kselect::cuda_detail {
+
+/// Keys each of the two ping-pong buffers holds. Levels extract the buckets that
+/// hold ranks into one buffer while reading the other; a bucket that does not fit
+/// is not extracted but narrowed in place (range_buckets over the input), so the
+/// capacity trades memory against rare extra passes, never correctness.
+inline std::int64_t buffer_capacity(std::int64_t n, std::int64_t num_ranks, algorithm algo) {
+  std::int64_t c;
+  if (algo == algorithm::sample_select) {
+    // Oracles take n bytes; one bucket is ~n/128 keys: room for two per rank.
+    c = (num_ranks + 1) * (n / 128);
+  } else if (num_ranks == 1) {
+    // The predicted window holds ~6% of n for the median with 4096 samples.
+    c = n / 8;
+  } else {
+    // ~n/1024 keys per bucket holding a rank at level 0 (1023 splitters), x4 margin.
+    c = n / 8 + num_ranks * (n / 256);
+  }
+  c = std::max<std::int64_t>(c, 2 * tuning::tile_keys);
+  return std::min(c, n);
+}
+
+struct workspace_layout {
+  std::size_t ranks, answers, host_keys, has_host, tasks, base_tasks, stats, extract_at, cursors,
+      oracles, buffer_a, buffer_b, total;
+  std::int64_t capacity;      ///< keys per buffer
+  int tasks_per_launch;
+  bool oracles_used;
+};
+
+template <class K>
+workspace_layout plan_workspace(std::int64_t n, std::int64_t num_ranks, algorithm algo) {
+  workspace_layout w{};
+  std::size_t at = 0;
+  auto take = [&at](std::size_t bytes) {
+    const std::size_t here = at;
+    at += (bytes + 255) / 256 * 256;
+    return here;
+  };
+  const auto r = static_cast<std::size_t>(num_ranks);
+  w.tasks_per_launch = static_cast<int>(std::min<std::int64_t>(num_ranks, tuning::max_tasks_per_launch));
+  const auto tpl = static_cast<std::size_t>(w.tasks_per_launch);
+  // Only multi-rank tasks use the wide splitter count.
+  const int max_m = num_ranks > 1 ? tuning::wide_splitters : tuning::oracle_splitters;
+  w.ranks = take(r * sizeof(std::int64_t));
+  w.answers = take(r * sizeof(K));
+  w.host_keys = take(r * sizeof(K));
+  w.has_host = take(r);
+  w.tasks = take(tpl * sizeof(task_desc<K>));
+  w.base_tasks = take(tpl * sizeof(base_task));
+  w.stats = take(tpl * static_cast<std::size_t>(stats_view<K>::stride_for(max_m)));
+  w.extract_at = take(tpl * (2 * max_m + 1) * sizeof(std::int64_t));
+  w.cursors = take(tpl * (2 * max_m + 1) * sizeof(unsigned long long));
+  w.oracles_used = algo == algorithm::sample_select;
+  w.oracles = take(w.oracles_used ? static_cast<std::size_t>(n) : 0);
+  w.capacity = n > tuning::base_case_max ? buffer_capacity(n, num_ranks, algo) : 0;
+  w.buffer_a = take(static_cast<std::size_t>(w.capacity) * sizeof(K));
+  w.buffer_b = take(static_cast<std::size_t>(w.capacity) * sizeof(K));
+  w.total = at;
+  return w;
+}
+
+}  // namespace kselect::cuda_detail

@@ -1,0 +1,17 @@
+// The thread-local reason behind the device API's cudaErrorInvalidValue.
+#include <string>
+
+#include "cuda/common.cuh"
+#include "kselect/device.hpp"
+
+namespace kselect::cuda_detail {
+namespace {
+thread_local std::string last_message;
+}
+void set_error_message(std::string msg) { last_message = std::move(msg); }
+void clear_error_message() { last_message.clear(); }
+}  // namespace kselect::cuda_detail
+
+const char* kselect::device::last_error_message() noexcept {
+  return kselect::cuda_detail::last_message.c_str();
+}

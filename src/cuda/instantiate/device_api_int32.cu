@@ -1,0 +1,4 @@
+// Device API for std::int32_t (one translation unit per key type, so the build parallelises).
+#include "cuda/device_api.cuh"
+
+KSELECT_INSTANTIATE_DEVICE_API(std::int32_t)

@@ -1,0 +1,51 @@
+// Base case: a task of at most base_case_max keys is sorted in one block and its
+// target ranks are read off the sorted keys.
+#pragma once
+
+#include <cub/block/block_radix_sort.cuh>
+
+#include "cuda/task.cuh"
+#include "cuda/tuning.hpp"
+#include "plan/key_traits.hpp"
+
+namespace kselect::cuda_detail {
+
+/// ranks: the sorted target ranks (global); answers[r]: key of rank ranks[r].
+template <class Src, class K>
+__global__ void __launch_bounds__(tuning::base_threads)
+    base_case_kernel(const base_task* tasks, const std::int64_t* ranks, K* answers) {
+  constexpr int threads = tuning::base_threads;
+  constexpr int items = tuning::base_items;
+  using sort_t = cub::BlockRadixSort<K, threads, items>;
+  __shared__ union {
+    typename sort_t::TempStorage sort;
+    K sorted[threads * items];
+  } smem;
+
+  const base_task t = tasks[blockIdx.x];
+  const Src* src = static_cast<const Src*>(t.keys);
+  K keys[items];
+#pragma unroll
+  for (int i = 0; i < items; ++i) {
+    const std::int64_t idx = threadIdx.x * items + i;
+    // Padding with the largest key keeps the real keys first after sorting.
+    keys[i] = idx < t.size ? plan::key_traits<Src>::to_key(src[idx]) : static_cast<K>(~K(0));
+  }
+  sort_t(smem.sort).Sort(keys);
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < items; ++i) smem.sorted[threadIdx.x * items + i] = keys[i];
+  __syncthreads();
+  for (std::int64_t r = t.first_rank + threadIdx.x; r < t.end_rank; r += threads)
+    answers[r] = smem.sorted[ranks[r] - t.rank_base];
+}
+
+/// d_out[r] = value of answer key r, taking the host-known key where has_host[r].
+template <class T, class K>
+__global__ void finalize_kernel(const K* device_keys, const K* host_keys,
+                                const std::uint8_t* has_host, std::int64_t num_ranks, T* out) {
+  const std::int64_t r = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
+  if (r < num_ranks) out[r] = plan::key_traits<T>::from_key(has_host[r] ? host_keys[r] : device_keys[r]);
+}
+
+}  // namespace kselect::cuda_detail

@@ -1,0 +1,125 @@
+// Filter pass: copy the keys of the buckets that hold target ranks, each bucket to
+// its own region of the destination buffer (order inside a bucket is irrelevant to
+// selection). A key's bucket comes from its oracle when the count pass wrote one,
+// otherwise it is classified again (reading the key costs no more than the oracle
+// when buckets need more than one byte).
+//
+// Per tile: shared counters give each key its place among the tile's keys of its
+// bucket; then one global atomic per (tile, touched bucket) reserves the space.
+#pragma once
+
+#include "cuda/kernels/load_tile.cuh"
+#include "cuda/kernels/search_tree.cuh"
+#include "cuda/kernels/tile_walk.cuh"
+#include "cuda/kernels/warp_aggregate.cuh"
+#include "cuda/task.cuh"
+#include "cuda/tuning.hpp"
+#include "plan/buckets.hpp"
+#include "plan/key_traits.hpp"
+
+namespace kselect::cuda_detail {
+
+template <class K>
+struct filter_shared {
+  bucket_classifier<K> classifier;
+  unsigned count[tuning::max_buckets];
+  std::int64_t base[tuning::max_buckets];
+  unsigned wanted[(tuning::max_buckets + 31) / 32];  ///< bit b: bucket b is extracted
+  int num_splitters;
+};
+
+/// extract_at[slot * stats.max_buckets() + b]: element offset in dst of bucket b's region, or -1.
+/// cursors[slot * stats.max_buckets() + b]: keys of bucket b written so far (zeroed by the host).
+template <class Src, class K>
+__global__ void __launch_bounds__(tuning::stream_threads)
+    filter_kernel(const task_desc<K>* tasks, int num_tasks, std::int64_t total_tiles,
+                  stats_view<K> stats, const std::uint8_t* oracles,
+                  const std::int64_t* extract_at, unsigned long long* cursors, K* dst) {
+  constexpr int threads = tuning::stream_threads;
+  constexpr int items = tuning::stream_items;
+  const int nb_max = stats.max_buckets();
+  __shared__ filter_shared<K> sm;
+
+  const tile_run run = block_tile_run(total_tiles);
+  if (run.begin >= run.end) return;
+  int ti = -1;
+  std::int64_t next_begin = 0;
+  task_desc<K> t{};
+  int nb = 0;
+
+  for (std::int64_t tile = run.begin; tile < run.end; ++tile) {
+    if (ti < 0 || tile >= next_begin) {
+      ti = task_of_tile(tasks, num_tasks, tile);
+      next_begin = ti + 1 < num_tasks ? tasks[ti + 1].tile_begin : total_tiles;
+      t = tasks[ti];
+      const int m = static_cast<int>(stats.header(t.stats_slot)[0]);
+      const K* splitters = stats.splitters(t.stats_slot);
+      nb = plan::num_buckets(m);
+      __syncthreads();
+      sm.classifier.build(splitters, m, threads);
+      for (int w = threadIdx.x; w < (tuning::max_buckets + 31) / 32; w += threads) {
+        unsigned bits = 0;
+        for (int k = 0; k < 32; ++k) {
+          const int b = w * 32 + k;
+          if (b < nb && extract_at[std::int64_t(t.stats_slot) * nb_max + b] >= 0) bits |= 1u << k;
+        }
+        sm.wanted[w] = bits;
+      }
+      if (threadIdx.x == 0) sm.num_splitters = m;
+    }
+    for (int b = threadIdx.x; b < nb; b += threads) sm.count[b] = 0;
+    __syncthreads();
+
+    const Src* src = static_cast<const Src*>(t.src);
+    const std::int64_t base = (tile - t.tile_begin) * tuning::tile_keys;
+    K keys[items];
+    int bucket[items];
+    unsigned local[items];
+    if (t.oracle >= 0) {
+      // Oracles first (1 byte per key); only keys of wanted buckets are read.
+      std::uint8_t oracle[items];
+      load_tile<items, threads>(oracles + t.oracle, base, t.size, oracle);
+#pragma unroll
+      for (int i = 0; i < items; ++i) {
+        const std::int64_t idx = base + i * threads + threadIdx.x;
+        const int b = oracle[i];
+        bucket[i] = idx < t.size && ((sm.wanted[b >> 5] >> (b & 31)) & 1u) ? b : -1;
+      }
+#pragma unroll
+      for (int i = 0; i < items; ++i)
+        if (bucket[i] >= 0) keys[i] = plan::key_traits<Src>::to_key(load_readonly(src + base + i * threads + threadIdx.x));
+    } else {
+      Src raw[items];
+      load_tile<items, threads>(src, base, t.size, raw);
+#pragma unroll
+      for (int i = 0; i < items; ++i) {
+        const std::int64_t idx = base + i * threads + threadIdx.x;
+        keys[i] = plan::key_traits<Src>::to_key(raw[i]);
+        bucket[i] = -1;
+        if (idx < t.size && keys[i] >= t.lo && keys[i] <= t.hi) {
+          const int b = sm.num_splitters <= 2
+                            ? classify_small(keys[i], sm.classifier.small[0], sm.classifier.small[1], sm.num_splitters)
+                            : sm.classifier.tree.classify(keys[i]);
+          if ((sm.wanted[b >> 5] >> (b & 31)) & 1u) bucket[i] = b;
+        }
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < items; ++i) local[i] = aggregated_increment(sm.count, bucket[i]);
+    __syncthreads();
+    for (int b = threadIdx.x; b < nb; b += threads) {
+      if (sm.count[b] != 0) {
+        const std::int64_t slot = std::int64_t(t.stats_slot) * nb_max + b;
+        sm.base[b] = extract_at[slot] +
+                     static_cast<std::int64_t>(atomicAdd(cursors + slot, static_cast<unsigned long long>(sm.count[b])));
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < items; ++i)
+      if (bucket[i] >= 0) dst[sm.base[bucket[i]] + local[i]] = keys[i];
+    __syncthreads();
+  }
+}
+
+}  // namespace kselect::cuda_detail

@@ -1,0 +1,33 @@
+// How the streaming kernels (count, filter) share out the tiles of a level: the
+// tasks' tiles are numbered one after another (task_desc::tile_begin), and each
+// block takes one contiguous run of that list, so it changes task rarely.
+#pragma once
+
+#include <cstdint>
+
+#include "cuda/task.cuh"
+
+namespace kselect::cuda_detail {
+
+struct tile_run {
+  std::int64_t begin, end;
+};
+
+__device__ __forceinline__ tile_run block_tile_run(std::int64_t total_tiles) {
+  const std::int64_t b = blockIdx.x, g = gridDim.x;
+  return {b * total_tiles / g, (b + 1) * total_tiles / g};
+}
+
+/// Index of the task that owns `tile` (tasks sorted by tile_begin).
+template <class K>
+__device__ __forceinline__ int task_of_tile(const task_desc<K>* tasks, int num_tasks, std::int64_t tile) {
+  int lo = 0, hi = num_tasks - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (tasks[mid].tile_begin <= tile) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+}  // namespace kselect::cuda_detail

@@ -1,0 +1,107 @@
+// The CUDA side of the owning API: allocates the workspace (stream-ordered),
+// runs the device API and brings the answers to the host.
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <vector>
+
+#include "cuda/backend.hpp"
+#include "kselect/device.hpp"
+
+namespace kselect::cuda_backend {
+namespace {
+
+void check(cudaError_t status, const char* what) {
+  if (status == cudaSuccess) return;
+  if (status == cudaErrorInvalidValue && *device::last_error_message() != '\0')
+    throw error(device::last_error_message());
+  throw error(std::string("kselect: ") + what + ": " + cudaGetErrorString(status));
+}
+
+/// Device memory released on scope exit, on the stream it was taken on.
+class stream_buffer {
+ public:
+  stream_buffer(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
+    if (bytes) check(cudaMallocAsync(&ptr_, bytes, stream), "cudaMallocAsync");
+  }
+  ~stream_buffer() {
+    if (ptr_) cudaFreeAsync(ptr_, stream_);
+  }
+  stream_buffer(const stream_buffer&) = delete;
+  stream_buffer& operator=(const stream_buffer&) = delete;
+  void* get() const { return ptr_; }
+
+ private:
+  void* ptr_ = nullptr;
+  cudaStream_t stream_;
+};
+
+}  // namespace
+
+bool available() noexcept {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return count > 0;
+}
+
+bool is_device_pointer(const void* p) noexcept {
+  if (p == nullptr || !available()) return false;
+  cudaPointerAttributes attr{};
+  if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
+}
+
+template <class T>
+void multiselect(const T* d_values, std::int64_t n, const std::int64_t* ranks, std::int64_t num_ranks,
+                 T* h_out, const options& opt) {
+  auto stream = static_cast<cudaStream_t>(opt.stream);
+  device::select_config cfg;
+  cfg.algo = opt.algo;
+  std::size_t bytes = 0;
+  check(device::multiselect<T>(nullptr, bytes, d_values, n, ranks, num_ranks, nullptr, stream, cfg),
+        "workspace query");
+  stream_buffer workspace(bytes, stream);
+  stream_buffer out(num_ranks * sizeof(T), stream);
+  check(device::multiselect<T>(workspace.get(), bytes, d_values, n, ranks, num_ranks,
+                               static_cast<T*>(out.get()), stream, cfg),
+        "multiselect");
+  check(cudaMemcpyAsync(h_out, out.get(), num_ranks * sizeof(T), cudaMemcpyDeviceToHost, stream),
+        "copying results");
+  check(cudaStreamSynchronize(stream), "multiselect");
+}
+
+template <class T>
+std::int64_t count_nan(const T* d_values, std::int64_t n, const options& opt) {
+  auto stream = static_cast<cudaStream_t>(opt.stream);
+  std::size_t bytes = 0;
+  check(device::count_nan<T>(nullptr, bytes, d_values, n, nullptr, stream), "workspace query");
+  constexpr std::size_t count_slot = 256;  // the count first, CUB's temporaries after it
+  stream_buffer workspace(count_slot + bytes, stream);
+  auto* d_count = static_cast<std::int64_t*>(workspace.get());
+  check(device::count_nan<T>(static_cast<char*>(workspace.get()) + count_slot, bytes, d_values, n, d_count,
+                             stream),
+        "count_nan");
+  std::int64_t count = 0;
+  check(cudaMemcpyAsync(&count, d_count, sizeof count, cudaMemcpyDeviceToHost, stream), "copying count");
+  check(cudaStreamSynchronize(stream), "count_nan");
+  return count;
+}
+
+#define KSELECT_INSTANTIATE_BACKEND(T)                                                              \
+  template void multiselect<T>(const T*, std::int64_t, const std::int64_t*, std::int64_t, T*,     \
+                               const options&);                                                   \
+  template std::int64_t count_nan<T>(const T*, std::int64_t, const options&);
+KSELECT_INSTANTIATE_BACKEND(float)
+KSELECT_INSTANTIATE_BACKEND(double)
+KSELECT_INSTANTIATE_BACKEND(std::int32_t)
+KSELECT_INSTANTIATE_BACKEND(std::uint32_t)
+KSELECT_INSTANTIATE_BACKEND(std::int64_t)
+KSELECT_INSTANTIATE_BACKEND(std::uint64_t)
+
+}  // namespace kselect::cuda_backend

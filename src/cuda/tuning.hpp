@@ -1,0 +1,47 @@
+// Tuning parameters of the CUDA backend, as data. Where a value was chosen by a
+// measurement, the comment says which; the others are the starting points of the
+// design (docs/algorithms.md) and are to be revisited with bench/cuda.
+#pragma once
+
+#include <cstdint>
+
+namespace kselect::cuda_detail::tuning {
+
+/// Threads of the streaming kernels (count, filter) and keys per thread per tile.
+/// 16 keys per thread keeps 16 independent loads in flight per thread.
+inline constexpr int stream_threads = 256;
+inline constexpr int stream_items = 16;
+inline constexpr int tile_keys = stream_threads * stream_items;  // 4096
+
+/// Sample kept per task: one block sorts it (BlockRadixSort, 256 x 16 keys).
+inline constexpr int sample_threads = 256;
+inline constexpr int sample_items = 16;
+inline constexpr int sample_size = sample_threads * sample_items;  // 4096
+
+/// A compact task this small is sorted in one block (base case).
+inline constexpr int base_threads = 256;
+inline constexpr int base_items = 16;
+inline constexpr std::int64_t base_case_max = base_threads * base_items;  // 4096
+
+/// SampleSelect as the paper: 127 splitters -> 255 buckets, a 1-byte oracle each.
+inline constexpr int oracle_splitters = 127;
+/// Multiselection at level 0 without oracles: many buckets so that few of the input's
+/// keys sit in buckets holding a rank (101 ranks in 1024 ranges: ~10% extracted).
+inline constexpr int wide_splitters = 1023;
+inline constexpr int max_splitters = wide_splitters;
+inline constexpr int max_buckets = 2 * max_splitters + 1;
+
+/// Window prediction: half-width in standard deviations of the sample rank
+/// (miss probability ~6e-5 per level at 4 sigma), plus a constant margin.
+inline constexpr double window_sigmas = 4.0;
+inline constexpr double window_margin = 2.0;
+
+/// Tasks handled by one launch; more tasks are processed in chunks.
+inline constexpr int max_tasks_per_launch = 256;
+
+/// Tiles a block counts before flushing its shared histogram (keeps the 32-bit
+/// shared counters far from overflow: 16384 * 4096 < 2^32).
+inline constexpr std::int64_t flush_tiles = 16384;
+
+
+}  // namespace kselect::cuda_detail::tuning
