@@ -18,6 +18,9 @@ enum class task_mode : std::int32_t {
   range_buckets = 2,
 };
 
+/// How a task's keys are classified (kernels/classifier.cuh).
+enum class classifier_kind : std::int32_t { small = 0, tree = 1, slots = 2 };
+
 /// One task of a level, as the kernels see it. Field by field:
 template <class K>
 struct task_desc {
@@ -33,6 +36,8 @@ struct task_desc {
   std::int32_t mode;         ///< task_mode
   std::int32_t target_splitters;  ///< splitters wanted (before removing repeats)
   std::int32_t stats_slot;        ///< which task_stats block (of the count launch) is its
+  std::int32_t classifier;        ///< classifier_kind for more than two splitters
+  std::int32_t compact;           ///< 1: every key of the range is inside [lo, hi] (no test needed)
 };
 
 /// Per-task results of a count pass, copied to the host in one piece (the level's

@@ -12,6 +12,9 @@ namespace kselect::cuda_detail::tuning {
 inline constexpr int stream_threads = 256;
 inline constexpr int stream_items = 16;
 inline constexpr int tile_keys = stream_threads * stream_items;  // 4096
+/// Resident blocks per SM the streaming kernels are compiled for (caps registers
+/// at 85 per thread): 768 threads x 16 loads in flight per SM.
+inline constexpr int stream_min_blocks = 3;
 
 /// Sample kept per task: one block sorts it (BlockRadixSort, 256 x 16 keys).
 inline constexpr int sample_threads = 256;

@@ -39,14 +39,17 @@ struct float_key_traits {
     std::memcpy(&x, &u, sizeof x);
     return x;
   }
-  // Branch-free (selects only): the streaming kernels issue all their loads before
-  // transforming any key, and a branch on a loaded value would stall that.
+  // Branch-free and short: the streaming kernels transform every key they read
+  // (measured: this function was a sixth of the count pass's instructions).
+  // Integer operations only, so flush-to-zero modes cannot merge denormals with 0:
+  // -0.0 becomes +0.0, then negative keys flip all bits, positive ones the sign bit.
   KSELECT_HD static U to_key(F x) {
     U u = bits_of(x);
-    const bool is_nan = (u & exponent_mask) == exponent_mask && (u & mantissa_mask) != 0;
-    u = u == sign_bit ? U(0) : u;  // -0.0 -> +0.0
-    const U key = (u & sign_bit) ? U(~u) : U(u | sign_bit);
-    return is_nan ? nan_key : key;
+    u = u == sign_bit ? U(0) : u;
+    using S = std::make_signed_t<U>;
+    const U flip = static_cast<U>(static_cast<S>(u) >> (sizeof(U) * 8 - 1)) | sign_bit;
+    const bool is_nan = (u & ~sign_bit) > exponent_mask;
+    return is_nan ? nan_key : (u ^ flip);
   }
   KSELECT_HD static F from_key(U k) {
     if (k == nan_key) return from_bits(exponent_mask | ((mantissa_mask >> 1) + 1));  // quiet NaN

@@ -206,6 +206,10 @@ class multiselect_driver {
       d.mode = static_cast<std::int32_t>(mode);
       d.target_splitters = target_splitters(t, mode);
       d.stats_slot = i;
+      d.compact = t.compact ? 1 : 0;
+      // The paper's search tree for SampleSelect proper, the slot table otherwise.
+      d.classifier = static_cast<std::int32_t>(cfg_.algo == algorithm::sample_select ? classifier_kind::tree
+                                                                                     : classifier_kind::slots);
       d.oracle = -1;
       if (w_.oracles_used && mode == task_mode::sample_buckets) {
         d.oracle = oracle_at;

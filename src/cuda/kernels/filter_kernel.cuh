@@ -9,9 +9,8 @@
 #pragma once
 
 #include "cuda/kernels/load_tile.cuh"
-#include "cuda/kernels/search_tree.cuh"
+#include "cuda/kernels/classifier.cuh"
 #include "cuda/kernels/tile_walk.cuh"
-#include "cuda/kernels/warp_aggregate.cuh"
 #include "cuda/task.cuh"
 #include "cuda/tuning.hpp"
 #include "plan/buckets.hpp"
@@ -25,13 +24,14 @@ struct filter_shared {
   unsigned count[tuning::max_buckets];
   std::int64_t base[tuning::max_buckets];
   unsigned wanted[(tuning::max_buckets + 31) / 32];  ///< bit b: bucket b is extracted
-  int num_splitters;
+  std::uint16_t wanted_list[tuning::max_buckets];    ///< the extracted buckets, listed
+  int num_wanted;
 };
 
 /// extract_at[slot * stats.max_buckets() + b]: element offset in dst of bucket b's region, or -1.
 /// cursors[slot * stats.max_buckets() + b]: keys of bucket b written so far (zeroed by the host).
 template <class Src, class K>
-__global__ void __launch_bounds__(tuning::stream_threads)
+__global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
     filter_kernel(const task_desc<K>* tasks, int num_tasks, std::int64_t total_tiles,
                   stats_view<K> stats, const std::uint8_t* oracles,
                   const std::int64_t* extract_at, unsigned long long* cursors, K* dst) {
@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(tuning::stream_threads)
       const K* splitters = stats.splitters(t.stats_slot);
       nb = plan::num_buckets(m);
       __syncthreads();
-      sm.classifier.build(splitters, m, threads);
+      sm.classifier.build(splitters, m, static_cast<classifier_kind>(t.classifier), threads);
       for (int w = threadIdx.x; w < (tuning::max_buckets + 31) / 32; w += threads) {
         unsigned bits = 0;
         for (int k = 0; k < 32; ++k) {
@@ -65,9 +65,17 @@ __global__ void __launch_bounds__(tuning::stream_threads)
         }
         sm.wanted[w] = bits;
       }
-      if (threadIdx.x == 0) sm.num_splitters = m;
+      __syncthreads();
+      if (threadIdx.x == 0) {  // few buckets are wanted: list them once per task
+        int count = 0;
+        for (int w = 0; w < (nb + 31) / 32; ++w)
+          for (unsigned bits = sm.wanted[w]; bits != 0; bits &= bits - 1) sm.wanted_list[count++] = w * 32 + __ffs(bits) - 1;
+        sm.num_wanted = count;
+      }
+      __syncthreads();
     }
-    for (int b = threadIdx.x; b < nb; b += threads) sm.count[b] = 0;
+    // Per tile only the wanted buckets' counters are touched.
+    for (int j = threadIdx.x; j < sm.num_wanted; j += threads) sm.count[sm.wanted_list[j]] = 0;
     __syncthreads();
 
     const Src* src = static_cast<const Src*>(t.src);
@@ -97,17 +105,16 @@ __global__ void __launch_bounds__(tuning::stream_threads)
         keys[i] = plan::key_traits<Src>::to_key(raw[i]);
         bucket[i] = -1;
         if (idx < t.size && keys[i] >= t.lo && keys[i] <= t.hi) {
-          const int b = sm.num_splitters <= 2
-                            ? classify_small(keys[i], sm.classifier.small[0], sm.classifier.small[1], sm.num_splitters)
-                            : sm.classifier.tree.classify(keys[i]);
+          const int b = sm.classifier.classify(keys[i]);
           if ((sm.wanted[b >> 5] >> (b & 31)) & 1u) bucket[i] = b;
         }
       }
     }
 #pragma unroll
-    for (int i = 0; i < items; ++i) local[i] = aggregated_increment(sm.count, bucket[i]);
+    for (int i = 0; i < items; ++i) local[i] = count_into(sm.count, bucket[i]);
     __syncthreads();
-    for (int b = threadIdx.x; b < nb; b += threads) {
+    for (int j = threadIdx.x; j < sm.num_wanted; j += threads) {
+      const int b = sm.wanted_list[j];
       if (sm.count[b] != 0) {
         const std::int64_t slot = std::int64_t(t.stats_slot) * nb_max + b;
         sm.base[b] = extract_at[slot] +

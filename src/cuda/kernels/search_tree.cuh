@@ -61,20 +61,6 @@ struct search_tree {
 
 namespace kselect::cuda_detail {
 
-/// What the streaming kernels keep in shared memory to classify keys: the search
-/// tree, and for tasks of at most two splitters (windows) the splitters themselves,
-/// which each thread then holds in registers (two compares instead of a descent).
-template <class K>
-struct bucket_classifier {
-  search_tree<K> tree;
-  K small[2];
-
-  __device__ __forceinline__ void build(const K* sorted, int m, int threads) {
-    tree.build(sorted, m, threads);
-    if (threadIdx.x < 2) small[threadIdx.x] = static_cast<int>(threadIdx.x) < m ? sorted[threadIdx.x] : K{};
-  }
-};
-
 /// Registers-only classification for m <= 2 sorted splitters (same layout as plan::classify).
 template <class K>
 __device__ __forceinline__ int classify_small(K key, K s0, K s1, int m) {
