@@ -1,0 +1,115 @@
+#include "api/dispatch.hpp"
+
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "cpu/cpu_select.hpp"
+#ifdef KSELECT_WITH_CUDA
+#include "cuda/backend.hpp"
+#endif
+
+namespace kselect::detail {
+namespace {
+
+// The CPU backend reports failures with standard exceptions; the owning API promises
+// kselect::error for everything that is not a caller mistake.
+template <class F>
+auto cpu_call(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    throw error("kselect: out of host memory in the CPU backend");
+  } catch (const std::invalid_argument&) {
+    throw;  // a caller mistake, as documented
+  } catch (const std::logic_error& e) {
+    throw error(std::string("kselect: internal error in the CPU backend: ") + e.what());
+  }
+}
+
+}  // namespace
+
+void check_input(const void* values, std::int64_t n, const options& opt) {
+  if (n <= 0)
+    throw std::invalid_argument("kselect: n = " + std::to_string(n) +
+                                ": the input is empty (n must be at least 1)");
+  if (values == nullptr)
+    throw std::invalid_argument("kselect: values is null (n = " + std::to_string(n) + ")");
+  if (opt.cpu_threads < 0)
+    throw std::invalid_argument("kselect: options.cpu_threads = " + std::to_string(opt.cpu_threads) +
+                                " is negative (0 means the OpenMP default)");
+}
+
+backend choose_backend(const void* values, const options& opt) {
+#ifdef KSELECT_WITH_CUDA
+  const bool on_device = cuda_backend::is_device_pointer(values);
+#else
+  (void)values;
+  const bool on_device = false;
+#endif
+  switch (opt.device) {
+    case device_kind::automatic:
+      return on_device ? backend::cuda : backend::cpu;
+    case device_kind::cpu:
+      if (on_device)
+        throw std::invalid_argument(
+            "kselect: options.device is cpu but values points to device memory");
+      return backend::cpu;
+    case device_kind::cuda:
+#ifdef KSELECT_WITH_CUDA
+      if (!on_device)
+        throw std::invalid_argument(
+            "kselect: options.device is cuda but values points to host memory");
+      return backend::cuda;
+#else
+      throw std::invalid_argument("kselect was built without CUDA");
+#endif
+  }
+  throw std::invalid_argument("kselect: options.device = " +
+                              std::to_string(static_cast<int>(opt.device)) + " is not a device_kind");
+}
+
+template <class T>
+void run_multiselect(backend b, const T* values, std::int64_t n, const std::int64_t* ranks,
+                     std::int64_t num_ranks, T* out, const options& opt) {
+  if (num_ranks == 0) return;
+#ifdef KSELECT_WITH_CUDA
+  if (b == backend::cuda) {
+    cuda_backend::multiselect(values, n, ranks, num_ranks, out, opt);
+    return;
+  }
+#else
+  (void)b;
+#endif
+  cpu_call([&] { cpu::multiselect(values, n, ranks, num_ranks, out, opt.cpu_threads); });
+}
+
+template <class T>
+std::int64_t run_count_nan(backend b, const T* values, std::int64_t n, const options& opt) {
+  if constexpr (!std::is_floating_point_v<T>) {
+    (void)b, (void)values, (void)n, (void)opt;
+    return 0;
+  } else {
+#ifdef KSELECT_WITH_CUDA
+    if (b == backend::cuda) return cuda_backend::count_nan(values, n, opt);
+#else
+    (void)b;
+#endif
+    return cpu_call([&] { return cpu::count_nan(values, n, opt.cpu_threads); });
+  }
+}
+
+#define KSELECT_INSTANTIATE(T)                                                              \
+  template void run_multiselect<T>(backend, const T*, std::int64_t, const std::int64_t*,     \
+                                   std::int64_t, T*, const options&);                       \
+  template std::int64_t run_count_nan<T>(backend, const T*, std::int64_t, const options&);
+KSELECT_INSTANTIATE(float)
+KSELECT_INSTANTIATE(double)
+KSELECT_INSTANTIATE(std::int32_t)
+KSELECT_INSTANTIATE(std::uint32_t)
+KSELECT_INSTANTIATE(std::int64_t)
+KSELECT_INSTANTIATE(std::uint64_t)
+#undef KSELECT_INSTANTIATE
+
+}  // namespace kselect::detail

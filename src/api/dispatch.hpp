@@ -1,0 +1,32 @@
+// Backend choice and calls for the owning API (include/kselect/kselect.hpp): the one
+// place that knows whether this build has CUDA.
+#pragma once
+
+#include <cstdint>
+
+#include "kselect/types.hpp"
+
+namespace kselect::detail {
+
+enum class backend { cpu, cuda };
+
+/// Throws std::invalid_argument for a null or empty input ("values is null",
+/// "n = 0: the input is empty") and for a negative options::cpu_threads.
+void check_input(const void* values, std::int64_t n, const options& opt);
+
+/// automatic: CUDA for device memory, else the CPU. Throws std::invalid_argument when
+/// options::device asks for the CPU with device memory, for CUDA with host memory, or
+/// for CUDA in a build without it ("kselect was built without CUDA").
+backend choose_backend(const void* values, const options& opt);
+
+/// out[i] = value of rank ranks[i]; ranks ascending, unique, in [0, n); out is host memory.
+/// Failures other than caller mistakes (out of memory, CUDA errors) throw kselect::error.
+template <class T>
+void run_multiselect(backend b, const T* values, std::int64_t n, const std::int64_t* ranks,
+                     std::int64_t num_ranks, T* out, const options& opt);
+
+/// NaNs in values[0..n) (0 for integer types).
+template <class T>
+std::int64_t run_count_nan(backend b, const T* values, std::int64_t n, const options& opt);
+
+}  // namespace kselect::detail
