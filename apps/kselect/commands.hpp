@@ -1,0 +1,49 @@
+// The subcommands. Each takes its parsed options, writes its output to stdout
+// only once it has every result, and returns the exit code. Bad input throws
+// input_error; runtime failures throw kselect::error (main reports both).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kselect_cli {
+
+/// Options every subcommand takes (before or after the subcommand's name).
+struct common_options {
+  std::string device = "auto";  // auto | cpu | cuda
+  bool json = false;
+  std::string dtype;  // empty: not given
+  bool raw = false;
+};
+
+struct select_options {
+  std::vector<std::string> ranks;  // -k, comma lists
+  std::string file;
+};
+
+struct quantile_options {
+  std::vector<std::string> quantiles;  // -q, comma lists
+  bool percentiles = false;
+  std::string method = "linear";
+  bool nan_ignore = false;
+  std::string file;
+};
+
+struct demo_options {
+  std::int64_t n = 0;  // --n; when not given, 2^24 on the CPU, 2^28 on a GPU
+  bool n_given = false;
+  std::uint64_t seed = 42;
+};
+
+struct bench_options {
+  std::vector<std::string> args;  // forwarded to the benchmark binary
+};
+
+int run_select(const common_options& common, const select_options& opts);
+int run_quantile(const common_options& common, const quantile_options& opts);
+int run_demo(const common_options& common, const demo_options& opts);
+/// Replaces the process with the benchmark binary; returns only on failure.
+int run_bench(const common_options& common, const bench_options& opts);
+
+}  // namespace kselect_cli

@@ -1,0 +1,55 @@
+// The tool's own CUDA support: device buffers for copying input to the GPU and
+// the demo's data generation and CUB reference sort. Implemented in gpu.cu for
+// CUDA builds and in gpu_none.cpp (every operation throws) otherwise, so the
+// rest of the tool is plain C++.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace kselect_cli::gpu {
+
+/// True when the tool was built with CUDA support.
+bool built_with_cuda() noexcept;
+
+/// Creates the CUDA context now, so later timings do not include it.
+void initialize();
+
+/// Name of the current CUDA device, e.g. "NVIDIA H100 80GB HBM3".
+std::string device_name();
+
+/// Device memory from cudaMalloc, freed on destruction. Operations throw
+/// kselect::error with the CUDA error's text on failure.
+class device_buffer {
+ public:
+  device_buffer() = default;
+  explicit device_buffer(std::size_t bytes);
+  ~device_buffer();
+  device_buffer(device_buffer&& other) noexcept;
+  device_buffer& operator=(device_buffer&& other) noexcept;
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+
+  void* get() const noexcept { return ptr_; }
+  std::size_t bytes() const noexcept { return bytes_; }
+
+  /// Copies host[0..bytes) to the start of the buffer; returns when done.
+  void upload(const void* host, std::size_t bytes);
+  /// Copies `bytes` bytes from byte offset `offset` of the buffer to host memory.
+  void download(void* host, std::size_t offset, std::size_t bytes) const;
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+/// Fills n float32 values of `buf` with demo_value(seed, i) (see demo_data.hpp).
+void fill_uniform(device_buffer& buf, std::int64_t n, std::uint64_t seed);
+
+/// Sorts the n float32 values of `in` into `out` (allocated here) with
+/// cub::DeviceRadixSort::SortKeys; returns the sort's time in ms (CUDA events
+/// around a second, warm sort; temporary storage allocation excluded).
+double sort_floats(const device_buffer& in, device_buffer& out, std::int64_t n);
+
+}  // namespace kselect_cli::gpu

@@ -1,0 +1,46 @@
+// Host arrays of the supported key types, allocated without zero-filling so a
+// file can be read straight into them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <variant>
+
+#include "dtype.hpp"
+
+namespace kselect_cli {
+
+template <class T>
+class host_array {
+ public:
+  host_array() = default;
+  explicit host_array(std::int64_t n)
+      : data_(std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(n))), size_(n) {}
+
+  T* data() noexcept { return data_.get(); }
+  const T* data() const noexcept { return data_.get(); }
+  std::int64_t size() const noexcept { return size_; }
+  std::span<const T> span() const noexcept { return {data_.get(), static_cast<std::size_t>(size_)}; }
+
+ private:
+  std::unique_ptr<T[]> data_;
+  std::int64_t size_ = 0;
+};
+
+/// The values of an input file, in its element type.
+using any_array = std::variant<host_array<float>, host_array<double>, host_array<std::int32_t>,
+                               host_array<std::uint32_t>, host_array<std::int64_t>,
+                               host_array<std::uint64_t>>;
+
+inline std::int64_t size_of(const any_array& a) noexcept {
+  return std::visit([](const auto& arr) { return arr.size(); }, a);
+}
+
+inline dtype dtype_of(const any_array& a) noexcept {
+  return std::visit(
+      [](const auto& arr) { return kselect_cli::dtype_of<std::remove_cvref_t<decltype(*arr.data())>>(); },
+      a);
+}
+
+}  // namespace kselect_cli

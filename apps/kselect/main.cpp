@@ -1,0 +1,139 @@
+// kselect: exact selection from the command line. Argument parsing (CLI11) and
+// error reporting; the subcommands live in *_command.cpp.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include "commands.hpp"
+#include "errors.hpp"
+#include "kselect/types.hpp"
+
+#ifndef KSELECT_CLI_VERSION
+#define KSELECT_CLI_VERSION "unknown"
+#endif
+
+namespace {
+
+using namespace kselect_cli;
+
+void report(const std::string& message) {
+  std::string line = message;
+  for (auto& c : line)
+    if (c == '\n' || c == '\r') c = ' ';
+  std::fprintf(stderr, "kselect: error: %s\n", line.c_str());
+}
+
+/// --device and --json; with `input`, also --dtype and --raw (for commands that read FILE).
+void add_common_options(CLI::App& app, common_options& c, bool input = true) {
+  app.add_option("--device", c.device, "Where to run: auto (CUDA when available), cpu, cuda")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->default_str("auto");
+  app.add_flag("--json", c.json, "Print one JSON object instead of plain text");
+  if (!input) return;
+  app.add_option("--dtype", c.dtype,
+                 "Element type of a raw file (required for raw files; must match a .npy header)")
+      ->check(CLI::IsMember({"float32", "float64", "int32", "uint32", "int64", "uint64"}));
+  app.add_flag("--raw", c.raw, "Read FILE as raw binary whatever its extension");
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"kselect: exact selection (k-th smallest, many ranks, quantiles) on GPU and CPU.",
+               "kselect"};
+  app.set_version_flag("--version", "kselect " KSELECT_CLI_VERSION);
+  app.require_subcommand(1);
+  common_options common;
+  // The common options are accepted before the subcommand and after it
+  // (except for bench, whose arguments all go to the benchmark).
+  add_common_options(app, common);
+  app.footer(
+      "Input: .npy files (little-endian <f4 <f8 <i4 <u4 <i8 <u8, any shape, flattened) or raw binary\n"
+      "(any other extension, or --raw) with --dtype. Output: one value per line (nan, inf, -inf),\n"
+      "in the order requested; with --json one object (non-finite values as strings).\n"
+      "Exit codes: 0 success, 1 failure (demo check, CUDA error), 2 bad arguments or input.\n");
+
+  select_options sel;
+  CLI::App* select_cmd = app.add_subcommand("select", "Values at 0-based ranks (k-th smallest)");
+  add_common_options(*select_cmd, common);
+  // Comma lists are split by parse_ranks(), which rejects empty entries.
+  select_cmd->add_option("-k,--rank", sel.ranks, "0-based rank(s): K or K1,K2,... (repeatable)")
+      ->allow_extra_args(false)
+      ->required();
+  select_cmd->add_option("FILE", sel.file, "Input file (.npy or raw)")->required();
+
+  quantile_options quant;
+  CLI::App* quantile_cmd = app.add_subcommand("quantile", "Quantiles as numpy.quantile");
+  add_common_options(*quantile_cmd, common);
+  auto* q_opt = quantile_cmd
+                    ->add_option("-q,--quantile", quant.quantiles,
+                                 "Quantile(s) in [0, 1]: Q or Q1,Q2,... (repeatable)")
+                    ->allow_extra_args(false);
+  quantile_cmd->add_flag("--percentiles", quant.percentiles, "All 101 percentiles 0, 0.01, ..., 1")
+      ->excludes(q_opt);
+  quantile_cmd->add_option("--method", quant.method, "linear, lower, higher, nearest, midpoint")
+      ->check(CLI::IsMember({"linear", "lower", "higher", "nearest", "midpoint"}))
+      ->default_str("linear");
+  quantile_cmd->add_flag("--nan-ignore", quant.nan_ignore, "Ignore NaNs (numpy.nanquantile)");
+  quantile_cmd->add_option("FILE", quant.file, "Input file (.npy or raw)")->required();
+
+  demo_options demo;
+  CLI::App* demo_cmd = app.add_subcommand(
+      "demo", "Median, percentiles and 1000 smallest of uniform floats, checked against a sort");
+  add_common_options(*demo_cmd, common, false);
+  CLI::Option* demo_n =
+      demo_cmd->add_option("--n", demo.n, "Number of values (default 2^24 on the CPU, 2^28 on a GPU)");
+  demo_cmd->add_option("--seed", demo.seed, "Seed of the generated values")->default_str("42");
+
+  bench_options bench;
+  CLI::App* bench_cmd = app.add_subcommand(
+      "bench", "Run kselect-gpu-bench (CUDA) or kselect-cpu-bench with the remaining arguments");
+  bench_cmd->prefix_command();
+  bench_cmd->allow_extras();
+  bench_cmd->set_help_flag();  // --help goes to the benchmark
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::string what = e.what();
+    if (app.get_subcommands().empty()) {  // no subcommand recognised
+      const auto rest = app.remaining();
+      what = rest.empty() ? "a subcommand is required"
+                          : "unknown subcommand '" + rest.front() + "'";
+      what += " (one of select, quantile, demo, bench)";
+    }
+    report(what + " (run 'kselect --help' for usage)");
+    return exit_usage;
+  }
+
+  if (select_cmd->parsed()) return run_select(common, sel);
+  if (quantile_cmd->parsed()) return run_quantile(common, quant);
+  if (demo_cmd->parsed()) {
+    demo.n_given = demo_n->count() > 0;
+    return run_demo(common, demo);
+  }
+  bench.args = bench_cmd->remaining();
+  return run_bench(common, bench);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const kselect_cli::input_error& e) {
+    report(e.what());
+    return kselect_cli::exit_usage;
+  } catch (const std::invalid_argument& e) {  // the owning API's caller mistakes
+    report(e.what());
+    return kselect_cli::exit_usage;
+  } catch (const std::bad_alloc&) {
+    report("out of memory");
+    return kselect_cli::exit_failure;
+  } catch (const std::exception& e) {
+    report(e.what());
+    return kselect_cli::exit_failure;
+  }
+}

@@ -1,0 +1,63 @@
+// kselect quantile -q Q[,Q...] | --percentiles [--method M] [--nan-ignore] FILE:
+// numpy.quantile (or numpy.nanquantile) of all the file's values.
+#include <span>
+
+#include "args.hpp"
+#include "backend.hpp"
+#include "commands.hpp"
+#include "errors.hpp"
+#include "format.hpp"
+#include "kselect/kselect.hpp"
+#include "loaded_input.hpp"
+#include "output.hpp"
+
+namespace kselect_cli {
+
+int run_quantile(const common_options& common, const quantile_options& opts) {
+  if (opts.percentiles == !opts.quantiles.empty())
+    throw input_error("give either -q Q[,Q...] or --percentiles");
+  const std::vector<double> qs =
+      opts.percentiles ? percentile_quantiles() : parse_quantiles(opts.quantiles);
+  const kselect::quantile_method method = kselect::parse_quantile_method(opts.method);
+  const backend b = choose_backend(common.device);
+  const loaded_input in = load_command_input(common, opts.file);
+
+  timings t;
+  t.read_ms = in.read_ms;
+  const std::string values_text = std::visit(
+      [&](const auto& data) {
+        using T = std::remove_cvref_t<decltype(*data.data())>;
+        const auto values =
+            run_on_backend(b, data, t, [&](const T* v, std::int64_t n, const kselect::options& opt) {
+              const std::span<const double> q(qs);
+              return opts.nan_ignore ? kselect::nanquantile(v, n, q, method, opt)
+                                     : kselect::quantile(v, n, q, method, opt);
+            });
+        return common.json ? json_array(values) : text_lines(values);
+      },
+      in.values);
+
+  if (!common.json) {
+    write_stdout(values_text);
+    return exit_ok;
+  }
+  json_object out;
+  out.add("command", json_string("quantile"))
+      .add("file", json_string(opts.file))
+      .add("dtype", json_string(dtype_name(dtype_of(in.values))))
+      .add("n", json_number(size_of(in.values)))
+      .add("device", json_string(b.name()))
+      .add("method", json_string(kselect::to_string(method)))
+      .add("nan_ignore", opts.nan_ignore ? "true" : "false")
+      .add("quantiles", json_array(qs))
+      .add("values", values_text)
+      .add("time_ms", json_object()
+                          .add("read", json_ms(t.read_ms))
+                          .add("transfer", json_ms(t.transfer_ms))
+                          .add("select", json_ms(t.compute_ms))
+                          .str());
+  write_stdout(out.str() + '\n');
+  return exit_ok;
+}
+
+}  // namespace kselect_cli
