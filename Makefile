@@ -1,0 +1,82 @@
+# kselect: convenience front end to CMake (the build itself is CMake + Ninja).
+#
+#   make run                    install missing deps, build, run `kselect demo`
+#   make test                   install missing deps, build everything, run ctest
+#                               (tests labelled gpu are skipped without a usable GPU)
+#   make install PREFIX=/opt/kselect
+#   make clean                  remove the build directories this Makefile makes
+#   make gpu-check              scripts/gpu-check.sh (on a machine with a GPU)
+#
+# Variables:
+#   PRESET=default|cpu-only     CMake configure preset (CMakePresets.json);
+#                               default builds the CUDA backend when nvcc is found
+#   BUILD_DIR=...               build directory (default: the preset's)
+#   CMAKE_ARGS="-D..."          extra configure arguments, e.g.
+#                               CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=80-real
+#   GPU=auto|0|1                run the gpu-labelled tests (auto: `nvidia-smi -L` lists a GPU)
+#   JOBS=N                      parallel build jobs (default: all cores)
+#   CTEST_ARGS="..."            extra ctest arguments, e.g. CTEST_ARGS="-R cpu"
+#   SKIP_DEPS=1                 do not run scripts/install-deps.sh
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+
+PRESET    ?= default
+BUILD_DIR ?= $(if $(filter cpu-only,$(PRESET)),build-cpu-only,build)
+PREFIX    ?= /usr/local
+GPU       ?= auto
+JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_ARGS ?=
+CTEST_ARGS ?=
+SKIP_DEPS ?= 0
+CLI       := $(BUILD_DIR)/apps/kselect/kselect
+
+# nvcc is often installed without being on PATH.
+ifeq ($(shell command -v nvcc 2>/dev/null),)
+  ifneq ($(wildcard /usr/local/cuda/bin/nvcc),)
+    export PATH := /usr/local/cuda/bin:$(PATH)
+  endif
+endif
+
+.PHONY: all help deps configure build run test install clean gpu-check
+.DEFAULT_GOAL := all
+
+all: build
+
+help:
+	@sed -n '2,20p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
+
+deps:
+ifeq ($(SKIP_DEPS),1)
+	@echo "make: SKIP_DEPS=1, not checking build dependencies"
+else
+	@scripts/install-deps.sh
+endif
+
+configure: deps
+	cmake --preset $(PRESET) -B $(BUILD_DIR) $(CMAKE_ARGS)
+
+build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+run: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target kselect_cli
+	./$(CLI) demo
+
+# The gpu-labelled tests need a CUDA device; elsewhere they are compiled, not run.
+test: build
+	@if [[ "$(GPU)" == 1 ]] || { [[ "$(GPU)" == auto ]] && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; }; then \
+	  echo "make test: CUDA GPU available, running all tests"; label_args=(); \
+	else \
+	  echo "make test: no usable CUDA GPU (nvidia-smi -L), skipping tests labelled gpu"; label_args=(-LE gpu); \
+	fi; \
+	ctest --test-dir $(BUILD_DIR) --output-on-failure --no-tests=error "$${label_args[@]}" $(CTEST_ARGS)
+
+install: build
+	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+
+clean:
+	rm -rf build build-cpu-only $(filter-out build build-cpu-only,$(BUILD_DIR))
+
+gpu-check:
+	BUILD_DIR=$(BUILD_DIR) bash scripts/gpu-check.sh

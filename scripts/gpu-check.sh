@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# On a machine with an NVIDIA GPU: build everything with all cores, run the whole
+# test suite (GPU tests included) and the GPU benchmark, and print a short table
+# last. Logs and the benchmark's JSON go to $KSELECT_OUT (default: build/gpu-check).
+#
+#   scripts/gpu-check.sh [--quick]      # --quick: benchmark only the 2^28 cases
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${BUILD_DIR:-build}
+OUT_DIR=${KSELECT_OUT:-$BUILD_DIR/gpu-check}
+BENCH_ARGS=()
+[[ "${1:-}" == "--quick" ]] && BENCH_ARGS+=(--quick)
+export PATH="$PATH:/usr/local/cuda/bin"
+
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "gpu-check: no NVIDIA GPU here (nvidia-smi -L failed)" >&2
+  exit 2
+fi
+mkdir -p "$OUT_DIR"
+nvidia-smi -L | tee "$OUT_DIR/device.txt"
+git rev-parse HEAD 2>/dev/null | tee "$OUT_DIR/commit.txt" || true
+
+prefix=()
+[[ -d .deps ]] && prefix=(-DCMAKE_PREFIX_PATH="$PWD/.deps")
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "${prefix[@]}" > "$OUT_DIR/configure.log" 2>&1 ||
+  { tail -30 "$OUT_DIR/configure.log"; exit 1; }
+cmake --build "$BUILD_DIR" -j "$(nproc)" > "$OUT_DIR/build.log" 2>&1 || { tail -40 "$OUT_DIR/build.log"; exit 1; }
+
+status=0
+ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 900 > "$OUT_DIR/ctest.log" 2>&1 || status=1
+"$BUILD_DIR/bench/kselect-gpu-bench" --json "$OUT_DIR/bench.json" "${BENCH_ARGS[@]}" > "$OUT_DIR/bench.txt" 2>&1 || status=1
+
+echo "== tests"
+grep -E "tests passed|tests failed|Failed|\*\*\*" "$OUT_DIR/ctest.log" || true
+echo "== benchmark (ms; floor = cub::DeviceReduce over the input, sort = CUB radix sort)"
+cat "$OUT_DIR/bench.txt"
+exit $status
