@@ -29,9 +29,17 @@ cmake --build "$BUILD_DIR" -j "$(nproc)" > "$OUT_DIR/build.log" 2>&1 || { tail -
 status=0
 ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 900 > "$OUT_DIR/ctest.log" 2>&1 || status=1
 "$BUILD_DIR/bench/kselect-gpu-bench" --json "$OUT_DIR/bench.json" "${BENCH_ARGS[@]}" > "$OUT_DIR/bench.txt" 2>&1 || status=1
+# What a Python user would use instead (torch, cupy), same machine, same session.
+py_json=()
+if python3 -c "import torch" >/dev/null 2>&1; then
+  python3 bench/python/compare_torch_cupy.py --json "$OUT_DIR/python.json" > "$OUT_DIR/python.txt" 2>&1 || status=1
+  py_json=("$OUT_DIR/python.json")
+fi
+python3 bench/summarize.py "$OUT_DIR/bench.json" "${py_json[@]}" > "$OUT_DIR/results.md" || status=1
 
 echo "== tests"
 grep -E "tests passed|tests failed|Failed|\*\*\*" "$OUT_DIR/ctest.log" || true
+[[ -f "$OUT_DIR/python.txt" ]] && { echo "== torch / cupy (ms)"; cat "$OUT_DIR/python.txt"; }
 echo "== benchmark (ms; floor = cub::DeviceReduce over the input, sort = CUB radix sort)"
 cat "$OUT_DIR/bench.txt"
 exit $status
