@@ -89,12 +89,7 @@ device_kind pointer_location(const void* p) noexcept;
       const T*, std::int64_t, std::span<const double>, quantile_method, const options&);     \
   extern template std::vector<quantile_value_t<T>> nanquantile<T>(                           \
       const T*, std::int64_t, std::span<const double>, quantile_method, const options&);
-KSELECT_DECLARE_OWNING_API(float)
-KSELECT_DECLARE_OWNING_API(double)
-KSELECT_DECLARE_OWNING_API(std::int32_t)
-KSELECT_DECLARE_OWNING_API(std::uint32_t)
-KSELECT_DECLARE_OWNING_API(std::int64_t)
-KSELECT_DECLARE_OWNING_API(std::uint64_t)
+KSELECT_FOR_EACH_KEY_TYPE(KSELECT_DECLARE_OWNING_API)
 #undef KSELECT_DECLARE_OWNING_API
 
 }  // namespace kselect

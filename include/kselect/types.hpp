@@ -42,6 +42,16 @@ struct options {
   void* stream = nullptr;
 };
 
+/// Applies X to every key type kselect supports: the one list that explicit
+/// instantiations are made from (one translation unit per type where it matters).
+#define KSELECT_FOR_EACH_KEY_TYPE(X) \
+  X(float)                           \
+  X(double)                          \
+  X(std::int32_t)                    \
+  X(std::uint32_t)                   \
+  X(std::int64_t)                    \
+  X(std::uint64_t)
+
 /// The key types kselect supports.
 template <class T>
 inline constexpr bool is_supported_key_v =

@@ -104,12 +104,7 @@ std::int64_t run_count_nan(backend b, const T* values, std::int64_t n, const opt
   template void run_multiselect<T>(backend, const T*, std::int64_t, const std::int64_t*,     \
                                    std::int64_t, T*, const options&);                       \
   template std::int64_t run_count_nan<T>(backend, const T*, std::int64_t, const options&);
-KSELECT_INSTANTIATE(float)
-KSELECT_INSTANTIATE(double)
-KSELECT_INSTANTIATE(std::int32_t)
-KSELECT_INSTANTIATE(std::uint32_t)
-KSELECT_INSTANTIATE(std::int64_t)
-KSELECT_INSTANTIATE(std::uint64_t)
+KSELECT_FOR_EACH_KEY_TYPE(KSELECT_INSTANTIATE)
 #undef KSELECT_INSTANTIATE
 
 }  // namespace kselect::detail

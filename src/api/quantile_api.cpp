@@ -83,12 +83,7 @@ std::vector<quantile_value_t<T>> nanquantile(const T* values, std::int64_t n,
                                                         const options&);                         \
   template std::vector<quantile_value_t<T>> nanquantile<T>(                                      \
       const T*, std::int64_t, std::span<const double>, quantile_method, const options&);
-KSELECT_INSTANTIATE(float)
-KSELECT_INSTANTIATE(double)
-KSELECT_INSTANTIATE(std::int32_t)
-KSELECT_INSTANTIATE(std::uint32_t)
-KSELECT_INSTANTIATE(std::int64_t)
-KSELECT_INSTANTIATE(std::uint64_t)
+KSELECT_FOR_EACH_KEY_TYPE(KSELECT_INSTANTIATE)
 #undef KSELECT_INSTANTIATE
 
 }  // namespace kselect

@@ -53,12 +53,7 @@ device_kind pointer_location(const void* p) noexcept {
   template T select<T>(const T*, std::int64_t, std::int64_t, const options&);  \
   template std::vector<T> multiselect<T>(const T*, std::int64_t,               \
                                          std::span<const std::int64_t>, const options&);
-KSELECT_INSTANTIATE(float)
-KSELECT_INSTANTIATE(double)
-KSELECT_INSTANTIATE(std::int32_t)
-KSELECT_INSTANTIATE(std::uint32_t)
-KSELECT_INSTANTIATE(std::int64_t)
-KSELECT_INSTANTIATE(std::uint64_t)
+KSELECT_FOR_EACH_KEY_TYPE(KSELECT_INSTANTIATE)
 #undef KSELECT_INSTANTIATE
 
 }  // namespace kselect

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "cpu/sample_select.hpp"
+#include "kselect/types.hpp"  // KSELECT_FOR_EACH_KEY_TYPE
 
 namespace kselect::cpu {
 
@@ -34,12 +35,7 @@ std::int64_t count_nan(const T* values, std::int64_t n, int num_threads) {
 #define KSELECT_INSTANTIATE(T)                                                                   \
   template void multiselect<T>(const T*, std::int64_t, const std::int64_t*, std::int64_t, T*, int); \
   template std::int64_t count_nan<T>(const T*, std::int64_t, int);
-KSELECT_INSTANTIATE(float)
-KSELECT_INSTANTIATE(double)
-KSELECT_INSTANTIATE(std::int32_t)
-KSELECT_INSTANTIATE(std::uint32_t)
-KSELECT_INSTANTIATE(std::int64_t)
-KSELECT_INSTANTIATE(std::uint64_t)
+KSELECT_FOR_EACH_KEY_TYPE(KSELECT_INSTANTIATE)
 #undef KSELECT_INSTANTIATE
 
 }  // namespace kselect::cpu

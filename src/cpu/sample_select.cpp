@@ -13,6 +13,7 @@
 #include "cpu/classifier.hpp"
 #include "cpu/parallel.hpp"
 #include "plan/buckets.hpp"
+#include "kselect/types.hpp"  // KSELECT_FOR_EACH_KEY_TYPE
 #include "plan/key_traits.hpp"
 
 namespace kselect::cpu {
@@ -272,12 +273,7 @@ void sample_select(const T* values, std::int64_t n, const std::int64_t* ranks,
 #define KSELECT_INSTANTIATE(T)                                                                 \
   template void sample_select<T>(const T*, std::int64_t, const std::int64_t*, std::int64_t, T*, \
                                  int, const tuning&);
-KSELECT_INSTANTIATE(float)
-KSELECT_INSTANTIATE(double)
-KSELECT_INSTANTIATE(std::int32_t)
-KSELECT_INSTANTIATE(std::uint32_t)
-KSELECT_INSTANTIATE(std::int64_t)
-KSELECT_INSTANTIATE(std::uint64_t)
+KSELECT_FOR_EACH_KEY_TYPE(KSELECT_INSTANTIATE)
 #undef KSELECT_INSTANTIATE
 
 }  // namespace kselect::cpu

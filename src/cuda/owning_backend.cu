@@ -97,11 +97,6 @@ std::int64_t count_nan(const T* d_values, std::int64_t n, const options& opt) {
   template void multiselect<T>(const T*, std::int64_t, const std::int64_t*, std::int64_t, T*,     \
                                const options&);                                                   \
   template std::int64_t count_nan<T>(const T*, std::int64_t, const options&);
-KSELECT_INSTANTIATE_BACKEND(float)
-KSELECT_INSTANTIATE_BACKEND(double)
-KSELECT_INSTANTIATE_BACKEND(std::int32_t)
-KSELECT_INSTANTIATE_BACKEND(std::uint32_t)
-KSELECT_INSTANTIATE_BACKEND(std::int64_t)
-KSELECT_INSTANTIATE_BACKEND(std::uint64_t)
+KSELECT_FOR_EACH_KEY_TYPE(KSELECT_INSTANTIATE_BACKEND)
 
 }  // namespace kselect::cuda_backend

@@ -4,15 +4,13 @@
 
 #include <cstdint>
 
+#include "plan/sampling.hpp"
+
 namespace kselect::test {
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a bijective 64-bit mix.
-inline std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+/// SplitMix64 (Steele, Lea, Flood 2014): a bijective 64-bit mix, the same one the
+/// library samples with.
+inline std::uint64_t splitmix64(std::uint64_t x) { return plan::mix64(x); }
 
 /// The i-th random word of stream `seed`.
 inline std::uint64_t random_word(std::uint64_t seed, std::uint64_t i) {
