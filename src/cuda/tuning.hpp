@@ -39,12 +39,6 @@ inline constexpr int max_buckets = 2 * max_splitters + 1;
 inline constexpr double window_sigmas = 4.0;
 inline constexpr double window_margin = 2.0;
 
-/// Blocks of a count launch whose per-block bucket counts are kept (multiselection,
-/// single-task levels): the filter then writes at offsets from a prefix sum over
-/// blocks instead of reserving space with global atomics (measured on the H100,
-/// 2^28 floats, 101 ranks: ~100 global atomics per tile made the filter 1.8 ms).
-inline constexpr int max_partial_blocks = 1024;
-
 /// Tasks handled by one launch; more tasks are processed in chunks.
 inline constexpr int max_tasks_per_launch = 256;
 

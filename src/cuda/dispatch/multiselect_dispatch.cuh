@@ -19,7 +19,6 @@
 #include "cuda/dispatch/profiler.hpp"
 #include "cuda/dispatch/workspace.hpp"
 #include "cuda/kernels/base_case_kernel.cuh"
-#include "cuda/kernels/block_offsets_kernel.cuh"
 #include "cuda/kernels/count_kernel.cuh"
 #include "cuda/kernels/filter_kernel.cuh"
 #include "cuda/kernels/splitter_kernel.cuh"
@@ -73,8 +72,6 @@ class multiselect_driver {
     d_stats_ = ws + w_.stats;
     d_extract_at_ = reinterpret_cast<std::int64_t*>(ws + w_.extract_at);
     d_cursors_ = reinterpret_cast<unsigned long long*>(ws + w_.cursors);
-    d_partials_ = w_.per_block_offsets ? reinterpret_cast<unsigned*>(ws + w_.partials) : nullptr;
-    d_block_base_ = reinterpret_cast<std::int64_t*>(ws + w_.block_base);
     d_oracles_ = reinterpret_cast<std::uint8_t*>(ws + w_.oracles);
     d_buffers_[0] = reinterpret_cast<K*>(ws + w_.buffer_a);
     d_buffers_[1] = reinterpret_cast<K*>(ws + w_.buffer_b);
@@ -235,19 +232,11 @@ class multiselect_driver {
     splitter_kernel<Src, K><<<nt, tuning::sample_threads, 0, stream_>>>(d_tasks_, stats, cfg_.seed + levels_ * 7919);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
-    unsigned grid = static_cast<unsigned>(
+    const unsigned grid = static_cast<unsigned>(
         std::min<std::int64_t>(tiles, std::int64_t(num_sms_) * resident_blocks(count_kernel<Src, K>)));
-    // A single bucket-splitting task keeps per-block counts, so that its filter pass
-    // can write without global atomics (block_offsets_kernel.cuh).
-    const bool per_block = nt == 1 && d_partials_ != nullptr && mode_of(tasks[0]) != task_mode::window;
-    if (per_block) {
-      grid = std::min<unsigned>(grid, tuning::max_partial_blocks);
-      KSELECT_CUDA_TRY(cudaMemsetAsync(d_partials_, 0, std::size_t(grid) * (2 * max_m + 1) * sizeof(unsigned), stream_));
-    }
     prof_.start(stream_, label("count m<=" + std::to_string(max_m), nt, tiles));
     count_kernel<Src, K><<<grid, tuning::stream_threads, 0, stream_>>>(d_tasks_, nt, tiles, stats,
-                                                                        d_oracles_, dst_keys,
-                                                                        per_block ? d_partials_ : nullptr);
+                                                                        d_oracles_, dst_keys);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     stats_host_.resize(static_cast<std::size_t>(nt * stats.stride));
@@ -308,23 +297,6 @@ class multiselect_driver {
     }
     if (filtered.empty()) return cudaSuccess;
 
-    if (per_block) {
-      // Same grid, same tiles as the count pass; offsets from its per-block counts.
-      KSELECT_CUDA_TRY(cudaMemcpyAsync(d_extract_at_, extract_at.data(), nb_cap * sizeof(std::int64_t),
-                                       cudaMemcpyHostToDevice, stream_));
-      prof_.start(stream_, label("block offsets", 1, 0));
-      block_offsets_kernel<<<nb_cap, tuning::max_partial_blocks, 0, stream_>>>(d_partials_, d_extract_at_, nb_cap,
-                                                                              static_cast<int>(grid), d_block_base_);
-      KSELECT_LAUNCH_CHECK();
-      prof_.stop(stream_);
-      prof_.start(stream_, label("filter (block offsets)", 1, tiles));
-      filter_kernel<Src, K><<<grid, tuning::stream_threads, 0, stream_>>>(
-          d_tasks_, 1, tiles, stats, d_oracles_, d_extract_at_, d_cursors_, dst_keys, d_block_base_);
-      KSELECT_LAUNCH_CHECK();
-      prof_.stop(stream_);
-      return cudaSuccess;
-    }
-
     std::vector<task_desc<K>> fdescs;
     std::int64_t ftiles = 0;
     for (int i : filtered) {
@@ -342,8 +314,7 @@ class multiselect_driver {
         std::min<std::int64_t>(ftiles, std::int64_t(num_sms_) * resident_blocks(filter_kernel<Src, K>)));
     prof_.start(stream_, label("filter", fdescs.size(), ftiles));
     filter_kernel<Src, K><<<fgrid, tuning::stream_threads, 0, stream_>>>(
-        d_tasks_, static_cast<int>(fdescs.size()), ftiles, stats, d_oracles_, d_extract_at_, d_cursors_, dst_keys,
-        nullptr);
+        d_tasks_, static_cast<int>(fdescs.size()), ftiles, stats, d_oracles_, d_extract_at_, d_cursors_, dst_keys);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     return cudaSuccess;
@@ -381,8 +352,6 @@ class multiselect_driver {
   char* d_stats_;
   std::int64_t* d_extract_at_;
   unsigned long long* d_cursors_;
-  unsigned* d_partials_;        ///< per-block bucket counts (multiselection), or nullptr
-  std::int64_t* d_block_base_;
   std::uint8_t* d_oracles_;
   K* d_buffers_[2];
 

@@ -34,11 +34,10 @@ inline std::int64_t buffer_capacity(std::int64_t n, std::int64_t num_ranks, algo
 
 struct workspace_layout {
   std::size_t ranks, answers, host_keys, has_host, tasks, base_tasks, stats, extract_at, cursors,
-      partials, block_base, oracles, buffer_a, buffer_b, total;
+      oracles, buffer_a, buffer_b, total;
   std::int64_t capacity;      ///< keys per buffer
   int tasks_per_launch;
   bool oracles_used;
-  bool per_block_offsets;     ///< partials/block_base exist (multiselection)
 };
 
 template <class K>
@@ -64,12 +63,6 @@ workspace_layout plan_workspace(std::int64_t n, std::int64_t num_ranks, algorith
   w.stats = take(tpl * static_cast<std::size_t>(stats_view<K>::stride_for(max_m)));
   w.extract_at = take(tpl * (2 * max_m + 1) * sizeof(std::int64_t));
   w.cursors = take(tpl * (2 * max_m + 1) * sizeof(unsigned long long));
-  // Per-block bucket counts and write offsets for single-task filter passes of
-  // multiselection (tuning::max_partial_blocks); none for one rank (memory bound).
-  const std::size_t partial_cells = num_ranks > 1 ? std::size_t(tuning::max_partial_blocks) * (2 * max_m + 1) : 0;
-  w.partials = take(partial_cells * sizeof(unsigned));
-  w.block_base = take(partial_cells * sizeof(std::int64_t));
-  w.per_block_offsets = partial_cells > 0;
   w.oracles_used = algo == algorithm::sample_select;
   w.oracles = take(w.oracles_used ? static_cast<std::size_t>(n) : 0);
   w.capacity = n > tuning::base_case_max ? buffer_capacity(n, num_ranks, algo) : 0;

@@ -7,10 +7,6 @@
 // own slice of shared memory and writes them out with one global atomic per ~200
 // keys, so no block-wide barrier stalls the loads (measured on the H100: a
 // per-tile block scan plus atomic made this pass 3x slower than the read floor).
-//
-// partials (single-task launches, or nullptr): each block also records its own
-// bucket counts, row blockIdx.x, so that the filter pass, run with the same grid
-// over the same tiles, knows where each block's keys of each bucket go.
 #pragma once
 
 #include "cuda/kernels/classifier.cuh"
@@ -70,7 +66,7 @@ __device__ __forceinline__ void flush_stage(K* stage, int& staged_shared, unsign
 /// Adds the block's counts of task ti to its global histogram and resets them.
 template <class K>
 __device__ __forceinline__ void flush_counts(count_shared<K>& sm, stats_view<K> stats, int ti,
-                                             unsigned (&reg)[register_counters], unsigned* partials) {
+                                             unsigned (&reg)[register_counters]) {
   const int m = sm.classifier.num_splitters;
   if (m <= 2) {
     unsigned c[register_counters];
@@ -97,11 +93,8 @@ __device__ __forceinline__ void flush_counts(count_shared<K>& sm, stats_view<K> 
   }
   __syncthreads();
   unsigned long long* hist = stats.hist(ti);
-  const int nb = plan::num_buckets(m);
-  for (int b = threadIdx.x; b < nb; b += tuning::stream_threads) {
+  for (int b = threadIdx.x; b < plan::num_buckets(m); b += tuning::stream_threads) {
     if (sm.hist[b] != 0) atomicAdd(hist + b, static_cast<unsigned long long>(sm.hist[b]));
-    // This block's own row: plain adds (single-task launches only, see count_kernel).
-    if (partials != nullptr) partials[std::int64_t(blockIdx.x) * stats.max_buckets() + b] += sm.hist[b];
     sm.hist[b] = 0;
   }
   __syncthreads();
@@ -121,7 +114,7 @@ __device__ __forceinline__ void load_task(count_shared<K>& sm, stats_view<K> sta
 template <class Src, class K>
 __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
     count_kernel(const task_desc<K>* tasks, int num_tasks, std::int64_t total_tiles,
-                 stats_view<K> stats, std::uint8_t* oracles, K* dst, unsigned* partials) {
+                 stats_view<K> stats, std::uint8_t* oracles, K* dst) {
   constexpr int threads = tuning::stream_threads;
   constexpr int items = tuning::stream_items;
   __shared__ count_shared<K> sm;
@@ -140,7 +133,7 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   for (std::int64_t tile = run.begin; tile < run.end; ++tile) {
     if (tile >= next_begin || tiles_since_flush == tuning::flush_tiles) {
       flush_stage(sm.stage[warp], sm.staged[warp], cursor_of(ti), dst + t.extract_at, t.extract_cap);
-      flush_counts(sm, stats, ti, reg, partials);
+      flush_counts(sm, stats, ti, reg);
       tiles_since_flush = 0;
       if (tile >= next_begin) {
         while (tile >= next_begin) {
@@ -217,7 +210,7 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
     }
   }
   flush_stage(sm.stage[warp], sm.staged[warp], cursor_of(ti), dst + t.extract_at, t.extract_cap);
-  flush_counts(sm, stats, ti, reg, partials);
+  flush_counts(sm, stats, ti, reg);
 }
 
 }  // namespace kselect::cuda_detail

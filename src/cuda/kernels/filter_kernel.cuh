@@ -30,14 +30,11 @@ struct filter_shared {
 
 /// extract_at[slot * stats.max_buckets() + b]: element offset in dst of bucket b's region, or -1.
 /// cursors[slot * stats.max_buckets() + b]: keys of bucket b written so far (zeroed by the host).
-/// block_base (or nullptr): single-task launches with the count pass's grid; row
-/// blockIdx.x holds where this block's keys of each bucket start (no atomics needed).
 template <class Src, class K>
 __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
     filter_kernel(const task_desc<K>* tasks, int num_tasks, std::int64_t total_tiles,
                   stats_view<K> stats, const std::uint8_t* oracles,
-                  const std::int64_t* extract_at, unsigned long long* cursors, K* dst,
-                  const std::int64_t* block_base) {
+                  const std::int64_t* extract_at, unsigned long long* cursors, K* dst) {
   constexpr int threads = tuning::stream_threads;
   constexpr int items = tuning::stream_items;
   const int nb_max = stats.max_buckets();
@@ -76,12 +73,6 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
         sm.num_wanted = count;
       }
       __syncthreads();
-      if (block_base != nullptr) {
-        for (int j = threadIdx.x; j < sm.num_wanted; j += threads) {
-          const int b = sm.wanted_list[j];
-          sm.base[b] = block_base[std::int64_t(blockIdx.x) * nb_max + b];
-        }
-      }
     }
     // Per tile only the wanted buckets' counters are touched.
     for (int j = threadIdx.x; j < sm.num_wanted; j += threads) sm.count[sm.wanted_list[j]] = 0;
@@ -122,7 +113,7 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
 #pragma unroll
     for (int i = 0; i < items; ++i) local[i] = count_into(sm.count, bucket[i]);
     __syncthreads();
-    for (int j = threadIdx.x; j < sm.num_wanted && block_base == nullptr; j += threads) {
+    for (int j = threadIdx.x; j < sm.num_wanted; j += threads) {
       const int b = sm.wanted_list[j];
       if (sm.count[b] != 0) {
         const std::int64_t slot = std::int64_t(t.stats_slot) * nb_max + b;
@@ -135,9 +126,6 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
     for (int i = 0; i < items; ++i)
       if (bucket[i] >= 0) dst[sm.base[bucket[i]] + local[i]] = keys[i];
     __syncthreads();
-    if (block_base != nullptr) {  // this block's next keys of each bucket follow these
-      for (int j = threadIdx.x; j < sm.num_wanted; j += threads) sm.base[sm.wanted_list[j]] += sm.count[sm.wanted_list[j]];
-    }
   }
 }
 
