@@ -1,5 +1,6 @@
 #include "loaded_input.hpp"
 
+#include "dtype.hpp"
 #include "errors.hpp"
 #include "input.hpp"
 #include "stopwatch.hpp"
@@ -19,6 +20,25 @@ loaded_input load_command_input(const common_options& common, const std::string&
   in.read_ms = read.ms();
   if (size_of(in.values) == 0) throw input_error(file + ": holds no values");
   return in;
+}
+
+json_object command_json(std::string_view command, const std::string& file, const loaded_input& in,
+                         const backend& b) {
+  json_object out;
+  out.add("command", json_string(command))
+      .add("file", json_string(file))
+      .add("dtype", json_string(dtype_name(dtype_of(in.values))))
+      .add("n", json_number(size_of(in.values)))
+      .add("device", json_string(b.name()));
+  return out;
+}
+
+std::string timings_json(const timings& t) {
+  return json_object()
+      .add("read", json_ms(t.read_ms))
+      .add("transfer", json_ms(t.transfer_ms))
+      .add("select", json_ms(t.compute_ms))
+      .str();
 }
 
 }  // namespace kselect_cli

@@ -36,19 +36,10 @@ int run_select(const common_options& common, const select_options& opts) {
     write_stdout(values_text);
     return exit_ok;
   }
-  json_object out;
-  out.add("command", json_string("select"))
-      .add("file", json_string(opts.file))
-      .add("dtype", json_string(dtype_name(dtype_of(in.values))))
-      .add("n", json_number(size_of(in.values)))
-      .add("device", json_string(b.name()))
-      .add("ranks", json_array(ranks))
+  json_object out = command_json("select", opts.file, in, b);
+  out.add("ranks", json_array(ranks))
       .add("values", values_text)
-      .add("time_ms", json_object()
-                          .add("read", json_ms(t.read_ms))
-                          .add("transfer", json_ms(t.transfer_ms))
-                          .add("select", json_ms(t.compute_ms))
-                          .str());
+      .add("time_ms", timings_json(t));
   write_stdout(out.str() + '\n');
   return exit_ok;
 }

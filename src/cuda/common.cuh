@@ -12,6 +12,24 @@ namespace kselect::cuda_detail {
 void set_error_message(std::string msg);
 void clear_error_message();
 
+/// Where a pointer lives, as far as kernels and the host can read it.
+enum class memory_kind { host, device, managed };
+
+/// cudaPointerGetAttributes, with unknown pointers (plain host memory) as host.
+inline memory_kind memory_kind_of(const void* p) {
+  cudaPointerAttributes attr{};
+  if (p == nullptr || cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+    cudaGetLastError();  // an unknown pointer leaves an error behind; clear it
+    return memory_kind::host;
+  }
+  if (attr.type == cudaMemoryTypeDevice) return memory_kind::device;
+  if (attr.type == cudaMemoryTypeManaged) return memory_kind::managed;
+  return memory_kind::host;
+}
+
+/// Kernels can read p (device or managed memory).
+inline bool is_device_accessible(const void* p) { return memory_kind_of(p) != memory_kind::host; }
+
 /// Returns cudaErrorInvalidValue after recording `msg`.
 inline cudaError_t invalid(std::string msg) {
   set_error_message(std::move(msg));

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cuda/backend.hpp"
+#include "cuda/common.cuh"
 #include "kselect/device.hpp"
 
 namespace kselect::cuda_backend {
@@ -48,13 +49,7 @@ bool available() noexcept {
 }
 
 bool is_device_pointer(const void* p) noexcept {
-  if (p == nullptr || !available()) return false;
-  cudaPointerAttributes attr{};
-  if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
-    cudaGetLastError();
-    return false;
-  }
-  return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
+  return p != nullptr && available() && cuda_detail::is_device_accessible(p);
 }
 
 template <class T>

@@ -30,16 +30,6 @@
 
 namespace kselect::cuda_detail {
 
-/// True when p can be read by kernels (device or managed memory).
-inline bool is_device_accessible(const void* p) {
-  cudaPointerAttributes attr{};
-  if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
-    cudaGetLastError();  // clear the sticky-free error of an unknown pointer
-    return false;
-  }
-  return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
-}
-
 template <class T>
 class multiselect_driver {
   using K = plan::key_t<T>;
