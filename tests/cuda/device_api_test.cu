@@ -64,6 +64,9 @@ TEST(GpuDeviceApi, BadArguments) {
   std::vector<float> host_out(3);
   expect_invalid(call(data.data(), n, ranks, 3, host_out.data()), "d_out is not device memory");
   expect_invalid(call(data.data(), n, nullptr, 3, out.data()), "ranks is null");
+  // Ranks are read on the host: device memory must be refused, not dereferenced.
+  const device_buffer<std::int64_t> device_ranks(std::vector<std::int64_t>{1, 2, 3});
+  expect_invalid(call(data.data(), n, device_ranks.data(), 3, out.data()), "ranks must be a host array");
   // Zero ranks is not an error: nothing to do.
   EXPECT_EQ(call(data.data(), n, ranks, 0, out.data()), cudaSuccess);
 }

@@ -370,8 +370,9 @@ cudaError_t multiselect(void* d_workspace, std::size_t& workspace_bytes, const T
                    std::to_string(layout.total) + " needed");
   if (num_ranks == 0) return cudaSuccess;
   if (h_ranks == nullptr) return invalid("kselect: ranks is null");
-  if (is_device_accessible(h_ranks) && !is_device_accessible(d_in))
-    return invalid("kselect: ranks must be a host array");
+  // The host reads the ranks: device memory there would crash the checks below.
+  if (memory_kind_of(h_ranks) == memory_kind::device)
+    return invalid("kselect: ranks must be a host array (got device memory)");
   for (std::int64_t i = 0; i < num_ranks; ++i) {
     if (h_ranks[i] < 0 || h_ranks[i] >= n)
       return invalid("kselect: rank " + std::to_string(h_ranks[i]) + " (ranks[" + std::to_string(i) +
