@@ -25,8 +25,10 @@ enum class device_kind { automatic, cpu, cuda };
 ///  - sample_select: the SampleSelect recursion (sample, splitters, count with
 ///    1-byte oracles, filter, recurse) of Ribizel & Anzt.
 ///  - window: one pass that counts and extracts a narrow window predicted from a
-///    sample around each rank; falls back to sample_select when a prediction misses.
-///  - automatic: window for few ranks, sample_select otherwise.
+///    sample around the rank; for one rank the levels are planned on the device
+///    (one host round trip); a prediction that misses falls back to the general
+///    recursion (SampleSelect with many buckets), exactly.
+///  - automatic: window for one rank, the general recursion for several.
 enum class algorithm { automatic, sample_select, window };
 
 /// NumPy's quantile methods (numpy.quantile `method=`).

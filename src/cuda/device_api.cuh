@@ -6,7 +6,7 @@
 
 #include <cub/device/device_reduce.cuh>
 
-#include "cuda/dispatch/multiselect_dispatch.cuh"
+#include "cuda/dispatch/entry.cuh"
 #include "kselect/device.hpp"
 
 namespace kselect::cuda_detail {

@@ -51,6 +51,26 @@ struct float_key_traits {
     const bool is_nan = (u & ~sign_bit) > exponent_mask;
     return is_nan ? nan_key : (u ^ flip);
   }
+  // Pre-keys: a cheaper order-preserving map for comparing many keys against a few
+  // splitters (the window pass). Three integer operations instead of to_key's
+  // eight: -0.0 and +0.0 get adjacent pre-keys and each NaN its own, all above
+  // +inf; pre_key_first/last give the pre-keys of every value whose key is k, so
+  //   to_key(x) <  k  <=>  pre_key(x) <  pre_key_first(k)
+  //   to_key(x) == k  <=>  pre_key_first(k) <= pre_key(x) <= pre_key_last(k).
+  // The shift by mantissa_mask moves -inf to 0 and the negative NaNs (below -inf
+  // after the flip) above every other value.
+  KSELECT_HD static U pre_key(F x) {
+    const U u = bits_of(x);
+    using S = std::make_signed_t<U>;
+    return (u ^ (static_cast<U>(static_cast<S>(u) >> (sizeof(U) * 8 - 1)) | sign_bit)) - mantissa_mask;
+  }
+  static constexpr U pre_key_of_inf = (exponent_mask | sign_bit) - mantissa_mask;
+  KSELECT_HD static U pre_key_first(U k) {
+    if (k == nan_key) return pre_key_of_inf + 1;
+    if (k == sign_bit) return pre_key(-F(0));  // +0.0 and -0.0
+    return pre_key(from_key(k));
+  }
+  KSELECT_HD static U pre_key_last(U k) { return k == nan_key ? ~U(0) : pre_key(from_key(k)); }
   KSELECT_HD static F from_key(U k) {
     if (k == nan_key) return from_bits(exponent_mask | ((mantissa_mask >> 1) + 1));  // quiet NaN
     return from_bits((k & sign_bit) ? (k & ~sign_bit) : ~k);
@@ -64,6 +84,10 @@ struct int_key_traits {
   static constexpr U flip = std::is_signed_v<I> ? (U(1) << (sizeof(U) * 8 - 1)) : U(0);
   KSELECT_HD static U to_key(I x) { return static_cast<U>(x) ^ flip; }
   KSELECT_HD static I from_key(U k) { return static_cast<I>(k ^ flip); }
+  // Integers: the key itself (see float_key_traits::pre_key).
+  KSELECT_HD static U pre_key(I x) { return to_key(x); }
+  KSELECT_HD static U pre_key_first(U k) { return k; }
+  KSELECT_HD static U pre_key_last(U k) { return k; }
 };
 }  // namespace detail
 

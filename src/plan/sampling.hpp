@@ -17,6 +17,16 @@ KSELECT_HD std::uint64_t mix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+/// High 64 bits of a * b: maps a uniform 64-bit word to [0, b) without a
+/// division (a 64-bit modulo is a long subroutine call on the GPU).
+KSELECT_HD std::uint64_t mul_high(std::uint64_t a, std::uint64_t b) {
+#ifdef __CUDA_ARCH__
+  return __umul64hi(a, b);
+#else
+  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(a) * b) >> 64);
+#endif
+}
+
 /// Position of sample j (of `sample_size`) in a range of `size` keys: jittered
 /// stratified sampling, one uniform draw inside each of sample_size equal strata.
 /// Its rank statistics are at least as tight as sampling with replacement.
@@ -24,7 +34,7 @@ KSELECT_HD std::int64_t sample_position(std::int64_t j, std::int64_t sample_size
                                         std::int64_t size, std::uint64_t seed) {
   // (j + u) * size / sample_size with u in [0, 1); size < 2^40 and j < 2^12 keep
   // every product below 2^63.
-  const std::uint64_t u = mix64(seed ^ static_cast<std::uint64_t>(j)) % static_cast<std::uint64_t>(size);
+  const std::uint64_t u = mul_high(mix64(seed ^ static_cast<std::uint64_t>(j)), static_cast<std::uint64_t>(size));
   return static_cast<std::int64_t>((static_cast<std::uint64_t>(j) * size + u) / sample_size);
 }
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cuda/kernels/window_state.cuh"
 #include "cuda/task.cuh"
 #include "cuda/tuning.hpp"
 #include "kselect/types.hpp"
@@ -33,7 +34,7 @@ inline std::int64_t buffer_capacity(std::int64_t n, std::int64_t num_ranks, algo
 }
 
 struct workspace_layout {
-  std::size_t ranks, answers, host_keys, has_host, tasks, base_tasks, stats, extract_at, cursors,
+  std::size_t window_state, ranks, answers, host_keys, has_host, tasks, base_tasks, stats, extract_at, cursors,
       oracles, buffer_a, buffer_b, total;
   std::int64_t capacity;      ///< keys per buffer
   int tasks_per_launch;
@@ -54,6 +55,7 @@ workspace_layout plan_workspace(std::int64_t n, std::int64_t num_ranks, algorith
   const auto tpl = static_cast<std::size_t>(w.tasks_per_launch);
   // Only multi-rank tasks use the wide splitter count.
   const int max_m = num_ranks > 1 ? tuning::wide_splitters : tuning::oracle_splitters;
+  w.window_state = take(sizeof(window_state<K>));
   w.ranks = take(r * sizeof(std::int64_t));
   w.answers = take(r * sizeof(K));
   w.host_keys = take(r * sizeof(K));

@@ -9,6 +9,7 @@
 #include "cuda/tuning.hpp"
 #include "plan/buckets.hpp"
 #include "plan/key_traits.hpp"
+#include "cuda/kernels/gather_sample.cuh"
 #include "plan/sampling.hpp"
 
 namespace kselect::cuda_detail {
@@ -48,11 +49,7 @@ __global__ void __launch_bounds__(tuning::sample_threads)
     // Sample: compact tasks only, so every position is one of the task's keys.
     const Src* src = static_cast<const Src*>(t.src);
     K keys[items];
-#pragma unroll
-    for (int i = 0; i < items; ++i) {
-      const int j = i * threads + threadIdx.x;
-      keys[i] = plan::key_traits<Src>::to_key(src[plan::sample_position(j, S, t.size, seed + blockIdx.x)]);
-    }
+    gather_sample<items, threads, S>(src, t.size, seed + blockIdx.x, keys);
     sort_t(smem.sort).Sort(keys);
     __syncthreads();
 #pragma unroll

@@ -1,0 +1,165 @@
+// The pass of one window level: every key of the task is read once, counted
+// against the window's bounds and, if inside the window, copied out.
+//
+// Why it looks like this (H100 measurements in docs/algorithms.md):
+//  - the general count kernel's window path spent ~58 instructions per key, so the
+//    pass was compute-bound at 1.5x the read floor. Here a key costs its pre-key
+//    (3 integer operations, key_traits::pre_key) and one subtract-and-compare per
+//    counted class; to_key runs only on the keys copied out;
+//  - 16-byte loads, 16 keys per thread per tile, all issued before any is used;
+//  - tiles are dealt to blocks round-robin, so a window that is one contiguous run
+//    of the input (sorted input) is spread over every block, not left to a few;
+//  - a warp stages its window keys in shared memory with one ballot per key
+//    (no shared atomics, no block barrier) and writes them out with one global
+//    atomic per few hundred keys.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "cuda/kernels/load_tile.cuh"
+#include "cuda/kernels/window_state.cuh"
+#include "cuda/tuning.hpp"
+#include "plan/key_traits.hpp"
+#include "plan/window.hpp"
+
+namespace kselect::cuda_detail {
+
+namespace window_pass_detail {
+
+constexpr int threads = tuning::stream_threads;
+constexpr int items = tuning::stream_items;
+constexpr int warps = threads / 32;
+/// A warp flushes its stage when more than this many keys wait (checked once per
+/// tile, so the stage holds at most flush_at + 32 * items). 64-bit keys flush
+/// sooner so the block stays within 48 KiB of static shared memory.
+template <class K>
+constexpr int flush_at = sizeof(K) == 8 ? 128 : 256;
+template <class K>
+constexpr int stage_capacity = flush_at<K> + 32 * items;
+
+/// Writes a warp's staged keys to dst at a position reserved with one atomic;
+/// keys past `capacity` are dropped (the cursor still counts them, so the plan
+/// sees the overflow and falls back). All lanes call it; staged is warp-uniform.
+template <class K>
+__device__ __forceinline__ void flush(const K* stage, int& staged, unsigned long long* cursor, K* dst,
+                                      std::int64_t capacity) {
+  __syncwarp();
+  const int lane = threadIdx.x & 31;
+  unsigned long long base = 0;
+  if (lane == 0) base = atomicAdd(cursor, static_cast<unsigned long long>(staged));
+  base = __shfl_sync(0xffffffffu, base, 0);
+  for (int j = lane; j < staged; j += 32) {
+    const auto pos = static_cast<std::int64_t>(base) + j;
+    if (pos < capacity) dst[pos] = stage[j];
+  }
+  __syncwarp();
+  staged = 0;
+}
+
+__device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
+#pragma unroll
+  for (int d = 16; d > 0; d /= 2) v += __shfl_xor_sync(0xffffffffu, v, d);
+  return v;
+}
+
+}  // namespace window_pass_detail
+
+/// One tile's keys of one thread: `Src vals[items]`, loaded with 16-byte loads
+/// when the task's keys are 16-byte aligned (vector i of thread t is vector
+/// i * threads + t of the tile), else one key at a time with bounds checks.
+template <class Src, bool equality>
+struct window_counter {
+  using K = plan::key_t<Src>;
+  using traits = plan::key_traits<Src>;
+  plan::window_tests<K> t;
+  // 32-bit per thread: a thread reads at most n / (3 blocks x 256 threads) < 2^32 keys.
+  unsigned below = 0, at_lo = 0, at_hi = 0;
+  K* stage;
+  int staged = 0;
+
+  __device__ __forceinline__ void add(Src x, bool valid) {
+    const K p = traits::pre_key(x);
+    below += valid && p < t.below_end;
+    if constexpr (equality) {
+      at_lo += valid && static_cast<K>(p - t.lo_first) < t.lo_count;
+      at_hi += valid && static_cast<K>(p - t.hi_first) < t.hi_count;
+    }
+    const bool in = valid && static_cast<K>(p - t.in_first) < t.in_count;
+    const unsigned mask = __ballot_sync(0xffffffffu, in);
+    if (mask != 0) {  // warp-uniform
+      if (in) stage[staged + __popc(mask & ((1u << (threadIdx.x & 31)) - 1))] = traits::to_key(x);
+      staged += __popc(mask);
+    }
+  }
+};
+
+template <class T, bool first_level>
+__global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
+    window_pass_kernel(window_state<plan::key_t<T>>* st, std::int64_t capacity) {
+  using namespace window_pass_detail;
+  using K = plan::key_t<T>;
+  using Src = std::conditional_t<first_level, T, K>;
+  __shared__ K stage[warps][stage_capacity<K>];
+  if (st->status != window_status::running) return;
+  const Src* src = static_cast<const Src*>(st->src);
+  const std::int64_t size = st->size;
+  K* dst = st->dst;
+  const plan::window_bounds<K> bounds = st->bounds;
+  const int warp = threadIdx.x / 32;
+
+  const plan::window_tests<K> tests = plan::make_window_tests<Src>(bounds);
+
+  auto run = [&](auto equality_tag) {
+    constexpr bool equality = decltype(equality_tag)::value;
+    window_counter<Src, equality> c;
+    c.t = tests;
+    c.stage = stage[warp];
+    constexpr std::int64_t tile = tuning::tile_keys;
+    const std::int64_t full_tiles = size / tile;
+    constexpr int per_vec = 16 / static_cast<int>(sizeof(Src));
+    const bool aligned = reinterpret_cast<std::uintptr_t>(src) % 16 == 0;
+    for (std::int64_t tl = blockIdx.x; tl < full_tiles; tl += gridDim.x) {
+      Src vals[items];
+      if (aligned) {
+        const int4* vsrc = reinterpret_cast<const int4*>(src + tl * tile);
+        int4 raw[items / per_vec];
+#pragma unroll
+        for (int v = 0; v < items / per_vec; ++v) raw[v] = __ldg(vsrc + v * threads + threadIdx.x);
+        std::memcpy(vals, raw, sizeof vals);
+      } else {
+#pragma unroll
+        for (int i = 0; i < items; ++i) vals[i] = load_readonly(src + tl * tile + i * threads + threadIdx.x);
+      }
+#pragma unroll
+      for (int i = 0; i < items; ++i) c.add(vals[i], true);
+      if (c.staged > flush_at<K>) flush(c.stage, c.staged, &st->inside, dst, capacity);
+    }
+    // The partial last tile, by the block the round-robin deals it to.
+    if (size % tile != 0 && blockIdx.x == full_tiles % gridDim.x) {
+      const std::int64_t base = full_tiles * tile;
+#pragma unroll
+      for (int i = 0; i < items; ++i) {
+        const std::int64_t idx = base + i * threads + threadIdx.x;
+        const bool valid = idx < size;
+        c.add(valid ? load_readonly(src + idx) : Src{}, valid);
+      }
+    }
+    if (c.staged > 0) flush(c.stage, c.staged, &st->inside, dst, capacity);
+    const unsigned long long below = warp_sum(c.below);
+    const unsigned long long at_lo = equality ? warp_sum(c.at_lo) : 0;
+    const unsigned long long at_hi = equality ? warp_sum(c.at_hi) : 0;
+    if ((threadIdx.x & 31) == 0) {
+      if (below) atomicAdd(&st->below, below);
+      if (at_lo) atomicAdd(&st->at_lo, at_lo);
+      if (at_hi) atomicAdd(&st->at_hi, at_hi);
+    }
+  };
+  // Equality counts only where a bound has a pre-key interval to count (see
+  // make_window_tests: a plain window over every key becomes an equality one).
+  if ((tests.lo_count | tests.hi_count) != 0) run(std::true_type{});
+  else run(std::false_type{});
+}
+
+}  // namespace kselect::cuda_detail

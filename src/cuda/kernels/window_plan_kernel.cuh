@@ -1,0 +1,133 @@
+// Plans one level of a single-rank window selection in one block: reads the
+// counts of the previous level's pass, decides where the rank went
+// (plan::locate_in_window), and either answers it (equality bound, or a task small
+// enough to sort in the block) or samples the new task, sorts the sample and sets
+// the next window. Launched after every pass, so levels chain on the device.
+#pragma once
+
+#include <cub/block/block_radix_sort.cuh>
+
+#include "cuda/kernels/window_state.cuh"
+#include "cuda/tuning.hpp"
+#include "plan/key_traits.hpp"
+#include "cuda/kernels/gather_sample.cuh"
+#include "plan/sampling.hpp"
+#include "plan/window.hpp"
+
+namespace kselect::cuda_detail {
+
+/// Knobs of the window prediction (tuning.hpp's values in production; tests
+/// narrow the window to force the fallback path).
+struct window_params {
+  double sigmas = tuning::window_sigmas;
+  double margin = tuning::window_margin;
+  std::int64_t capacity = 0;  ///< keys each of the two buffers holds
+  int max_levels = 64;
+};
+
+/// first_level: the task is the T input (no previous pass); otherwise its keys
+/// are the K window the previous pass copied out.
+template <class T, bool first_level>
+__global__ void __launch_bounds__(tuning::sample_threads)
+    window_plan_kernel(window_state<plan::key_t<T>>* st, const T* input, std::int64_t n, std::int64_t rank,
+                       plan::key_t<T>* buffer0, plan::key_t<T>* buffer1, window_params params,
+                       std::uint64_t seed, T* out) {
+  using K = plan::key_t<T>;
+  using Src = std::conditional_t<first_level, T, K>;
+  constexpr int threads = tuning::sample_threads;
+  constexpr int items = tuning::sample_items;
+  constexpr int S = tuning::sample_size;
+  static_assert(tuning::base_case_max == S, "the base case reuses the sample sort");
+  using sort_t = cub::BlockRadixSort<K, threads, items>;
+  __shared__ union {
+    typename sort_t::TempStorage sort;
+    K sorted[S];
+  } smem;
+  __shared__ int proceed;
+
+  if (threadIdx.x == 0) {
+    proceed = 1;
+    if constexpr (first_level) {
+      st->status = window_status::running;
+      st->level = 0;
+      st->src = input;
+      st->size = n;
+      st->rank = rank;
+      st->dst = buffer0;
+    } else if (st->status != window_status::running) {
+      proceed = 0;
+    } else {
+      const plan::window_counts c{st->below, st->at_lo, st->inside, st->at_hi};
+      std::int64_t inside_rank = 0;
+      const plan::window_step step = plan::locate_in_window(st->rank, c, inside_rank);
+      if (step == plan::window_step::answer_lo || step == plan::window_step::answer_hi) {
+        out[0] = plan::key_traits<T>::from_key(step == plan::window_step::answer_lo ? st->bounds.s0 : st->bounds.s1);
+        st->status = window_status::done;
+        proceed = 0;
+      } else if (step == plan::window_step::missed || c.inside > static_cast<std::uint64_t>(params.capacity) ||
+                 st->level + 1 >= params.max_levels) {
+        st->status = window_status::fallback;
+        proceed = 0;
+      } else {
+        st->src = st->dst;
+        st->size = static_cast<std::int64_t>(c.inside);
+        st->rank = inside_rank;
+        st->dst = st->dst == buffer0 ? buffer1 : buffer0;
+        st->level += 1;
+      }
+    }
+  }
+  __syncthreads();
+  if (!proceed) return;
+
+  const Src* src = static_cast<const Src*>(st->src);
+  const std::int64_t size = st->size, target = st->rank;
+  const int level = st->level;
+  K keys[items];
+  if (size <= tuning::base_case_max) {
+    // Base case: sort the whole task here and read the answer off.
+#pragma unroll
+    for (int i = 0; i < items; ++i) {
+      const std::int64_t idx = threadIdx.x * items + i;
+      keys[i] = idx < size ? plan::key_traits<Src>::to_key(src[idx]) : static_cast<K>(~K(0));
+    }
+  } else {
+    gather_sample<items, threads, S>(src, size, seed + level * 7919ull, keys);
+  }
+  sort_t(smem.sort).Sort(keys);
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < items; ++i) smem.sorted[threadIdx.x * items + i] = keys[i];
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+
+  if (size <= tuning::base_case_max) {
+    out[0] = plan::key_traits<T>::from_key(smem.sorted[target]);
+    st->status = window_status::done;
+    return;
+  }
+  const plan::sample_window w = plan::predict_window(target, size, S, params.sigmas, params.margin);
+  plan::window_bounds<K> b{};
+  b.has_lo = w.first >= 0;
+  b.has_hi = w.last < S;
+  if (!b.has_lo && !b.has_hi) {  // no narrowing possible (only with test-sized windows)
+    st->status = window_status::fallback;
+    return;
+  }
+  const int first = b.has_lo ? static_cast<int>(w.first) : 0;
+  const int last = b.has_hi ? static_cast<int>(w.last) : S - 1;
+  b.s0 = b.has_lo ? smem.sorted[first] : K(0);
+  b.s1 = b.has_hi ? smem.sorted[last] : static_cast<K>(~K(0));
+  // A bound the sample holds twice is a frequent key: count it apart (equality mode).
+  auto repeated = [&](int i) {
+    return (i > 0 && smem.sorted[i - 1] == smem.sorted[i]) || (i + 1 < S && smem.sorted[i + 1] == smem.sorted[i]);
+  };
+  b.equality = (b.has_lo && repeated(first)) || (b.has_hi && repeated(last));
+  st->bounds = b;
+  st->below = 0;
+  st->at_lo = 0;
+  st->inside = 0;
+  st->at_hi = 0;
+}
+
+}  // namespace kselect::cuda_detail

@@ -1,0 +1,171 @@
+// plan/window.hpp and the pre-keys of plan::key_traits: the window pass's cheap
+// tests (pre-key intervals) classify every value exactly as the key order does,
+// and locate_in_window finds every rank of the sorted input where it is.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "common/generate.hpp"
+#include "common/rng.hpp"
+#include "plan/key_traits.hpp"
+#include "plan/window.hpp"
+
+namespace kselect {
+namespace {
+
+using test::dist;
+
+// Values every type must get right: the special floats (both NaN signs, +-0,
+// +-inf, denormals, extremes) and the integer extremes, plus a random spread.
+template <class T>
+std::vector<T> probe_values() {
+  std::vector<T> v = test::generate<T>(dist::special, 200, 7);
+  const std::vector<T> u = test::generate<T>(dist::normal, 200, 8);
+  v.insert(v.end(), u.begin(), u.end());
+  using lim = std::numeric_limits<T>;
+  v.push_back(lim::max());
+  v.push_back(lim::lowest());
+  v.push_back(T(0));
+  if constexpr (std::is_floating_point_v<T>) {
+    v.push_back(-T(0));
+    v.push_back(lim::infinity());
+    v.push_back(-lim::infinity());
+    v.push_back(lim::quiet_NaN());
+    v.push_back(-lim::quiet_NaN());
+    v.push_back(lim::denorm_min());
+    v.push_back(-lim::denorm_min());
+    using U = plan::key_t<T>;
+    U bits = ~U(0);  // a negative NaN with every payload bit set
+    T x;
+    std::memcpy(&x, &bits, sizeof x);
+    v.push_back(x);
+  }
+  return v;
+}
+
+template <class T>
+class WindowPlan : public ::testing::Test {};
+using KeyTypes = ::testing::Types<float, double, std::int32_t, std::uint32_t, std::int64_t, std::uint64_t>;
+TYPED_TEST_SUITE(WindowPlan, KeyTypes);
+
+// to_key(x) < k and to_key(x) == k, read through the pre-key interval of k.
+TYPED_TEST(WindowPlan, PreKeyIntervalsMatchKeyOrder) {
+  using T = TypeParam;
+  using kt = plan::key_traits<T>;
+  const std::vector<T> values = probe_values<T>();
+  for (T a : values) {
+    const auto k = kt::to_key(a);
+    const auto first = kt::pre_key_first(k), last = kt::pre_key_last(k);
+    ASSERT_LE(first, last);
+    for (T x : values) {
+      const auto kx = kt::to_key(x);
+      const auto px = kt::pre_key(x);
+      SCOPED_TRACE(testing::Message() << "a = " << a << ", x = " << x);
+      ASSERT_EQ(kx < k, px < first);
+      ASSERT_EQ(kx == k, first <= px && px <= last);
+    }
+  }
+}
+
+// The classes each value falls in, by the definitions in plan/window.hpp.
+template <class T>
+struct classes {
+  bool below, at_lo, inside, at_hi;
+};
+
+template <class T>
+classes<T> by_tests(T x, const plan::window_tests<plan::key_t<T>>& t) {
+  const auto p = plan::key_traits<T>::pre_key(x);
+  return {p < t.below_end, static_cast<plan::key_t<T>>(p - t.lo_first) < t.lo_count,
+          static_cast<plan::key_t<T>>(p - t.in_first) < t.in_count,
+          static_cast<plan::key_t<T>>(p - t.hi_first) < t.hi_count};
+}
+
+template <class T>
+classes<T> by_keys(T x, const plan::window_bounds<plan::key_t<T>>& b, bool equality) {
+  const auto k = plan::key_traits<T>::to_key(x);
+  const bool above_lo = !b.has_lo || (equality ? k > b.s0 : k >= b.s0);
+  const bool below_hi = !b.has_hi || (equality ? k < b.s1 : k <= b.s1);
+  const bool same = b.has_lo && b.has_hi && b.s0 == b.s1;
+  return {b.has_lo && k < b.s0, equality && b.has_lo && k == b.s0, above_lo && below_hi,
+          equality && b.has_hi && !same && k == b.s1};
+}
+
+// Every window the sample can produce (bounds from the probe values, either side
+// missing, either mode) classifies every value as the key order says, and
+// locate_in_window puts each rank of the sorted values where it belongs.
+TYPED_TEST(WindowPlan, TestsAndLocateAgreeWithTheKeyOrder) {
+  using T = TypeParam;
+  using K = plan::key_t<T>;
+  using kt = plan::key_traits<T>;
+  std::vector<T> values = probe_values<T>();
+  std::vector<K> sorted_keys;
+  for (T x : values) sorted_keys.push_back(kt::to_key(x));
+  std::sort(sorted_keys.begin(), sorted_keys.end());
+  std::uint64_t draws = 0;
+  auto pick = [&] { return sorted_keys[test::random_word(42, draws++) % sorted_keys.size()]; };
+  for (int trial = 0; trial < 1000; ++trial) {
+    plan::window_bounds<K> b{};
+    K a = pick(), c = pick();
+    if (trial % 7 == 0) c = a;  // equal bounds
+    b.s0 = std::min(a, c);
+    b.s1 = std::max(a, c);
+    b.has_lo = trial % 5 != 1;
+    b.has_hi = trial % 5 != 2;
+    b.equality = (trial / 5) % 2 == 1;
+    if (!b.has_lo && !b.has_hi) continue;
+    const auto t = plan::make_window_tests<T>(b);
+    // A plain window over every key becomes an equality window (documented).
+    const bool equality = b.equality || (t.lo_count | t.hi_count) != 0 ||
+                          static_cast<K>((b.has_hi ? kt::pre_key_last(b.s1) : ~K(0)) -
+                                         (b.has_lo ? kt::pre_key_first(b.s0) : K(0)) + 1) == 0;
+    plan::window_counts counts{};
+    std::vector<K> inside;
+    for (T x : values) {
+      SCOPED_TRACE(testing::Message() << "trial " << trial << " x = " << x << " s0 = " << +b.s0
+                                      << " s1 = " << +b.s1 << " lo " << b.has_lo << " hi " << b.has_hi
+                                      << " eq " << b.equality);
+      const classes<T> got = by_tests(x, t), want = by_keys(x, b, equality);
+      ASSERT_EQ(got.below, want.below);
+      ASSERT_EQ(got.at_lo, want.at_lo);
+      ASSERT_EQ(got.inside, want.inside);
+      ASSERT_EQ(got.at_hi, want.at_hi);
+      ASSERT_LE(int(got.below) + got.at_lo + got.inside + got.at_hi, 1);
+      counts.below += got.below;
+      counts.at_lo += got.at_lo;
+      counts.at_hi += got.at_hi;
+      if (got.inside) inside.push_back(kt::to_key(x));
+    }
+    counts.inside = inside.size();
+    std::sort(inside.begin(), inside.end());
+    for (std::int64_t r = 0; r < static_cast<std::int64_t>(sorted_keys.size()); ++r) {
+      std::int64_t in_rank = -1;
+      const K want = sorted_keys[r];
+      switch (plan::locate_in_window(r, counts, in_rank)) {
+        case plan::window_step::answer_lo: ASSERT_EQ(want, b.s0) << "rank " << r; break;
+        case plan::window_step::answer_hi: ASSERT_EQ(want, b.s1) << "rank " << r; break;
+        case plan::window_step::descend: ASSERT_EQ(want, inside.at(in_rank)) << "rank " << r; break;
+        case plan::window_step::missed:
+          // Missed ranks lie outside every class: below s0 or above the window.
+          ASSERT_TRUE(r < static_cast<std::int64_t>(counts.below) ||
+                      r >= static_cast<std::int64_t>(counts.below + counts.at_lo + counts.inside + counts.at_hi))
+              << "rank " << r;
+          break;
+      }
+    }
+  }
+}
+
+TEST(WindowPlanLevels, ExpectedLevelsShrinkBySampleFactor) {
+  // 4096 samples, +-4 sigma + 2: a level keeps ~6.5% of its keys.
+  EXPECT_EQ(plan::expected_window_levels(4096, 4096, 4.0, 2.0, 4096), 0);
+  EXPECT_EQ(plan::expected_window_levels(4097, 4096, 4.0, 2.0, 4096), 1);
+  EXPECT_EQ(plan::expected_window_levels(std::int64_t(1) << 28, 4096, 4.0, 2.0, 4096), 5);
+  EXPECT_LE(plan::expected_window_levels(std::int64_t(1) << 40, 4096, 4.0, 2.0, 4096), 12);
+}
+
+}  // namespace
+}  // namespace kselect
