@@ -46,5 +46,15 @@ inline constexpr int max_tasks_per_launch = 256;
 /// shared counters far from overflow: 16384 * 4096 < 2^32).
 inline constexpr std::int64_t flush_tiles = 16384;
 
+/// Multiselection pre-pass (plan/bin_map.hpp, dispatch/bin_reduce_dispatch.cuh):
+/// bins aimed at (the map adds up to one per slot: 8192 in all, a 32 KiB
+/// shared histogram); the smallest input it runs on (below, the general
+/// driver's fixed costs dominate anyway); the largest fraction of the input the
+/// sample may predict it keeps (above: few distinct values, where the general
+/// driver's equality buckets do better); and the keys its copy buffer holds.
+inline constexpr std::uint32_t bin_target = 7680;
+inline constexpr std::int64_t bin_prepass_min_n = std::int64_t(1) << 20;
+inline constexpr double bin_prepass_max_predicted = 1.0 / 16;
+inline constexpr std::int64_t bin_prepass_capacity_divisor = 8;
 
 }  // namespace kselect::cuda_detail::tuning

@@ -1,13 +1,15 @@
 // The device API's entry: argument validation, the two-phase workspace protocol
 // (CUB's: a null workspace returns the bytes needed), and the choice of driver:
-// window_select_driver for one rank, multiselect_driver for many (and for
-// algorithm::sample_select).
+// window_select_driver for one rank; for many, bin_reduce_driver (automatic, n >=
+// 2^20: a pre-pass that shrinks the input, then multiselect_driver on the copy)
+// or multiselect_driver (and always for algorithm::sample_select).
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "cuda/common.cuh"
+#include "cuda/dispatch/bin_reduce_dispatch.cuh"
 #include "cuda/dispatch/multiselect_dispatch.cuh"
 #include "cuda/dispatch/window_select_dispatch.cuh"
 #include "cuda/dispatch/workspace.hpp"
@@ -54,6 +56,8 @@ cudaError_t multiselect(void* d_workspace, std::size_t& workspace_bytes, const T
   char* ws = static_cast<char*>(d_workspace);
   if (num_ranks == 1 && cfg.algo != algorithm::sample_select)
     return window_select_driver<T>(d_in, n, h_ranks[0], d_out, stream, cfg, ws, layout).run();
+  if (layout.prepass_capacity > 0)
+    return bin_reduce_driver<T>(d_in, n, h_ranks, num_ranks, d_out, stream, cfg, ws, layout).run();
   return multiselect_driver<T>(d_in, n, h_ranks, num_ranks, d_out, stream, cfg, ws, layout).run();
 }
 

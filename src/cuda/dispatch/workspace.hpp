@@ -9,6 +9,7 @@
 #include "cuda/kernels/window_state.cuh"
 #include "cuda/task.cuh"
 #include "cuda/tuning.hpp"
+#include "plan/bin_map.hpp"
 #include "kselect/types.hpp"
 
 namespace kselect::cuda_detail {
@@ -37,6 +38,10 @@ struct workspace_layout {
   std::size_t window_state, ranks, answers, host_keys, has_host, tasks, base_tasks, stats, extract_at, cursors,
       oracles, buffer_a, buffer_b, total;
   std::int64_t capacity;      ///< keys per buffer
+  /// Multiselection pre-pass (bin_reduce_dispatch.cuh), when prepass_capacity > 0:
+  /// its regions, and the general driver's workspace for the keys it keeps.
+  std::size_t pre_sample, pre_map, pre_hist, pre_selected, pre_cursor, pre_kept, pre_nested;
+  std::int64_t prepass_capacity;
   int tasks_per_launch;
   bool oracles_used;
 };
@@ -70,6 +75,18 @@ workspace_layout plan_workspace(std::int64_t n, std::int64_t num_ranks, algorith
   w.capacity = n > tuning::base_case_max ? buffer_capacity(n, num_ranks, algo) : 0;
   w.buffer_a = take(static_cast<std::size_t>(w.capacity) * sizeof(K));
   w.buffer_b = take(static_cast<std::size_t>(w.capacity) * sizeof(K));
+  w.prepass_capacity = 0;
+  if (num_ranks > 1 && algo == algorithm::automatic && n >= tuning::bin_prepass_min_n) {
+    constexpr std::size_t max_bins = tuning::bin_target + plan::bin_map_slots;
+    w.prepass_capacity = n / tuning::bin_prepass_capacity_divisor;
+    w.pre_sample = take(tuning::sample_size * sizeof(K));
+    w.pre_map = take(sizeof(plan::bin_map<K>));
+    w.pre_hist = take(max_bins * sizeof(unsigned long long));
+    w.pre_selected = take(max_bins / 32 * sizeof(std::uint32_t));
+    w.pre_cursor = take(sizeof(unsigned long long));
+    w.pre_kept = take(static_cast<std::size_t>(w.prepass_capacity) * sizeof(K));
+    w.pre_nested = take(plan_workspace<K>(w.prepass_capacity, num_ranks, algorithm::window).total);
+  }
   w.total = at;
   return w;
 }

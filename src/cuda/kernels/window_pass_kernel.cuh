@@ -6,19 +6,18 @@
 //    pass was compute-bound at 1.5x the read floor. Here a key costs its pre-key
 //    (3 integer operations, key_traits::pre_key) and one subtract-and-compare per
 //    counted class; to_key runs only on the keys copied out;
-//  - 16-byte loads, 16 keys per thread per tile, all issued before any is used;
-//  - tiles are dealt to blocks round-robin, so a window that is one contiguous run
-//    of the input (sorted input) is spread over every block, not left to a few;
+//  - the walk of stream_tiles.cuh: 16-byte loads, round-robin tiles (a sorted
+//    input's window is spread over every block);
 //  - a warp stages its window keys in shared memory with one ballot per key
 //    (no shared atomics, no block barrier) and writes them out with one global
 //    atomic per few hundred keys.
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 
-#include "cuda/kernels/load_tile.cuh"
+#include "cuda/kernels/stream_tiles.cuh"
+#include "cuda/kernels/warp_stage.cuh"
 #include "cuda/kernels/window_state.cuh"
 #include "cuda/tuning.hpp"
 #include "plan/key_traits.hpp"
@@ -38,31 +37,6 @@ template <class K>
 constexpr int flush_at = sizeof(K) == 8 ? 128 : 256;
 template <class K>
 constexpr int stage_capacity = flush_at<K> + 32 * items;
-
-/// Writes a warp's staged keys to dst at a position reserved with one atomic;
-/// keys past `capacity` are dropped (the cursor still counts them, so the plan
-/// sees the overflow and falls back). All lanes call it; staged is warp-uniform.
-template <class K>
-__device__ __forceinline__ void flush(const K* stage, int& staged, unsigned long long* cursor, K* dst,
-                                      std::int64_t capacity) {
-  __syncwarp();
-  const int lane = threadIdx.x & 31;
-  unsigned long long base = 0;
-  if (lane == 0) base = atomicAdd(cursor, static_cast<unsigned long long>(staged));
-  base = __shfl_sync(0xffffffffu, base, 0);
-  for (int j = lane; j < staged; j += 32) {
-    const auto pos = static_cast<std::int64_t>(base) + j;
-    if (pos < capacity) dst[pos] = stage[j];
-  }
-  __syncwarp();
-  staged = 0;
-}
-
-__device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
-#pragma unroll
-  for (int d = 16; d > 0; d /= 2) v += __shfl_xor_sync(0xffffffffu, v, d);
-  return v;
-}
 
 }  // namespace window_pass_detail
 
@@ -88,10 +62,7 @@ struct window_counter {
     }
     const bool in = valid && static_cast<K>(p - t.in_first) < t.in_count;
     const unsigned mask = __ballot_sync(0xffffffffu, in);
-    if (mask != 0) {  // warp-uniform
-      if (in) stage[staged + __popc(mask & ((1u << (threadIdx.x & 31)) - 1))] = traits::to_key(x);
-      staged += __popc(mask);
-    }
+    stage_by_ballot(in, traits::to_key(x), stage, staged);
   }
 };
 
@@ -116,37 +87,12 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
     window_counter<Src, equality> c;
     c.t = tests;
     c.stage = stage[warp];
-    constexpr std::int64_t tile = tuning::tile_keys;
-    const std::int64_t full_tiles = size / tile;
-    constexpr int per_vec = 16 / static_cast<int>(sizeof(Src));
-    const bool aligned = reinterpret_cast<std::uintptr_t>(src) % 16 == 0;
-    for (std::int64_t tl = blockIdx.x; tl < full_tiles; tl += gridDim.x) {
-      Src vals[items];
-      if (aligned) {
-        const int4* vsrc = reinterpret_cast<const int4*>(src + tl * tile);
-        int4 raw[items / per_vec];
-#pragma unroll
-        for (int v = 0; v < items / per_vec; ++v) raw[v] = __ldg(vsrc + v * threads + threadIdx.x);
-        std::memcpy(vals, raw, sizeof vals);
-      } else {
-#pragma unroll
-        for (int i = 0; i < items; ++i) vals[i] = load_readonly(src + tl * tile + i * threads + threadIdx.x);
-      }
-#pragma unroll
-      for (int i = 0; i < items; ++i) c.add(vals[i], true);
-      if (c.staged > flush_at<K>) flush(c.stage, c.staged, &st->inside, dst, capacity);
-    }
-    // The partial last tile, by the block the round-robin deals it to.
-    if (size % tile != 0 && blockIdx.x == full_tiles % gridDim.x) {
-      const std::int64_t base = full_tiles * tile;
-#pragma unroll
-      for (int i = 0; i < items; ++i) {
-        const std::int64_t idx = base + i * threads + threadIdx.x;
-        const bool valid = idx < size;
-        c.add(valid ? load_readonly(src + idx) : Src{}, valid);
-      }
-    }
-    if (c.staged > 0) flush(c.stage, c.staged, &st->inside, dst, capacity);
+    stream_tiles(
+        src, size, [&](Src x, bool valid) { c.add(x, valid); },
+        [&] {
+          if (c.staged > flush_at<K>) flush_warp_stage(c.stage, c.staged, &st->inside, dst, capacity);
+        });
+    if (c.staged > 0) flush_warp_stage(c.stage, c.staged, &st->inside, dst, capacity);
     const unsigned long long below = warp_sum(c.below);
     const unsigned long long at_lo = equality ? warp_sum(c.at_lo) : 0;
     const unsigned long long at_hi = equality ? warp_sum(c.at_hi) : 0;

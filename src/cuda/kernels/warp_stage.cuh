@@ -1,0 +1,47 @@
+// Per-warp staging of selected elements: each warp collects the elements its
+// lanes select in its own slice of shared memory (positions from a ballot, so no
+// shared atomics and no block barrier) and writes them out in batches, reserving
+// space with one global atomic per batch. Used by the passes that copy a small,
+// scattered part of their input (window_pass_kernel, bin_pass_kernel).
+#pragma once
+
+#include <cstdint>
+
+namespace kselect::cuda_detail {
+
+/// Appends v to the warp's stage if `take`; every lane calls it (staged is warp-uniform).
+template <class V>
+__device__ __forceinline__ void stage_by_ballot(bool take, V v, V* stage, int& staged) {
+  const unsigned mask = __ballot_sync(0xffffffffu, take);
+  if (mask != 0) {  // warp-uniform
+    if (take) stage[staged + __popc(mask & ((1u << (threadIdx.x & 31)) - 1))] = v;
+    staged += __popc(mask);
+  }
+}
+
+/// Writes a warp's staged keys to dst at a position reserved with one atomic;
+/// keys past `capacity` are dropped (the cursor still counts them, so the plan
+/// sees the overflow and falls back). All lanes call it; staged is warp-uniform.
+template <class K>
+__device__ __forceinline__ void flush_warp_stage(const K* stage, int& staged, unsigned long long* cursor, K* dst,
+                                      std::int64_t capacity) {
+  __syncwarp();
+  const int lane = threadIdx.x & 31;
+  unsigned long long base = 0;
+  if (lane == 0) base = atomicAdd(cursor, static_cast<unsigned long long>(staged));
+  base = __shfl_sync(0xffffffffu, base, 0);
+  for (int j = lane; j < staged; j += 32) {
+    const auto pos = static_cast<std::int64_t>(base) + j;
+    if (pos < capacity) dst[pos] = stage[j];
+  }
+  __syncwarp();
+  staged = 0;
+}
+
+__device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
+#pragma unroll
+  for (int d = 16; d > 0; d /= 2) v += __shfl_xor_sync(0xffffffffu, v, d);
+  return v;
+}
+
+}  // namespace kselect::cuda_detail
