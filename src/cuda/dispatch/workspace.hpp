@@ -2,6 +2,8 @@
 // size query and by the call itself so the two never drift (CUB's habit).
 #pragma once
 
+#include <cub/device/device_radix_sort.cuh>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -39,8 +41,10 @@ struct workspace_layout {
       oracles, buffer_a, buffer_b, total;
   std::int64_t capacity;      ///< keys per buffer
   /// Multiselection pre-pass (bin_reduce_dispatch.cuh), when prepass_capacity > 0:
-  /// its regions, and the general driver's workspace for the keys it keeps.
-  std::size_t pre_sample, pre_map, pre_hist, pre_selected, pre_cursor, pre_kept, pre_nested;
+  /// its regions, and the two buffers and temporary storage of the sort of the
+  /// keys it keeps.
+  std::size_t pre_sample, pre_map, pre_hist, pre_selected, pre_cursor, pre_kept, pre_alt, pre_sort, pre_ranks;
+  std::size_t pre_sort_bytes;
   std::int64_t prepass_capacity;
   int tasks_per_launch;
   bool oracles_used;
@@ -85,7 +89,12 @@ workspace_layout plan_workspace(std::int64_t n, std::int64_t num_ranks, algorith
     w.pre_selected = take(max_bins / 32 * sizeof(std::uint32_t));
     w.pre_cursor = take(sizeof(unsigned long long));
     w.pre_kept = take(static_cast<std::size_t>(w.prepass_capacity) * sizeof(K));
-    w.pre_nested = take(plan_workspace<K>(w.prepass_capacity, num_ranks, algorithm::window).total);
+    w.pre_alt = take(static_cast<std::size_t>(w.prepass_capacity) * sizeof(K));
+    w.pre_sort_bytes = 0;
+    cub::DoubleBuffer<K> keys(nullptr, nullptr);
+    cub::DeviceRadixSort::SortKeys(nullptr, w.pre_sort_bytes, keys, w.prepass_capacity);
+    w.pre_sort = take(w.pre_sort_bytes);
+    w.pre_ranks = take(r * sizeof(std::int64_t));
   }
   w.total = at;
   return w;

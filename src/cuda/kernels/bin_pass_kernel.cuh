@@ -1,8 +1,7 @@
 // The kernels of the multiselection pre-pass (plan/bin_map.hpp): a sorted sample
 // to shape the bins, a count pass (every key into a shared-memory histogram of
-// up to 8192 bins), and a filter pass that copies the keys of the selected bins,
-// as the input's values, in any order (so the copy is a smaller multiselection
-// problem with the same answers).
+// up to 8192 bins), a filter pass that copies the keys (key_traits::to_key) of the
+// selected bins in any order, and the answers read off the copy once sorted.
 #pragma once
 
 #include <cub/block/block_radix_sort.cuh>
@@ -23,10 +22,10 @@ constexpr int max_bins = tuning::bin_target + plan::bin_map_slots;
 /// Per-warp stage of the filter: flushed past flush_at values (checked once per
 /// tile), so it holds at most flush_at + 32 * stream_items; 8-byte values flush
 /// sooner so the block fits 48 KiB of static shared memory.
-template <class T>
-constexpr int flush_at = sizeof(T) == 8 ? 64 : 256;
-template <class T>
-constexpr int stage_capacity = flush_at<T> + 32 * tuning::stream_items;
+template <class K>
+constexpr int flush_at = sizeof(K) == 8 ? 64 : 256;
+template <class K>
+constexpr int stage_capacity = flush_at<K> + 32 * tuning::stream_items;
 
 /// Copies the map into shared memory (as words: it is trivially copyable).
 template <class K>
@@ -86,32 +85,43 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
     if (counts[b] != 0) atomicAdd(hist + b, static_cast<unsigned long long>(counts[b]));
 }
 
-/// Copies the values whose bin is set in `selected` to out (any order); *cursor
-/// ends as the number of such values (those past `capacity` are not written).
+/// Copies the keys of the values whose bin is set in `selected` to out (any
+/// order); *cursor ends as their number (those past `capacity` are not written).
 template <class T>
 __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
     bin_filter_kernel(const T* in, std::int64_t n, const plan::bin_map<plan::key_t<T>>* map,
-                      const std::uint32_t* selected, T* out, unsigned long long* cursor, std::int64_t capacity) {
+                      const std::uint32_t* selected, plan::key_t<T>* out, unsigned long long* cursor,
+                      std::int64_t capacity) {
   using K = plan::key_t<T>;
   using namespace bin_pass_detail;
   __shared__ plan::bin_map<K> sm_map;
   __shared__ std::uint32_t sm_selected[max_bins / 32];
-  __shared__ T stage[tuning::stream_threads / 32][stage_capacity<T>];
+  __shared__ T stage[tuning::stream_threads / 32][stage_capacity<K>];
   load_map(sm_map, map);
   for (int w = threadIdx.x; w < max_bins / 32; w += blockDim.x) sm_selected[w] = selected[w];
   __syncthreads();
   T* my_stage = stage[threadIdx.x / 32];
+  const auto to_key = [](T x) { return plan::key_traits<T>::to_key(x); };
   int staged = 0;
   stream_tiles(
       in, n,
       [&](T x, bool valid) {
         const unsigned b = plan::bin_of(sm_map, plan::key_traits<T>::pre_key(x));
-        stage_by_ballot(valid && ((sm_selected[b / 32] >> (b % 32)) & 1u), x, my_stage, staged);
+        const bool take = valid && ((sm_selected[b / 32] >> (b % 32)) & 1u);
+        stage_by_ballot(take, x, my_stage, staged);
       },
       [&] {
-        if (staged > flush_at<T>) flush_warp_stage(my_stage, staged, cursor, out, capacity);
+        if (staged > flush_at<K>) flush_warp_stage(my_stage, staged, cursor, out, capacity, to_key);
       });
-  if (staged > 0) flush_warp_stage(my_stage, staged, cursor, out, capacity);
+  if (staged > 0) flush_warp_stage(my_stage, staged, cursor, out, capacity, to_key);
+}
+
+/// out[i] = the value of key sorted[ranks[i]].
+template <class T>
+__global__ void gather_answers_kernel(const plan::key_t<T>* sorted, const std::int64_t* ranks, std::int64_t count,
+                                      T* out) {
+  const std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
+  if (i < count) out[i] = plan::key_traits<T>::from_key(sorted[ranks[i]]);
 }
 
 }  // namespace kselect::cuda_detail

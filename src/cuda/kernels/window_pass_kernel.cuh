@@ -50,7 +50,7 @@ struct window_counter {
   plan::window_tests<K> t;
   // 32-bit per thread: a thread reads at most n / (3 blocks x 256 threads) < 2^32 keys.
   unsigned below = 0, at_lo = 0, at_hi = 0;
-  K* stage;
+  Src* stage;  ///< window keys as read; to_key at the flush
   int staged = 0;
 
   __device__ __forceinline__ void add(Src x, bool valid) {
@@ -62,7 +62,7 @@ struct window_counter {
     }
     const bool in = valid && static_cast<K>(p - t.in_first) < t.in_count;
     const unsigned mask = __ballot_sync(0xffffffffu, in);
-    stage_by_ballot(in, traits::to_key(x), stage, staged);
+    stage_by_ballot(in, x, stage, staged);
   }
 };
 
@@ -72,13 +72,14 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   using namespace window_pass_detail;
   using K = plan::key_t<T>;
   using Src = std::conditional_t<first_level, T, K>;
-  __shared__ K stage[warps][stage_capacity<K>];
+  __shared__ Src stage[warps][stage_capacity<K>];
   if (st->status != window_status::running) return;
   const Src* src = static_cast<const Src*>(st->src);
   const std::int64_t size = st->size;
   K* dst = st->dst;
   const plan::window_bounds<K> bounds = st->bounds;
   const int warp = threadIdx.x / 32;
+  const auto to_key = [](Src x) { return plan::key_traits<Src>::to_key(x); };
 
   const plan::window_tests<K> tests = plan::make_window_tests<Src>(bounds);
 
@@ -90,9 +91,9 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
     stream_tiles(
         src, size, [&](Src x, bool valid) { c.add(x, valid); },
         [&] {
-          if (c.staged > flush_at<K>) flush_warp_stage(c.stage, c.staged, &st->inside, dst, capacity);
+          if (c.staged > flush_at<K>) flush_warp_stage(c.stage, c.staged, &st->inside, dst, capacity, to_key);
         });
-    if (c.staged > 0) flush_warp_stage(c.stage, c.staged, &st->inside, dst, capacity);
+    if (c.staged > 0) flush_warp_stage(c.stage, c.staged, &st->inside, dst, capacity, to_key);
     const unsigned long long below = warp_sum(c.below);
     const unsigned long long at_lo = equality ? warp_sum(c.at_lo) : 0;
     const unsigned long long at_hi = equality ? warp_sum(c.at_hi) : 0;
