@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "cuda/common.cuh"
+#include "cuda/dispatch/full_wave.hpp"
 #include "cuda/dispatch/multiselect_dispatch.cuh"
 #include "cuda/dispatch/profiler.hpp"
 #include "cuda/dispatch/workspace.hpp"
@@ -130,13 +131,8 @@ class bin_reduce_driver {
   /// A full wave of blocks, more if a block would count 2^31 keys or more (its
   /// shared counters are 32-bit).
   cudaError_t grid_size() {
-    int device = 0, sms = 1, per_sm = 0;
-    KSELECT_CUDA_TRY(cudaGetDevice(&device));
-    KSELECT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    KSELECT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, bin_count_kernel<T>,
-                                                                    tuning::stream_threads, 0));
-    const std::int64_t wave = std::int64_t(sms) * std::max(per_sm, 1);
-    grid_ = static_cast<unsigned>(std::max<std::int64_t>(wave, (n_ >> 31) + 1));
+    KSELECT_CUDA_TRY(full_wave_blocks(bin_count_kernel<T>, grid_));
+    grid_ = static_cast<unsigned>(std::max<std::int64_t>(grid_, (n_ >> 31) + 1));
     return cudaSuccess;
   }
 

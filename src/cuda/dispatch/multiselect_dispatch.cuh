@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cuda/common.cuh"
+#include "cuda/dispatch/full_wave.hpp"
 #include "cuda/dispatch/profiler.hpp"
 #include "cuda/dispatch/workspace.hpp"
 #include "cuda/kernels/base_case_kernel.cuh"
@@ -70,8 +71,6 @@ class multiselect_driver {
   }
 
   cudaError_t run() {
-    KSELECT_CUDA_TRY(cudaGetDevice(&device_));
-    KSELECT_CUDA_TRY(cudaDeviceGetAttribute(&num_sms_, cudaDevAttrMultiProcessorCount, device_));
     KSELECT_CUDA_TRY(cudaMemcpyAsync(d_ranks_, ranks_, num_ranks_ * sizeof(std::int64_t),
                                      cudaMemcpyHostToDevice, stream_));
     std::vector<host_task> current{{true, true, in_, n_, n_, K{0}, static_cast<K>(~K(0)), 0, 0, num_ranks_}};
@@ -146,19 +145,6 @@ class multiselect_driver {
     return cudaSuccess;
   }
 
-  /// Blocks of a streaming kernel that fit on one SM at once: the persistent grid
-  /// is one full wave, so no block waits for a second wave.
-  template <class Kernel>
-  static int resident_blocks(Kernel kernel) {
-    int blocks = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, tuning::stream_threads, 0) != cudaSuccess ||
-        blocks < 1) {
-      cudaGetLastError();
-      blocks = 1;
-    }
-    return blocks;
-  }
-
   /// Splitters the task asks for, by its mode.
   int target_splitters(const host_task& t, task_mode mode) const {
     if (mode == task_mode::window) return 2;
@@ -222,8 +208,9 @@ class multiselect_driver {
     splitter_kernel<Src, K><<<nt, tuning::sample_threads, 0, stream_>>>(d_tasks_, stats, cfg_.seed + levels_ * 7919);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
-    const unsigned grid = static_cast<unsigned>(
-        std::min<std::int64_t>(tiles, std::int64_t(num_sms_) * resident_blocks(count_kernel<Src, K>)));
+    unsigned grid = 1;
+    KSELECT_CUDA_TRY(full_wave_blocks(count_kernel<Src, K>, grid));
+    grid = static_cast<unsigned>(std::min<std::int64_t>(tiles, grid));
     prof_.start(stream_, label("count m<=" + std::to_string(max_m), nt, tiles));
     count_kernel<Src, K><<<grid, tuning::stream_threads, 0, stream_>>>(d_tasks_, nt, tiles, stats,
                                                                         d_oracles_, dst_keys);
@@ -300,8 +287,9 @@ class multiselect_driver {
     KSELECT_CUDA_TRY(cudaMemcpyAsync(d_extract_at_, extract_at.data(), extract_at.size() * sizeof(std::int64_t),
                                      cudaMemcpyHostToDevice, stream_));
     KSELECT_CUDA_TRY(cudaMemsetAsync(d_cursors_, 0, extract_at.size() * sizeof(unsigned long long), stream_));
-    const unsigned fgrid = static_cast<unsigned>(
-        std::min<std::int64_t>(ftiles, std::int64_t(num_sms_) * resident_blocks(filter_kernel<Src, K>)));
+    unsigned fgrid = 1;
+    KSELECT_CUDA_TRY(full_wave_blocks(filter_kernel<Src, K>, fgrid));
+    fgrid = static_cast<unsigned>(std::min<std::int64_t>(ftiles, fgrid));
     prof_.start(stream_, label("filter", fdescs.size(), ftiles));
     filter_kernel<Src, K><<<fgrid, tuning::stream_threads, 0, stream_>>>(
         d_tasks_, static_cast<int>(fdescs.size()), ftiles, stats, d_oracles_, d_extract_at_, d_cursors_, dst_keys);
@@ -330,7 +318,7 @@ class multiselect_driver {
   cudaStream_t stream_;
   device::select_config cfg_;
   workspace_layout w_;
-  int device_ = 0, num_sms_ = 1, levels_ = 0;
+  int levels_ = 0;
   std::int64_t dst_cursor_ = 0;
 
   std::int64_t* d_ranks_;

@@ -14,9 +14,9 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 
 #include "cuda/common.cuh"
+#include "cuda/dispatch/full_wave.hpp"
 #include "cuda/dispatch/multiselect_dispatch.cuh"
 #include "cuda/dispatch/profiler.hpp"
 #include "cuda/dispatch/workspace.hpp"
@@ -43,12 +43,7 @@ class window_select_driver {
   }
 
   cudaError_t run() {
-    int device = 0, sms = 1, per_sm = 0;
-    KSELECT_CUDA_TRY(cudaGetDevice(&device));
-    KSELECT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    KSELECT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, window_pass_kernel<T, false>,
-                                                                    tuning::stream_threads, 0));
-    grid_ = static_cast<unsigned>(sms * std::max(per_sm, 1));
+    KSELECT_CUDA_TRY(full_wave_blocks(window_pass_kernel<T, false>, grid_));
 
     KSELECT_CUDA_TRY(plan_level<true>());
     KSELECT_CUDA_TRY(pass_level<true>());

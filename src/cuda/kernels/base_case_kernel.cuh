@@ -2,7 +2,7 @@
 // target ranks are read off the sorted keys.
 #pragma once
 
-#include <cub/block/block_radix_sort.cuh>
+#include "cuda/kernels/block_sort.cuh"
 
 #include "cuda/task.cuh"
 #include "cuda/tuning.hpp"
@@ -16,26 +16,14 @@ __global__ void __launch_bounds__(tuning::base_threads)
     base_case_kernel(const base_task* tasks, const std::int64_t* ranks, K* answers) {
   constexpr int threads = tuning::base_threads;
   constexpr int items = tuning::base_items;
-  using sort_t = cub::BlockRadixSort<K, threads, items>;
-  __shared__ union {
-    typename sort_t::TempStorage sort;
-    K sorted[threads * items];
-  } smem;
+  using sorter = block_sorter<K, threads, items>;
+  __shared__ typename sorter::storage smem;
 
   const base_task t = tasks[blockIdx.x];
   const Src* src = static_cast<const Src*>(t.keys);
   K keys[items];
-#pragma unroll
-  for (int i = 0; i < items; ++i) {
-    const std::int64_t idx = threadIdx.x * items + i;
-    // Padding with the largest key keeps the real keys first after sorting.
-    keys[i] = idx < t.size ? plan::key_traits<Src>::to_key(src[idx]) : static_cast<K>(~K(0));
-  }
-  sort_t(smem.sort).Sort(keys);
-  __syncthreads();
-#pragma unroll
-  for (int i = 0; i < items; ++i) smem.sorted[threadIdx.x * items + i] = keys[i];
-  __syncthreads();
+  sorter::load_padded(src, t.size, keys);
+  sorter::sort(keys, smem);
   for (std::int64_t r = t.first_rank + threadIdx.x; r < t.end_rank; r += threads)
     answers[r] = smem.sorted[ranks[r] - t.rank_base];
 }

@@ -4,10 +4,9 @@
 // selected bins in any order, and the answers read off the copy once sorted.
 #pragma once
 
-#include <cub/block/block_radix_sort.cuh>
-
 #include <cstdint>
 
+#include "cuda/kernels/block_sort.cuh"
 #include "cuda/kernels/gather_sample.cuh"
 #include "cuda/kernels/stream_tiles.cuh"
 #include "cuda/kernels/warp_stage.cuh"
@@ -19,13 +18,10 @@ namespace kselect::cuda_detail {
 
 namespace bin_pass_detail {
 constexpr int max_bins = tuning::bin_target + plan::bin_map_slots;
-/// Per-warp stage of the filter: flushed past flush_at values (checked once per
-/// tile), so it holds at most flush_at + 32 * stream_items; 8-byte values flush
-/// sooner so the block fits 48 KiB of static shared memory.
+/// The filter's warps flush their stage past this many values; 8-byte values
+/// sooner, so the block (map, bitmap, stages) fits 48 KiB of static shared memory.
 template <class K>
 constexpr int flush_at = sizeof(K) == 8 ? 64 : 256;
-template <class K>
-constexpr int stage_capacity = flush_at<K> + 32 * tuning::stream_items;
 
 /// Copies the map into shared memory (as words: it is trivially copyable).
 template <class K>
@@ -43,13 +39,12 @@ __global__ void __launch_bounds__(tuning::sample_threads)
     sorted_sample_kernel(const T* in, std::int64_t n, std::uint64_t seed, plan::key_t<T>* out) {
   using K = plan::key_t<T>;
   constexpr int threads = tuning::sample_threads, items = tuning::sample_items;
-  using sort_t = cub::BlockRadixSort<K, threads, items>;
-  __shared__ typename sort_t::TempStorage sort_storage;
+  using sorter = block_sorter<K, threads, items>;
+  __shared__ typename sorter::storage smem;
   K keys[items];
   gather_sample<items, threads, tuning::sample_size>(in, n, seed, keys);
-  sort_t(sort_storage).Sort(keys);
-#pragma unroll
-  for (int i = 0; i < items; ++i) out[threadIdx.x * items + i] = keys[i];
+  sorter::sort(keys, smem);
+  for (int i = threadIdx.x; i < sorter::size; i += threads) out[i] = smem.sorted[i];
 }
 
 /// Adds the count of every key's bin to hist (64-bit, one atomic per bin per block).
@@ -96,7 +91,7 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   using namespace bin_pass_detail;
   __shared__ plan::bin_map<K> sm_map;
   __shared__ std::uint32_t sm_selected[max_bins / 32];
-  __shared__ T stage[tuning::stream_threads / 32][stage_capacity<K>];
+  __shared__ T stage[tuning::stream_threads / 32][warp_stage_capacity<flush_at<K>>];
   load_map(sm_map, map);
   for (int w = threadIdx.x; w < max_bins / 32; w += blockDim.x) sm_selected[w] = selected[w];
   __syncthreads();

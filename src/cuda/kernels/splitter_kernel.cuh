@@ -2,14 +2,14 @@
 // pick sorted distinct splitters by the task's rule, and reset the task's counters.
 #pragma once
 
-#include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
 
+#include "cuda/kernels/block_sort.cuh"
+#include "cuda/kernels/gather_sample.cuh"
 #include "cuda/task.cuh"
 #include "cuda/tuning.hpp"
 #include "plan/buckets.hpp"
 #include "plan/key_traits.hpp"
-#include "cuda/kernels/gather_sample.cuh"
 #include "plan/sampling.hpp"
 
 namespace kselect::cuda_detail {
@@ -21,12 +21,9 @@ __global__ void __launch_bounds__(tuning::sample_threads)
   constexpr int items = tuning::sample_items;
   constexpr int S = tuning::sample_size;
   constexpr int per_thread = (tuning::max_splitters + threads - 1) / threads;
-  using sort_t = cub::BlockRadixSort<K, threads, items>;
+  using sorter = block_sorter<K, threads, items>;
   using scan_t = cub::BlockScan<int, threads>;
-  __shared__ union {
-    typename sort_t::TempStorage sort;
-    K sorted[S];
-  } smem;
+  __shared__ typename sorter::storage smem;
   __shared__ typename scan_t::TempStorage scan_storage;
   __shared__ K candidates[tuning::max_splitters];
   __shared__ int window_pick[2];
@@ -50,11 +47,7 @@ __global__ void __launch_bounds__(tuning::sample_threads)
     const Src* src = static_cast<const Src*>(t.src);
     K keys[items];
     gather_sample<items, threads, S>(src, t.size, seed + blockIdx.x, keys);
-    sort_t(smem.sort).Sort(keys);
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < items; ++i) smem.sorted[threadIdx.x * items + i] = keys[i];
-    __syncthreads();
+    sorter::sort(keys, smem);
     if (mode == task_mode::window) {
       const auto w = plan::predict_window(t.rank, t.count, S, tuning::window_sigmas, tuning::window_margin);
       if (threadIdx.x == 0) {

@@ -7,7 +7,14 @@
 
 #include <cstdint>
 
+#include "cuda/tuning.hpp"
+
 namespace kselect::cuda_detail {
+
+/// Values a warp's stage must hold when it is flushed past `flush_at` values and
+/// checked once per tile (a tile adds at most 32 lanes x stream_items).
+template <int flush_at>
+inline constexpr int warp_stage_capacity = flush_at + 32 * tuning::stream_items;
 
 /// Appends v to the warp's stage if `take`; every lane calls it (staged is
 /// warp-uniform). Values are staged as read; any conversion happens at the

@@ -27,22 +27,15 @@ namespace kselect::cuda_detail {
 
 namespace window_pass_detail {
 
-constexpr int threads = tuning::stream_threads;
-constexpr int items = tuning::stream_items;
-constexpr int warps = threads / 32;
-/// A warp flushes its stage when more than this many keys wait (checked once per
-/// tile, so the stage holds at most flush_at + 32 * items). 64-bit keys flush
-/// sooner so the block stays within 48 KiB of static shared memory.
+constexpr int warps = tuning::stream_threads / 32;
+/// A warp flushes its stage past this many keys; 64-bit keys sooner, so the
+/// block stays within 48 KiB of static shared memory.
 template <class K>
 constexpr int flush_at = sizeof(K) == 8 ? 128 : 256;
-template <class K>
-constexpr int stage_capacity = flush_at<K> + 32 * items;
 
 }  // namespace window_pass_detail
 
-/// One tile's keys of one thread: `Src vals[items]`, loaded with 16-byte loads
-/// when the task's keys are 16-byte aligned (vector i of thread t is vector
-/// i * threads + t of the tile), else one key at a time with bounds checks.
+/// One thread's counts of a window pass, and its warp's stage of window keys.
 template <class Src, bool equality>
 struct window_counter {
   using K = plan::key_t<Src>;
@@ -72,7 +65,7 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   using namespace window_pass_detail;
   using K = plan::key_t<T>;
   using Src = std::conditional_t<first_level, T, K>;
-  __shared__ Src stage[warps][stage_capacity<K>];
+  __shared__ Src stage[warps][warp_stage_capacity<flush_at<K>>];
   if (st->status != window_status::running) return;
   const Src* src = static_cast<const Src*>(st->src);
   const std::int64_t size = st->size;

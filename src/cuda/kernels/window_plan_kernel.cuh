@@ -5,12 +5,11 @@
 // the next window. Launched after every pass, so levels chain on the device.
 #pragma once
 
-#include <cub/block/block_radix_sort.cuh>
-
+#include "cuda/kernels/block_sort.cuh"
+#include "cuda/kernels/gather_sample.cuh"
 #include "cuda/kernels/window_state.cuh"
 #include "cuda/tuning.hpp"
 #include "plan/key_traits.hpp"
-#include "cuda/kernels/gather_sample.cuh"
 #include "plan/sampling.hpp"
 #include "plan/window.hpp"
 
@@ -38,11 +37,8 @@ __global__ void __launch_bounds__(tuning::sample_threads)
   constexpr int items = tuning::sample_items;
   constexpr int S = tuning::sample_size;
   static_assert(tuning::base_case_max == S, "the base case reuses the sample sort");
-  using sort_t = cub::BlockRadixSort<K, threads, items>;
-  __shared__ union {
-    typename sort_t::TempStorage sort;
-    K sorted[S];
-  } smem;
+  using sorter = block_sorter<K, threads, items>;
+  __shared__ typename sorter::storage smem;
   __shared__ int proceed;
 
   if (threadIdx.x == 0) {
@@ -84,21 +80,9 @@ __global__ void __launch_bounds__(tuning::sample_threads)
   const std::int64_t size = st->size, target = st->rank;
   const int level = st->level;
   K keys[items];
-  if (size <= tuning::base_case_max) {
-    // Base case: sort the whole task here and read the answer off.
-#pragma unroll
-    for (int i = 0; i < items; ++i) {
-      const std::int64_t idx = threadIdx.x * items + i;
-      keys[i] = idx < size ? plan::key_traits<Src>::to_key(src[idx]) : static_cast<K>(~K(0));
-    }
-  } else {
-    gather_sample<items, threads, S>(src, size, seed + level * 7919ull, keys);
-  }
-  sort_t(smem.sort).Sort(keys);
-  __syncthreads();
-#pragma unroll
-  for (int i = 0; i < items; ++i) smem.sorted[threadIdx.x * items + i] = keys[i];
-  __syncthreads();
+  if (size <= tuning::base_case_max) sorter::load_padded(src, size, keys);  // base case: sort the whole task
+  else gather_sample<items, threads, S>(src, size, seed + level * 7919ull, keys);
+  sorter::sort(keys, smem);
   if (threadIdx.x != 0) return;
 
   if (size <= tuning::base_case_max) {
