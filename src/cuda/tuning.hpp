@@ -47,12 +47,15 @@ inline constexpr int max_tasks_per_launch = 256;
 inline constexpr std::int64_t flush_tiles = 16384;
 
 /// Multiselection pre-pass (plan/bin_map.hpp, dispatch/bin_reduce_dispatch.cuh):
-/// bins aimed at (the map adds up to one per slot: 8192 in all, a 32 KiB
-/// shared histogram); the smallest input it runs on (below, the general
-/// driver's fixed costs dominate anyway); the largest fraction of the input the
-/// sample may predict it keeps (above: few distinct values, where the general
-/// driver's equality buckets do better); and the keys its copy buffer holds.
-inline constexpr std::uint32_t bin_target = 7680;
+/// bins aimed at (the map adds one: 8192 in all, a 32 KiB shared histogram);
+/// the smallest input it runs on (below, the general driver's fixed costs
+/// dominate anyway); the largest fraction of the input the sample may predict it
+/// keeps (above: few distinct values, where the general driver's equality buckets
+/// do better); the most ranks it takes (its scatter keeps per-rank state in
+/// shared memory; more ranks than this hold more than 1/16 of 8192 bins anyway
+/// unless they crowd together); and the keys its copy buffer holds (n / divisor).
+inline constexpr std::uint32_t bin_target = 8191;
+inline constexpr int bin_prepass_max_ranks = 512;
 inline constexpr std::int64_t bin_prepass_min_n = std::int64_t(1) << 20;
 inline constexpr double bin_prepass_max_predicted = 1.0 / 16;
 inline constexpr std::int64_t bin_prepass_capacity_divisor = 8;

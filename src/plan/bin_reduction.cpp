@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "bin_map.hpp"
 #include "buckets.hpp"
 
 namespace kselect::plan {
@@ -24,17 +25,8 @@ double predict_kept_fraction(std::span<const std::uint32_t> bins_of_sample, std:
   const auto s = static_cast<std::int64_t>(bins_of_sample.size());
   if (s == 0 || n <= 0) return 1.0;
   std::int64_t kept = 0;
-  std::int64_t last_bin = -1;
-  for (const std::int64_t r : ranks) {
-    const std::int64_t i = std::min<std::int64_t>(s - 1, static_cast<std::int64_t>(
-                                                             static_cast<double>(r) / static_cast<double>(n) * s));
-    const std::int64_t bin = bins_of_sample[static_cast<std::size_t>(i)];
-    if (bin == last_bin) continue;  // ranks are sorted, so a bin's ranks are adjacent
-    last_bin = bin;
-    const auto lo = std::lower_bound(bins_of_sample.begin(), bins_of_sample.end(), static_cast<std::uint32_t>(bin));
-    const auto hi = std::upper_bound(lo, bins_of_sample.end(), static_cast<std::uint32_t>(bin));
-    kept += hi - lo;
-  }
+  for (std::int64_t k = 0; k < static_cast<std::int64_t>(ranks.size()); ++k)
+    kept += predicted_sample_keys(bins_of_sample.data(), s, ranks.data(), k, n);
   return static_cast<double>(kept) / static_cast<double>(s);
 }
 

@@ -1,6 +1,8 @@
-// Host planning of the multiselection pre-pass (plan/bin_map.hpp): after the
-// count pass, which bins hold target ranks, and what each rank becomes among the
-// keys of those bins once they are copied out (in any order).
+// Planning of the multiselection pre-pass (plan/bin_map.hpp): after the count
+// pass, which bins hold target ranks, and what each rank becomes among the keys
+// of those bins once they are copied out. The device plans the same on its own
+// (bin_reduce_kernel, which also places each bin's keys in a region of their
+// own); these host versions are the reference its tests check against.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +26,8 @@ bin_reduction reduce_to_bins(std::span<const std::uint64_t> hist, std::span<cons
 /// bins were built from (`bins_of_sample`: the sorted sample keys' bins, so
 /// non-decreasing): the sample keys in the bins that hold the ranks' expected
 /// sample positions. Low-entropy inputs (a few values holding most keys) predict
-/// a large fraction; the caller then skips the pre-pass.
+/// a large fraction; the caller then skips the pre-pass. The device makes the
+/// same prediction (bin_map_kernel) with plan::predicted_sample_keys.
 double predict_kept_fraction(std::span<const std::uint32_t> bins_of_sample, std::span<const std::int64_t> ranks,
                              std::int64_t n);
 

@@ -43,8 +43,8 @@ TYPED_TEST(BinMap, MonotoneInRangeAndReductionKeepsAnswers) {
     std::vector<T> sample;
     for (std::int64_t i = 0; i < 4096; ++i) sample.push_back(values[static_cast<std::size_t>(i * n / 4096)]);
     const std::vector<K> sp = sorted_pre_keys(sample);
-    const auto map = plan::build_bin_map<K>(sp.data(), static_cast<int>(sp.size()), 7680);
-    ASSERT_LE(map.num_bins, 7680u + plan::bin_map_slots);
+    const auto map = plan::build_bin_map<K>(sp.data(), static_cast<int>(sp.size()), 8191);
+    ASSERT_LE(map.num_bins, plan::bin_map_max_bins);
 
     std::vector<K> all = sorted_pre_keys(values);
     // Extremes of the key type too.
@@ -98,13 +98,66 @@ TEST(BinMapBuild, UniformFloatsGetEvenBins) {
   std::vector<std::uint32_t> sp;
   for (float x : sample) sp.push_back(plan::key_traits<float>::pre_key(x));
   std::sort(sp.begin(), sp.end());
-  const auto map = plan::build_bin_map<std::uint32_t>(sp.data(), 4096, 7680);
+  const auto map = plan::build_bin_map<std::uint32_t>(sp.data(), 4096, 8191);
   std::vector<std::uint64_t> hist(map.num_bins, 0);
   for (float x : values) ++hist[plan::bin_of(map, plan::key_traits<float>::pre_key(x))];
   const std::uint64_t largest = *std::max_element(hist.begin(), hist.end());
-  // 2^20 keys over ~7680 bins: ~137 per bin. A slot's keys past its largest sample
-  // key share its last bin, so some bins hold several times the mean; none 16x.
-  EXPECT_LT(largest, (1u << 20) / 7680 * 16) << "largest bin " << largest;
+  // 2^20 keys over ~8191 bins: ~128 per bin. Bins are as wide as ~half a gap
+  // between sample keys, so their sizes vary as those gaps do (and the keys past
+  // the sample's ends share the end bins); none holds 12x the mean.
+  EXPECT_LT(largest, (1u << 20) / 8191 * 12) << "largest bin " << largest;
+  EXPECT_GT(map.num_bins, 8000u) << "the bins should nearly all be used";
+}
+
+// Bins follow the sample positions interpolated between sample keys; a slot
+// gets no more bins than it has distinct 16-bit positions.
+TEST(BinMapBuild, InterpolatedPositionsAndSlotBins) {
+  // Equally spaced keys: positions are linear in the key whatever the knot stride.
+  std::vector<std::uint32_t> s;
+  for (std::uint32_t i = 0; i < 9; ++i) s.push_back(100 + 10 * i);
+  EXPECT_EQ(plan::interpolated_position(s.data(), 9, 50u), 0u);
+  EXPECT_EQ(plan::interpolated_position(s.data(), 9, 100u), 0u);
+  EXPECT_EQ(plan::interpolated_position(s.data(), 9, 105u), 1u << 15);
+  EXPECT_EQ(plan::interpolated_position(s.data(), 9, 120u), 2u << 16);
+  EXPECT_EQ(plan::interpolated_position(s.data(), 9, 160u), 6u << 16);
+  EXPECT_EQ(plan::interpolated_position(s.data(), 9, 180u), 8u << 16);
+  EXPECT_EQ(plan::interpolated_position(s.data(), 9, 181u), 8u << 16);
+  // Between knots, uneven keys are interpolated linearly: with a knot every 4
+  // keys, 100 and 500 are knots 0 and 1, and the keys between do not bend it.
+  static_assert(plan::bin_map_knot_stride == 4);
+  const std::vector<std::uint32_t> u = {100, 101, 102, 103, 500, 600};
+  EXPECT_EQ(plan::interpolated_position(u.data(), 6, 300u), 2u << 16);
+  EXPECT_EQ(plan::interpolated_position(u.data(), 6, 550u), (4u << 16) + (1u << 15));
+  // 64-bit keys far apart: the terms are cut to 48 bits, the fraction stays.
+  const std::vector<std::uint64_t> w = {0, ~std::uint64_t(0)};
+  EXPECT_EQ(plan::interpolated_position(w.data(), 2, std::uint64_t(1) << 63), 1u << 15);
+  EXPECT_EQ(plan::slot_bin_count(10, 30, 20), 20u);
+  EXPECT_EQ(plan::slot_bin_count(10, 30, 3), 8u);  // 8 pre-keys in the slot
+  EXPECT_EQ(plan::slot_bin_count(10, 10, 20), 0u);
+}
+
+// A narrow range of integers: every distinct key gets its own bin.
+TEST(BinMapBuild, FewDistinctIntegersGetOneBinEach) {
+  std::vector<std::uint32_t> sp;
+  for (std::uint32_t i = 0; i < 4096; ++i) sp.push_back(1000 + i % 100);
+  std::sort(sp.begin(), sp.end());
+  const auto map = plan::build_bin_map<std::uint32_t>(sp.data(), 4096, 8191);
+  for (std::uint32_t k = 1000; k < 1099; ++k) EXPECT_LT(plan::bin_of(map, k), plan::bin_of(map, k + 1)) << k;
+  EXPECT_EQ(plan::bin_of(map, 0u), plan::bin_of(map, 1000u));
+  EXPECT_EQ(plan::bin_of(map, ~0u), plan::bin_of(map, 1099u));
+}
+
+// The sample index a rank is expected at, and the count of equal entries.
+TEST(BinMapBuild, ExpectedSampleIndexAndCounts) {
+  EXPECT_EQ(plan::expected_sample_index(0, 1000, 4096), 0);
+  EXPECT_EQ(plan::expected_sample_index(999, 1000, 4096), 4091);
+  EXPECT_EQ(plan::expected_sample_index((std::int64_t(1) << 40) - 1, std::int64_t(1) << 40, 4096), 4095);
+  const std::vector<int> a = {1, 2, 2, 2, 5, 7, 7};
+  EXPECT_EQ(plan::count_equal_sorted(a.data(), 7, 2), 3);
+  EXPECT_EQ(plan::count_equal_sorted(a.data(), 7, 7), 2);
+  EXPECT_EQ(plan::count_equal_sorted(a.data(), 7, 3), 0);
+  EXPECT_EQ(plan::count_equal_sorted(a.data(), 7, 0), 0);
+  EXPECT_EQ(plan::count_equal_sorted(a.data(), 7, 9), 0);
 }
 
 }  // namespace

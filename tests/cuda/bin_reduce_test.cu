@@ -1,8 +1,12 @@
 // The multiselection pre-pass (bin_reduce_driver): on continuous inputs it runs
 // and keeps the answers exact; on few distinct values the sample sends the call
-// to the general driver; a copy larger than its buffer does too, exactly.
+// to the general driver; a copy larger than its buffer does too, exactly. The
+// device builds the same bin map as the host, and the finish takes each of its
+// paths (counting, block sort, histogram rounds, a single value) exactly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "common/common.hpp"
@@ -10,6 +14,8 @@
 #include "cuda/dispatch/bin_reduce_dispatch.cuh"
 #include "cuda/gpu_test_util.cuh"
 #include "kselect/device.hpp"
+#include "plan/bin_reduction.hpp"
+#include "plan/sampling.hpp"
 
 namespace kselect::test {
 namespace {
@@ -50,7 +56,7 @@ template <class T>
 void every_distribution() {
   const std::int64_t n = (std::int64_t(1) << 21) + 5;
   const std::vector<std::int64_t> pct = percentile_ranks(n);
-  const std::vector<std::int64_t> random = standard_ranks(n, 1000, 77);
+  const std::vector<std::int64_t> random = standard_ranks(n, 500, 77);  // the pre-pass takes up to 512
   for (dist d : all_dists()) {
     SCOPED_TRACE(name(d));
     const std::vector<T> host = generate<T>(d, n, 31);
@@ -73,6 +79,83 @@ TEST(GpuBinReduce, CopyLargerThanItsBufferFallsBack) {
   const std::int64_t n = (std::int64_t(1) << 20) + 1;
   const std::vector<float> host = generate<float>(dist::uniform, n, 4);
   EXPECT_FALSE(run_prepass<float>(host, percentile_ranks(n), 64));
+}
+
+// bin_map_kernel builds, from the sample it draws, the map the host builds from
+// the same sample (plan::build_bin_map), and predicts as the host does.
+template <class T>
+void device_map_matches_host(dist d) {
+  using K = plan::key_t<T>;
+  using kt = plan::key_traits<T>;
+  const std::int64_t n = (std::int64_t(1) << 20) + 3;
+  const std::uint64_t seed = 99;
+  const std::vector<T> host = generate<T>(d, n, 8);
+  const std::vector<std::int64_t> ranks = percentile_ranks(n);
+  device_buffer<T> data(host);
+  device_buffer<std::int64_t> d_ranks(ranks);
+  device_buffer<plan::bin_map<K>> d_map(1);
+  device_buffer<cuda_detail::bin_prepass_state> d_state(1);
+  device_buffer<unsigned long long> d_hist(plan::bin_map_max_bins + 1);
+  const auto max_predicted = static_cast<std::int64_t>(4096 * (1.0 / 16));
+  cuda_detail::bin_map_kernel<T><<<1, cuda_detail::bin_plan_detail::map_threads>>>(data.data(), n, seed, d_ranks.data(),
+                                             static_cast<std::int64_t>(ranks.size()), max_predicted, d_map.data(),
+                                             d_state.data(), d_hist.data(), d_hist.data() + plan::bin_map_max_bins);
+  cuda_check(cudaGetLastError(), "bin_map_kernel launch");
+  cuda_check(cudaDeviceSynchronize(), "bin_map_kernel");
+  std::vector<K> sample;
+  for (std::int64_t j = 0; j < 4096; ++j)
+    sample.push_back(kt::pre_key_first(kt::to_key(host[static_cast<std::size_t>(plan::sample_position(j, 4096, n, seed))])));
+  std::sort(sample.begin(), sample.end());
+  const plan::bin_map<K> expected = plan::build_bin_map<K>(sample.data(), 4096, 8191);
+  const plan::bin_map<K> got = d_map.to_host()[0];
+  EXPECT_EQ(std::memcmp(&expected, &got, sizeof expected), 0) << "num_bins " << expected.num_bins << " vs "
+                                                              << got.num_bins;
+  std::vector<std::uint32_t> sample_bins;
+  for (K p : sample) sample_bins.push_back(plan::bin_of(expected, p));
+  const bool proceed = plan::predict_kept_fraction(sample_bins, ranks, n) * 4096 <= double(max_predicted);
+  EXPECT_EQ(d_state.to_host()[0].proceed, proceed ? 1 : 0);
+}
+
+TEST(GpuBinReduce, DeviceMapMatchesHost) {
+  for (dist d : all_dists()) {
+    SCOPED_TRACE(name(d));
+    device_map_matches_host<float>(d);
+    device_map_matches_host<double>(d);
+    device_map_matches_host<std::int32_t>(d);
+    device_map_matches_host<std::uint64_t>(d);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// The finish's paths: ~256 keys per region (counting), ~2048 (block sort),
+// ~8192 (a histogram round first); consecutive ranks share regions; a value
+// repeated in 1% of the keys leaves a bucket of one value.
+TEST(GpuBinReduce, FinishPaths) {
+  for (int lg : {21, 24, 26}) {
+    SCOPED_TRACE("n = 2^" + std::to_string(lg));
+    const std::int64_t n = std::int64_t(1) << lg;
+    std::vector<float> host = generate<float>(dist::uniform, n, 12);
+    std::vector<std::int64_t> ranks = percentile_ranks(n);
+    EXPECT_TRUE(run_prepass<float>(host, ranks));
+    std::vector<std::int64_t> run;  // 500 consecutive ranks around the median, and the extremes
+    run.push_back(0);
+    for (std::int64_t r = n / 2 - 250; r < n / 2 + 250; ++r) run.push_back(r);
+    run.push_back(n - 1);
+    EXPECT_TRUE(run_prepass<float>(host, run));
+    for (std::int64_t i = 0; i < n; i += 100) host[static_cast<std::size_t>(i)] = host[0];
+    std::vector<float> sorted = host;
+    std::sort(sorted.begin(), sorted.end());
+    const auto first = std::lower_bound(sorted.begin(), sorted.end(), host[0]) - sorted.begin();
+    const auto last = std::upper_bound(sorted.begin(), sorted.end(), host[0]) - sorted.begin() - 1;
+    std::vector<std::int64_t> at_run = {0, first - 1, first, (first + last) / 2, last, last + 1, n - 1};
+    std::erase_if(at_run, [n](std::int64_t r) { return r < 0 || r >= n; });
+    std::sort(at_run.begin(), at_run.end());
+    at_run.erase(std::unique(at_run.begin(), at_run.end()), at_run.end());
+    run_prepass<float>(host, at_run);
+    if (::testing::Test::HasFailure()) return;
+  }
+  const std::int64_t n = std::int64_t(1) << 24;
+  EXPECT_TRUE(run_prepass<double>(generate<double>(dist::normal, n, 13), percentile_ranks(n)));
 }
 
 // Not 16-byte aligned: the passes load one key at a time.

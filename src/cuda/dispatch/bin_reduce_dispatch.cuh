@@ -1,28 +1,27 @@
 // Host driver of the multiselection pre-pass: reduces many ranks of a large
-// input to the same ranks of a much smaller copy, sorts the copy and reads the
-// answers off it.
+// input to the same ranks of small regions of a copy, and answers each from its
+// region. Everything runs on the device; the host waits once, at the end.
 //
-//   sorted_sample_kernel        4096 keys, sorted; copied to the host (round trip 1)
-//   host: plan::build_bin_map   bins shaped by the sample; if the sample predicts
-//                               that the bins holding ranks keep more than 1/16 of
-//                               the input (few distinct values), stop here and run
-//                               the general driver on the input
-//   bin_count_kernel            one read: a histogram of ~8K bins (round trip 2)
-//   host: plan::reduce_to_bins  the bins holding ranks, and each rank's rank
-//                               among their keys
-//   bin_filter_kernel           one read: copies those bins' keys (~2% of uniform
-//                               input for 101 percentiles)
-//   cub::DeviceRadixSort        sorts the copy (no host round trip; it replaced
-//                               the general driver on the copy, ~0.34 ms with
-//                               its round trips for 5 M keys)
-//   gather_answers_kernel
+//   bin_map_kernel       1 block: a sorted 4096-key sample, the bin map (plan/bin_map.hpp),
+//                        and the prediction of the copy's size: if the bins at the ranks'
+//                        expected sample positions hold more than 1/16 of the sample (few
+//                        distinct values), every later kernel returns at once
+//   bin_count_kernel     one read: a histogram of up to 8192 bins
+//   bin_reduce_kernel    1 block: the bins holding ranks, a region of the copy for each,
+//                        each rank's place in its region; stops if the copy would
+//                        overflow its buffer
+//   bin_filter_kernel    one read: copies those bins' values (~1.7% of uniform input for
+//                        101 percentiles), in any order
+//   bin_scatter_kernel   moves the copy into one region per selected bin, as keys
+//   bin_finish_kernel    a block per rank: selects it in its region (in L2)
+//   then one device-to-host copy of the state and one stream sync; if a step
+//   stopped, the general driver (multiselect_driver) runs on the input.
 //
-// Why: the general driver's level 0 classifies every key against 1023 sorted
-// splitters twice (count, then filter), at 90+ instructions per key; a bin here
-// costs a table read and a multiply (docs/algorithms.md has the measurements).
+// Host round trips per call: one (plus the general driver's when it runs). The
+// previous version planned on the host between the passes (two more round trips,
+// ~0.14 ms) and sorted the whole copy with cub::DeviceRadixSort (0.185 ms for
+// 5 M keys); docs/algorithms.md has the measurements.
 #pragma once
-
-#include <cub/device/device_radix_sort.cuh>
 
 #include <cstdint>
 #include <vector>
@@ -32,10 +31,11 @@
 #include "cuda/dispatch/multiselect_dispatch.cuh"
 #include "cuda/dispatch/profiler.hpp"
 #include "cuda/dispatch/workspace.hpp"
+#include "cuda/kernels/bin_finish_kernel.cuh"
 #include "cuda/kernels/bin_pass_kernel.cuh"
+#include "cuda/kernels/bin_plan_kernels.cuh"
 #include "cuda/tuning.hpp"
 #include "plan/bin_map.hpp"
-#include "plan/bin_reduction.hpp"
 #include "plan/key_traits.hpp"
 
 namespace kselect::cuda_detail {
@@ -51,71 +51,62 @@ class bin_reduce_driver {
         w_(layout) {}
 
   cudaError_t run() {
-    auto* d_sample = reinterpret_cast<K*>(ws_ + w_.pre_sample);
+    // The workspace carves the pre-pass's regions only for calls it suits.
+    if (w_.prepass_capacity <= 0 || num_ranks_ > tuning::bin_prepass_max_ranks) return general();
     auto* d_map = reinterpret_cast<plan::bin_map<K>*>(ws_ + w_.pre_map);
     auto* d_hist = reinterpret_cast<unsigned long long*>(ws_ + w_.pre_hist);
     auto* d_selected = reinterpret_cast<std::uint32_t*>(ws_ + w_.pre_selected);
-    auto* d_cursor = reinterpret_cast<unsigned long long*>(ws_ + w_.pre_cursor);
-    auto* d_kept = reinterpret_cast<K*>(ws_ + w_.pre_kept);
-    auto* d_alt = reinterpret_cast<K*>(ws_ + w_.pre_alt);
+    auto* d_before_word = reinterpret_cast<std::uint32_t*>(ws_ + w_.pre_before_word);
+    auto* d_region = reinterpret_cast<bin_region<K>*>(ws_ + w_.pre_region);
+    auto* d_tasks = reinterpret_cast<bin_rank_task*>(ws_ + w_.pre_tasks);
+    auto* d_state = reinterpret_cast<bin_prepass_state*>(ws_ + w_.pre_state);
+    auto* d_copy = reinterpret_cast<T*>(ws_ + w_.pre_copy);
+    auto* d_copy_cursor = reinterpret_cast<unsigned long long*>(ws_ + w_.pre_copy_cursor);
+    auto* d_regions = reinterpret_cast<K*>(ws_ + w_.pre_regions);
     auto* d_ranks = reinterpret_cast<std::int64_t*>(ws_ + w_.pre_ranks);
 
-    prof_.start(stream_, "prepass sample");
-    sorted_sample_kernel<T><<<1, tuning::sample_threads, 0, stream_>>>(in_, n_, cfg_.seed ^ 0x5eedull, d_sample);
+    KSELECT_CUDA_TRY(cudaMemcpyAsync(d_ranks, ranks_, num_ranks_ * sizeof(std::int64_t), cudaMemcpyHostToDevice,
+                                     stream_));
+    const auto max_predicted =
+        static_cast<std::int64_t>(tuning::sample_size * tuning::bin_prepass_max_predicted);
+    prof_.start(stream_, "prepass sample and map");
+    bin_map_kernel<T><<<1, bin_plan_detail::map_threads, 0, stream_>>>(in_, n_, cfg_.seed ^ 0x5eedull, d_ranks,
+                                                                        num_ranks_, max_predicted, d_map, d_state,
+                                                                        d_hist, d_copy_cursor);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
-    std::vector<K> sample(tuning::sample_size);
-    KSELECT_CUDA_TRY(cudaMemcpyAsync(sample.data(), d_sample, sample.size() * sizeof(K), cudaMemcpyDeviceToHost,
-                                     stream_));
-    KSELECT_CUDA_TRY(cudaStreamSynchronize(stream_));
-
-    // The sample as pre-keys (pre_key_first is increasing in the key: still sorted).
-    for (K& k : sample) k = plan::key_traits<T>::pre_key_first(k);
-    map_ = plan::build_bin_map<K>(sample.data(), static_cast<int>(sample.size()), tuning::bin_target);
-    std::vector<std::uint32_t> sample_bins(sample.size());
-    for (std::size_t i = 0; i < sample.size(); ++i) sample_bins[i] = plan::bin_of(map_, sample[i]);
-    const std::span<const std::int64_t> ranks(ranks_, static_cast<std::size_t>(num_ranks_));
-    if (plan::predict_kept_fraction(sample_bins, ranks, n_) > tuning::bin_prepass_max_predicted) return general();
-
-    const std::size_t bins = map_.num_bins;
-    KSELECT_CUDA_TRY(cudaMemcpyAsync(d_map, &map_, sizeof map_, cudaMemcpyHostToDevice, stream_));
-    KSELECT_CUDA_TRY(cudaMemsetAsync(d_hist, 0, bins * sizeof(unsigned long long), stream_));
     KSELECT_CUDA_TRY(grid_size());
     prof_.start(stream_, "prepass count");
-    bin_count_kernel<T><<<grid_, tuning::stream_threads, 0, stream_>>>(in_, n_, d_map, d_hist);
+    bin_count_kernel<T><<<grid_, tuning::stream_threads, 0, stream_>>>(in_, n_, d_map, d_state, d_hist);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
-    hist_.resize(bins);
-    KSELECT_CUDA_TRY(cudaMemcpyAsync(hist_.data(), d_hist, bins * sizeof(std::uint64_t), cudaMemcpyDeviceToHost,
-                                     stream_));
-    KSELECT_CUDA_TRY(cudaStreamSynchronize(stream_));
-
-    reduction_ = plan::reduce_to_bins(hist_, ranks);
-    if (reduction_.kept > w_.prepass_capacity) return general();
-    reduction_.selected.resize(tuning::bin_target / 32 + plan::bin_map_slots / 32, 0u);
-    KSELECT_CUDA_TRY(cudaMemcpyAsync(d_selected, reduction_.selected.data(),
-                                     reduction_.selected.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice,
-                                     stream_));
-    KSELECT_CUDA_TRY(cudaMemsetAsync(d_cursor, 0, sizeof(unsigned long long), stream_));
+    prof_.start(stream_, "prepass reduce");
+    bin_reduce_kernel<K><<<1, bin_plan_detail::reduce_threads, 0, stream_>>>(
+        d_hist, d_map, d_ranks, num_ranks_, w_.prepass_capacity, d_selected, d_before_word, d_region, d_tasks,
+        d_state);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
     prof_.start(stream_, "prepass filter");
-    bin_filter_kernel<T><<<grid_, tuning::stream_threads, 0, stream_>>>(in_, n_, d_map, d_selected, d_kept, d_cursor,
-                                                                        w_.prepass_capacity);
+    bin_filter_kernel<T><<<grid_, tuning::stream_threads, 0, stream_>>>(in_, n_, d_map, d_selected, d_state,
+                                                                        d_copy_cursor, d_copy);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
-    used_prepass_ = true;
-    cub::DoubleBuffer<K> keys(d_kept, d_alt);
-    std::size_t sort_bytes = w_.pre_sort_bytes;
-    prof_.start(stream_, "prepass sort of the copy");
-    KSELECT_CUDA_TRY(cub::DeviceRadixSort::SortKeys(ws_ + w_.pre_sort, sort_bytes, keys, reduction_.kept, 0,
-                                                    int(sizeof(K) * 8), stream_));
-    prof_.stop(stream_);
-    KSELECT_CUDA_TRY(cudaMemcpyAsync(d_ranks, reduction_.ranks.data(), num_ranks_ * sizeof(std::int64_t),
-                                     cudaMemcpyHostToDevice, stream_));
-    const int threads = 256;
-    const auto blocks = static_cast<unsigned>((num_ranks_ + threads - 1) / threads);
-    gather_answers_kernel<T><<<blocks, threads, 0, stream_>>>(keys.Current(), d_ranks, num_ranks_, out_);
+    prof_.start(stream_, "prepass scatter");
+    bin_scatter_kernel<T><<<grid_, tuning::stream_threads, 0, stream_>>>(d_copy, d_map, d_selected, d_before_word,
+                                                                         d_region, d_state, d_regions);
     KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    prof_.start(stream_, "prepass finish");
+    bin_finish_kernel<T><<<static_cast<unsigned>(num_ranks_), bin_finish_detail::threads, 0, stream_>>>(
+        d_regions, d_region, d_tasks, d_state, out_);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    bin_prepass_state state{};
+    KSELECT_CUDA_TRY(cudaMemcpyAsync(&state, d_state, sizeof state, cudaMemcpyDeviceToHost, stream_));
+    KSELECT_CUDA_TRY(cudaStreamSynchronize(stream_));
     prof_.report();
+    if (state.proceed == 0) return general();
+    used_prepass_ = true;
     return cudaSuccess;
   }
 
@@ -146,9 +137,6 @@ class bin_reduce_driver {
   char* ws_;
   workspace_layout w_;
   unsigned grid_ = 1;
-  plan::bin_map<K> map_{};
-  std::vector<std::uint64_t> hist_;
-  plan::bin_reduction reduction_;
   bool used_prepass_ = false;
   launch_profiler prof_;
 };

@@ -2,12 +2,11 @@
 // size query and by the call itself so the two never drift (CUB's habit).
 #pragma once
 
-#include <cub/device/device_radix_sort.cuh>
-
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
+#include "cuda/kernels/bin_prepass_types.cuh"
 #include "cuda/kernels/window_state.cuh"
 #include "cuda/task.cuh"
 #include "cuda/tuning.hpp"
@@ -41,10 +40,11 @@ struct workspace_layout {
       oracles, buffer_a, buffer_b, total;
   std::int64_t capacity;      ///< keys per buffer
   /// Multiselection pre-pass (bin_reduce_dispatch.cuh), when prepass_capacity > 0:
-  /// its regions, and the two buffers and temporary storage of the sort of the
-  /// keys it keeps.
-  std::size_t pre_sample, pre_map, pre_hist, pre_selected, pre_cursor, pre_kept, pre_alt, pre_sort, pre_ranks;
-  std::size_t pre_sort_bytes;
+  /// its planning state, the copy of the values it keeps and the same as keys in
+  /// one region per bin (prepass_capacity each).
+  std::size_t pre_map, pre_hist, pre_selected, pre_before_word, pre_region, pre_tasks, pre_state,
+      pre_copy_cursor,
+      pre_copy, pre_regions, pre_ranks;
   std::int64_t prepass_capacity;
   int tasks_per_launch;
   bool oracles_used;
@@ -80,20 +80,21 @@ workspace_layout plan_workspace(std::int64_t n, std::int64_t num_ranks, algorith
   w.buffer_a = take(static_cast<std::size_t>(w.capacity) * sizeof(K));
   w.buffer_b = take(static_cast<std::size_t>(w.capacity) * sizeof(K));
   w.prepass_capacity = 0;
-  if (num_ranks > 1 && algo == algorithm::automatic && n >= tuning::bin_prepass_min_n) {
-    constexpr std::size_t max_bins = tuning::bin_target + plan::bin_map_slots;
-    w.prepass_capacity = n / tuning::bin_prepass_capacity_divisor;
-    w.pre_sample = take(tuning::sample_size * sizeof(K));
+  if (num_ranks > 1 && num_ranks <= tuning::bin_prepass_max_ranks && algo == algorithm::automatic &&
+      n >= tuning::bin_prepass_min_n) {
+    constexpr std::size_t max_bins = plan::bin_map_max_bins;
+    // Below 2^32 keys: the scatter places them with 32-bit offsets.
+    w.prepass_capacity = std::min<std::int64_t>(n / tuning::bin_prepass_capacity_divisor, 0xffffffffll);
     w.pre_map = take(sizeof(plan::bin_map<K>));
     w.pre_hist = take(max_bins * sizeof(unsigned long long));
     w.pre_selected = take(max_bins / 32 * sizeof(std::uint32_t));
-    w.pre_cursor = take(sizeof(unsigned long long));
-    w.pre_kept = take(static_cast<std::size_t>(w.prepass_capacity) * sizeof(K));
-    w.pre_alt = take(static_cast<std::size_t>(w.prepass_capacity) * sizeof(K));
-    w.pre_sort_bytes = 0;
-    cub::DoubleBuffer<K> keys(nullptr, nullptr);
-    cub::DeviceRadixSort::SortKeys(nullptr, w.pre_sort_bytes, keys, w.prepass_capacity);
-    w.pre_sort = take(w.pre_sort_bytes);
+    w.pre_before_word = take(max_bins / 32 * sizeof(std::uint32_t));
+    w.pre_region = take(r * sizeof(bin_region<K>));
+    w.pre_tasks = take(r * sizeof(bin_rank_task));
+    w.pre_state = take(sizeof(bin_prepass_state));
+    w.pre_copy_cursor = take(sizeof(unsigned long long));
+    w.pre_copy = take(static_cast<std::size_t>(w.prepass_capacity) * sizeof(K));
+    w.pre_regions = take(static_cast<std::size_t>(w.prepass_capacity) * sizeof(K));
     w.pre_ranks = take(r * sizeof(std::int64_t));
   }
   w.total = at;

@@ -1,0 +1,170 @@
+// The multiselection pre-pass's last step: one block per target rank selects its
+// answer from its bin's region of the copy (~33 K keys for 2^28 uniform floats
+// and 8192 bins), which sits in L2 after the filter pass.
+//
+// A radix descent on the keys' range: from the region's smallest and largest key
+// (bin_scatter_kernel recorded them; they answer a region's first and last rank
+// at once), histograms of 4096 buckets of the range until the rank's bucket
+// holds at most 4096 keys (or one value), then those keys gathered into shared
+// memory and the answer picked by counting (<= 1024 keys) or a block sort. Each
+// round narrows the range 4096-fold, so 32-bit keys take at most 3 rounds, 64-bit 6.
+// Rounds re-read the region instead of compacting it: several blocks may share
+// a region (ranks in one bin), and reads from L2 are cheaper than scratch space.
+// Every read of the region keeps four 16-byte loads per thread in flight (1024
+// threads): a first version with one dependent load per thread at a time and
+// 256 threads took 0.26 ms for 101 ranks on the H100, bound by latency; the
+// block with the largest region sets the kernel's time.
+#pragma once
+
+#include <cub/block/block_scan.cuh>
+
+#include <cstdint>
+#include <cstring>
+
+#include "cuda/kernels/bin_plan_kernels.cuh"
+#include "cuda/kernels/block_sort.cuh"
+#include "plan/bin_map.hpp"
+#include "plan/key_traits.hpp"
+
+namespace kselect::cuda_detail {
+
+namespace bin_finish_detail {
+constexpr int threads = 1024;
+constexpr int items = 4;
+constexpr int bucket_bits = 12;
+constexpr int buckets = 1 << bucket_bits;  // = threads * items, one scan
+constexpr int gather_max = threads * items;
+/// Up to this many candidates, each thread finds its candidate's sorted position
+/// by comparing it with all of them; above, a block sort.
+constexpr int count_max = threads;
+/// 16-byte loads in flight per thread while reading a region.
+constexpr int unroll = 4;
+
+/// Calls f(x) for every key of src[0, size): the unaligned head and tail one key
+/// per thread, the rest with 16-byte loads, unroll of them in flight per thread.
+template <class K, class F>
+__device__ __forceinline__ void for_each_key(const K* src, std::int64_t size, F&& f) {
+  constexpr int per_vec = 16 / static_cast<int>(sizeof(K));
+  const auto misalign = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(src) % 16 / sizeof(K));
+  const std::int64_t head = misalign == 0 ? 0 : (per_vec - misalign < size ? per_vec - misalign : size);
+  if (threadIdx.x < head) f(src[threadIdx.x]);
+  const auto* vec = reinterpret_cast<const int4*>(src + head);
+  const std::int64_t vecs = (size - head) / per_vec;
+  for (std::int64_t base = 0; base < vecs; base += std::int64_t(threads) * unroll) {
+    int4 v[unroll];
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) {
+      const std::int64_t i = base + u * threads + threadIdx.x;
+      if (i < vecs) v[u] = __ldg(vec + i);
+    }
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) {
+      if (base + u * threads + threadIdx.x >= vecs) continue;
+      K k[per_vec];
+      std::memcpy(k, &v[u], sizeof k);
+#pragma unroll
+      for (int e = 0; e < per_vec; ++e) f(k[e]);
+    }
+  }
+  const std::int64_t tail = head + vecs * per_vec;
+  if (tail + threadIdx.x < size) f(src[tail + threadIdx.x]);
+}
+}  // namespace bin_finish_detail
+
+template <class T>
+__global__ void __launch_bounds__(bin_finish_detail::threads)
+    bin_finish_kernel(const plan::key_t<T>* copy, const bin_region<plan::key_t<T>>* regions, const bin_rank_task* tasks,
+                      const bin_prepass_state* state, T* out) {
+  using K = plan::key_t<T>;
+  using namespace bin_finish_detail;
+  using sorter = block_sorter<K, threads, items>;
+  using scan = cub::BlockScan<unsigned, threads>;
+  __shared__ union {
+    unsigned hist[buckets];
+    typename sorter::storage sort;  // its `sorted` array also holds the gathered candidates
+  } smem;
+  __shared__ typename scan::TempStorage scan_storage;
+  __shared__ K range[2];
+  __shared__ std::int64_t found[2];  // the rank's bucket: keys before it, keys in it
+  __shared__ int num_candidates;
+  if (state->proceed == 0) return;
+
+  const bin_rank_task task = tasks[blockIdx.x];
+  const K* src = copy + task.start;
+  const std::int64_t size = task.size;
+  K lo = regions[task.region].min, hi = regions[task.region].max;
+  std::int64_t rank = task.rank, count = size;  // rank among the `count` keys in [lo, hi]
+  if (rank == 0 || rank == size - 1) {
+    if (threadIdx.x == 0) out[blockIdx.x] = plan::key_traits<T>::from_key(rank == 0 ? lo : hi);
+    return;
+  }
+
+  while (lo != hi && count > gather_max) {
+    const int width = plan::bit_width_of(static_cast<K>(hi - lo));
+    const int shift = width > bucket_bits ? width - bucket_bits : 0;
+    for (int b = threadIdx.x; b < buckets; b += threads) smem.hist[b] = 0;
+    __syncthreads();
+    for_each_key(src, size, [&](K x) {
+      if (x >= lo && x <= hi) atomicAdd(&smem.hist[static_cast<unsigned>((x - lo) >> shift)], 1u);
+    });
+    __syncthreads();
+    unsigned c[items], before[items];
+#pragma unroll
+    for (int i = 0; i < items; ++i) c[i] = smem.hist[threadIdx.x * items + i];
+    scan(scan_storage).ExclusiveSum(c, before);
+#pragma unroll
+    for (int i = 0; i < items; ++i)
+      if (before[i] <= rank && rank < std::int64_t(before[i]) + c[i]) {
+        const K bucket_lo = static_cast<K>(lo + (static_cast<K>(threadIdx.x * items + i) << shift));
+        range[0] = bucket_lo;
+        // The bucket's last key, without passing hi (or the key type's end).
+        range[1] = static_cast<K>((hi - bucket_lo) >> shift) == 0 ? hi : static_cast<K>(bucket_lo + ((K(1) << shift) - 1));
+        found[0] = before[i];
+        found[1] = c[i];
+      }
+    __syncthreads();
+    lo = range[0];
+    hi = range[1];
+    rank -= found[0];
+    count = found[1];
+    __syncthreads();
+  }
+
+  if (lo == hi) {
+    if (threadIdx.x == 0) out[blockIdx.x] = plan::key_traits<T>::from_key(lo);
+    return;
+  }
+  // At most gather_max keys in [lo, hi]: gather them.
+  if (threadIdx.x == 0) num_candidates = 0;
+  __syncthreads();
+  K* cand = smem.sort.sorted;
+  for_each_key(src, size, [&](K x) {
+    if (x >= lo && x <= hi) cand[atomicAdd(&num_candidates, 1)] = x;
+  });
+  __syncthreads();
+  const int m = num_candidates;
+  if (m <= count_max) {
+    // Candidate i's sorted position: keys below it, plus equal keys before it.
+    for (int i = threadIdx.x; i < m; i += threads) {
+      const K c = cand[i];
+      int pos = 0;
+      for (int j = 0; j < m; ++j) {
+        const K x = cand[j];
+        pos += (x < c) | ((x == c) & (j < i));
+      }
+      if (pos == rank) out[blockIdx.x] = plan::key_traits<T>::from_key(c);
+    }
+    return;
+  }
+  K keys[items];
+#pragma unroll
+  for (int i = 0; i < items; ++i) {
+    const int idx = threadIdx.x * items + i;
+    keys[i] = idx < m ? cand[idx] : static_cast<K>(~K(0));
+  }
+  __syncthreads();
+  sorter::sort(keys, smem.sort);
+  if (threadIdx.x == 0) out[blockIdx.x] = plan::key_traits<T>::from_key(smem.sort.sorted[rank]);
+}
+
+}  // namespace kselect::cuda_detail

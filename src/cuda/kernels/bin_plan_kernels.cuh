@@ -1,0 +1,213 @@
+// The multiselection pre-pass's planning, on the device (one block each, so the
+// host waits once per call, at the end): bin_map_kernel shapes the bins from a
+// sorted sample and predicts whether the copy will be small; bin_reduce_kernel
+// turns the count pass's histogram into the bins to copy, a region of the copy
+// for each, and each rank's place in its region. plan/bin_map.hpp and
+// plan/bin_reduction.hpp hold the rules and their host versions.
+#pragma once
+
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+
+#include <cstdint>
+
+#include "cuda/kernels/bin_prepass_types.cuh"
+#include "cuda/kernels/block_sort.cuh"
+#include "cuda/kernels/gather_sample.cuh"
+#include "cuda/tuning.hpp"
+#include "plan/bin_map.hpp"
+#include "plan/key_traits.hpp"
+
+namespace kselect::cuda_detail {
+
+namespace bin_plan_detail {
+constexpr int map_threads = tuning::sample_threads;  // 256 x 16 keys (1024 x 4: the block sort needs more than 48 KiB)
+constexpr int map_items = tuning::sample_size / map_threads;
+constexpr int slots_per_thread = plan::bin_map_slots / map_threads;
+constexpr int reduce_threads = 1024;                 // 8 bins each
+constexpr int bins_per_thread = plan::bin_map_max_bins / reduce_threads;
+constexpr int selected_words = plan::bin_map_max_bins / 32;
+}  // namespace bin_plan_detail
+
+/// One block: draws and sorts a 4096-key sample, builds the bin map from it
+/// (plan::build_bin_map's rules, bit for bit), writes the map, and sets state->proceed when
+/// the bins at the ranks' expected sample positions hold at most
+/// `max_predicted_keys` sample keys (plan::predict_kept_fraction's rule).
+/// Also zeroes `hist` (plan::bin_map_max_bins counters) and *copy_cursor.
+template <class T>
+__global__ void __launch_bounds__(bin_plan_detail::map_threads)
+    bin_map_kernel(const T* in, std::int64_t n, std::uint64_t seed, const std::int64_t* ranks,
+                   std::int64_t num_ranks, std::int64_t max_predicted_keys, plan::bin_map<plan::key_t<T>>* map_out,
+                   bin_prepass_state* state, unsigned long long* hist, unsigned long long* copy_cursor) {
+  using K = plan::key_t<T>;
+  using namespace bin_plan_detail;
+  constexpr int threads = map_threads, items = map_items;
+  using sorter = block_sorter<K, threads, items>;
+  using scan = cub::BlockScan<std::uint32_t, threads>;
+  using reduce = cub::BlockReduce<std::int64_t, threads>;
+  __shared__ typename sorter::storage smem;
+  __shared__ plan::bin_map<K> m;
+  __shared__ union {
+    typename scan::TempStorage scan;
+    typename reduce::TempStorage reduce;
+  } tmp;
+
+  K keys[items];
+  gather_sample<items, threads, tuning::sample_size>(in, n, seed, keys);
+  // The count pass's histogram and the filter's cursor start at zero (here
+  // rather than in two memset launches before this kernel).
+  for (int b = threadIdx.x; b < int(plan::bin_map_max_bins); b += threads) hist[b] = 0;
+  if (threadIdx.x == 0) *copy_cursor = 0;
+  sorter::sort(keys, smem);
+  // The sample as pre-keys, in place (pre_key_first is increasing in the key:
+  // still sorted); thread t holds sample positions t * items .. t * items + items - 1.
+  K pre[items];
+#pragma unroll
+  for (int i = 0; i < items; ++i) pre[i] = plan::key_traits<T>::pre_key_first(smem.sorted[threadIdx.x * items + i]);
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < items; ++i) smem.sorted[threadIdx.x * items + i] = pre[i];
+  __syncthreads();
+  if (threadIdx.x == 0) plan::set_bin_map_range<K>(m, smem.sorted[0], smem.sorted[sorter::size - 1]);
+  __syncthreads();
+  // Each thread's slots: the bins before each and before the next, capped, then
+  // the first bin of each by a block scan.
+  const int first_slot = threadIdx.x * slots_per_thread;
+  std::uint32_t bins[slots_per_thread], first[slots_per_thread];
+  std::uint64_t before = plan::bins_before_slot(m, smem.sorted, sorter::size, first_slot, tuning::bin_target);
+#pragma unroll
+  for (int i = 0; i < slots_per_thread; ++i) {
+    const std::uint64_t next =
+        plan::bins_before_slot(m, smem.sorted, sorter::size, first_slot + i + 1, tuning::bin_target);
+    bins[i] = plan::slot_bin_count(before, next, m.shift);
+    before = next;
+  }
+  std::uint32_t total = 0;
+  scan(tmp.scan).ExclusiveSum(bins, first, total);
+#pragma unroll
+  for (int i = 0; i < slots_per_thread; ++i) m.slot[first_slot + i] = plan::slot_word(first[i], bins[i]);
+  if (threadIdx.x == 0) m.num_bins = total + 1;
+  __syncthreads();
+  {
+    static_assert(sizeof(plan::bin_map<K>) % 4 == 0, "copied as 32-bit words");
+    const auto* src = reinterpret_cast<const std::uint32_t*>(&m);
+    auto* dst = reinterpret_cast<std::uint32_t*>(map_out);
+    for (int i = threadIdx.x; i < int(sizeof(plan::bin_map<K>) / 4); i += threads) dst[i] = src[i];
+  }
+  // The sample's bins, in place of its keys (non-decreasing: the map is monotone).
+#pragma unroll
+  for (int i = 0; i < items; ++i) smem.sorted[threadIdx.x * items + i] = static_cast<K>(plan::bin_of(m, pre[i]));
+  __syncthreads();
+  std::int64_t predicted = 0;
+  for (std::int64_t k = threadIdx.x; k < num_ranks; k += threads)
+    predicted += plan::predicted_sample_keys(smem.sorted, sorter::size, ranks, k, n);
+  predicted = reduce(tmp.reduce).Sum(predicted);
+  if (threadIdx.x == 0) {
+    state->proceed = predicted <= max_predicted_keys ? 1 : 0;
+    state->kept = 0;
+  }
+}
+
+/// One block, after the count pass. From the histogram: the bins holding ranks
+/// (plan::reduce_to_bins's rule) as a bitmap, and for each word of it the
+/// selected bins before it; a region of the partitioned copy for each selected
+/// bin, in bin order (its cursor starts at the region's start); each rank's task.
+/// Clears state->proceed when the copy would hold more than `capacity` keys.
+/// Shared memory holds one prefix per thread (8 bins); a thread's bins are re-read
+/// from the histogram (L2) where a rank needs them.
+template <class K>
+__global__ void __launch_bounds__(bin_plan_detail::reduce_threads)
+    bin_reduce_kernel(const unsigned long long* hist, const plan::bin_map<K>* map, const std::int64_t* ranks,
+                      std::int64_t num_ranks, std::int64_t capacity, std::uint32_t* selected,
+                      std::uint32_t* selected_before_word, bin_region<K>* region, bin_rank_task* tasks,
+                      bin_prepass_state* state) {
+  using namespace bin_plan_detail;
+  constexpr int threads = reduce_threads, items = bins_per_thread;
+  using scan = cub::BlockScan<unsigned long long, threads>;
+  __shared__ typename scan::TempStorage tmp;
+  __shared__ unsigned long long keys_before[threads];  // input keys in the bins before thread t's
+  __shared__ unsigned long long kept_before[threads];  // selected bins' keys before thread t's bins
+  __shared__ std::uint32_t regions_before[threads];     // selected bins before thread t's bins
+  __shared__ std::uint32_t sel[selected_words];
+  if (state->proceed == 0) return;
+  const int num_bins = static_cast<int>(map->num_bins);
+  const int first_bin = threadIdx.x * items;
+  unsigned long long count[items], sum = 0;
+#pragma unroll
+  for (int i = 0; i < items; ++i) {
+    count[i] = first_bin + i < num_bins ? hist[first_bin + i] : 0;
+    sum += count[i];
+  }
+  unsigned long long before = 0;
+  scan(tmp).ExclusiveSum(sum, before);
+  keys_before[threadIdx.x] = before;
+  for (int w = threadIdx.x; w < selected_words; w += threads) sel[w] = 0;
+  __syncthreads();
+  // Each rank's bin. The last thread whose bins start at or before the rank holds
+  // it (that thread's bins are not all empty: the next thread starts after it).
+  // The task gets the bin's size and the rank within the bin; `start` holds the
+  // bin until the regions are known.
+  for (std::int64_t k = threadIdx.x; k < num_ranks; k += threads) {
+    const auto r = static_cast<unsigned long long>(ranks[k]);
+    int lo = 0, hi = threads - 1;
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) / 2;
+      if (keys_before[mid] <= r) lo = mid; else hi = mid - 1;
+    }
+    unsigned long long at = keys_before[lo];
+    int b = lo * items;
+    unsigned long long c = hist[b];
+    while (r >= at + c) {
+      at += c;
+      c = hist[++b];
+    }
+    atomicOr(&sel[b / 32], 1u << (b % 32));
+    tasks[k] = {b, static_cast<std::int64_t>(c), static_cast<std::int64_t>(r - at), 0};
+  }
+  __syncthreads();
+  // Regions: the selected bins' keys before each selected bin, and its index.
+  unsigned long long kept_sum = 0, regions = 0;
+#pragma unroll
+  for (int i = 0; i < items; ++i) {
+    const int b = first_bin + i;
+    if ((sel[b / 32] >> (b % 32)) & 1u) kept_sum += count[i], ++regions;
+  }
+  unsigned long long kept_at = 0, first_region = 0, kept = 0, total_regions = 0;
+  scan(tmp).ExclusiveSum(kept_sum, kept_at, kept);
+  __syncthreads();
+  scan(tmp).ExclusiveSum(regions, first_region, total_regions);
+  kept_before[threadIdx.x] = kept_at;
+  regions_before[threadIdx.x] = static_cast<std::uint32_t>(first_region);
+  // Each region's key bounds start empty; bin_scatter_kernel widens them.
+  for (unsigned long long r = threadIdx.x; r < total_regions; r += threads) {
+    region[r].min = static_cast<K>(~K(0));
+    region[r].max = 0;
+  }
+#pragma unroll
+  for (int i = 0; i < items; ++i) {
+    const int b = first_bin + i;
+    if (b % 32 == 0) selected_before_word[b / 32] = static_cast<std::uint32_t>(first_region);
+    if ((sel[b / 32] >> (b % 32)) & 1u) {
+      region[first_region++].cursor = kept_at;
+      kept_at += count[i];
+    }
+  }
+  for (int w = threadIdx.x; w < selected_words; w += threads) selected[w] = sel[w];
+  __syncthreads();
+  for (std::int64_t k = threadIdx.x; k < num_ranks; k += threads) {
+    const auto b = static_cast<int>(tasks[k].start);
+    unsigned long long start = kept_before[b / items];
+    std::uint32_t region_of_b = regions_before[b / items];
+    for (int c = b - b % items; c < b; ++c)
+      if ((sel[c / 32] >> (c % 32)) & 1u) start += hist[c], ++region_of_b;
+    tasks[k].start = static_cast<std::int64_t>(start);
+    tasks[k].region = region_of_b;
+  }
+  if (threadIdx.x == 0) {
+    state->kept = kept;
+    state->regions = static_cast<std::uint32_t>(total_regions);
+    if (kept > static_cast<unsigned long long>(capacity)) state->proceed = 0;
+  }
+}
+
+}  // namespace kselect::cuda_detail
