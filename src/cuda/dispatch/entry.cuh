@@ -1,8 +1,9 @@
 // The device API's entry: argument validation, the two-phase workspace protocol
 // (CUB's: a null workspace returns the bytes needed), and the choice of driver:
-// window_select_driver for one rank; for many, bin_reduce_driver (automatic, n >=
-// 2^20: a pre-pass that shrinks the input, then multiselect_driver on the copy)
-// or multiselect_driver (and always for algorithm::sample_select).
+// window_select_driver for one rank; for 2 to 512 ranks, bin_reduce_driver
+// (automatic, n >= 2^20: a pre-pass that answers from small per-rank regions of
+// a copy, or gives way to multiselect_driver); otherwise multiselect_driver (and
+// always for algorithm::sample_select).
 #pragma once
 
 #include <cstdint>
