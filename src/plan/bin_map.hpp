@@ -23,10 +23,10 @@
 #pragma once
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 
 #include "hd.hpp"
+#include "int_math.hpp"
 
 namespace kselect::plan {
 
@@ -45,19 +45,6 @@ struct bin_map {
   std::uint32_t num_bins;     ///< every bin_of is below this
   std::uint32_t slot[bin_map_slots];  ///< first bin (low 16 bits) | bins in the slot (high 16 bits)
 };
-
-/// Bits needed to write x (0 for 0); the device's clz, std::countl_zero on the host.
-template <class U>
-KSELECT_HD int bit_width_of(U x) {
-#ifdef __CUDA_ARCH__
-  if constexpr (sizeof(U) == 8)
-    return 64 - __clzll(static_cast<long long>(x));
-  else
-    return 32 - __clz(static_cast<int>(x));
-#else
-  return static_cast<int>(sizeof(U) * 8) - std::countl_zero(x);
-#endif
-}
 
 /// Sets low, high and the shifts: the smallest shift that puts [low, high] in the slots.
 template <class K>
@@ -91,11 +78,7 @@ KSELECT_HD std::uint64_t interpolated_position(const K* sorted, int count, K b) 
   constexpr int stride = bin_map_knot_stride;
   const int knots = (count - 1 + stride - 1) / stride + 1;  // knot i: sample key min(i * stride, count - 1)
   const auto at = [&](int i) { return i * stride < count - 1 ? i * stride : count - 1; };
-  int j = 0, hi = knots;  // j: the first knot >= b
-  while (j < hi) {
-    const int mid = (j + hi) / 2;
-    if (sorted[at(mid)] < b) j = mid + 1; else hi = mid;
-  }
+  const auto j = static_cast<int>(partition_point(knots, [&](std::int64_t i) { return sorted[at(int(i))] < b; }));
   if (j == 0) return 0;
   if (j == knots) return static_cast<std::uint64_t>(count - 1) << 16;
   // knot j - 1 < b <= knot j: the fraction (b - a) / (c - a) of the knots' span
@@ -177,17 +160,8 @@ KSELECT_HD std::int64_t expected_sample_index(std::int64_t rank, std::int64_t n,
 /// Entries of sorted `a` (count entries) equal to v.
 template <class A, class V>
 KSELECT_HD std::int64_t count_equal_sorted(const A* a, std::int64_t count, V v) {
-  std::int64_t lo = 0, hi = count;  // first index with a[i] >= v
-  while (lo < hi) {
-    const std::int64_t mid = (lo + hi) / 2;
-    if (a[mid] < v) lo = mid + 1; else hi = mid;
-  }
-  std::int64_t end = lo, top = count;  // first index with a[i] > v
-  while (end < top) {
-    const std::int64_t mid = (end + top) / 2;
-    if (a[mid] <= v) end = mid + 1; else top = mid;
-  }
-  return end - lo;
+  return partition_point(count, [&](std::int64_t i) { return a[i] <= v; }) -
+         partition_point(count, [&](std::int64_t i) { return a[i] < v; });
 }
 
 /// Rank k's share of the predicted copy: the sample keys in the bin of its

@@ -96,7 +96,7 @@ void device_map_matches_host(dist d) {
   device_buffer<plan::bin_map<K>> d_map(1);
   device_buffer<cuda_detail::bin_prepass_state> d_state(1);
   device_buffer<unsigned long long> d_hist(plan::bin_map_max_bins + 1);
-  const auto max_predicted = static_cast<std::int64_t>(4096 * (1.0 / 16));
+  const auto max_predicted = static_cast<std::int64_t>(4096 * cuda_detail::tuning::bin_prepass_max_predicted);
   cuda_detail::bin_map_kernel<T><<<1, cuda_detail::bin_plan_detail::map_threads>>>(data.data(), n, seed, d_ranks.data(),
                                              static_cast<std::int64_t>(ranks.size()), max_predicted, d_map.data(),
                                              d_state.data(), d_hist.data(), d_hist.data() + plan::bin_map_max_bins);
@@ -106,7 +106,7 @@ void device_map_matches_host(dist d) {
   for (std::int64_t j = 0; j < 4096; ++j)
     sample.push_back(kt::pre_key_first(kt::to_key(host[static_cast<std::size_t>(plan::sample_position(j, 4096, n, seed))])));
   std::sort(sample.begin(), sample.end());
-  const plan::bin_map<K> expected = plan::build_bin_map<K>(sample.data(), 4096, 8191);
+  const plan::bin_map<K> expected = plan::build_bin_map<K>(sample.data(), 4096, cuda_detail::tuning::bin_target);
   const plan::bin_map<K> got = d_map.to_host()[0];
   EXPECT_EQ(std::memcmp(&expected, &got, sizeof expected), 0) << "num_bins " << expected.num_bins << " vs "
                                                               << got.num_bins;

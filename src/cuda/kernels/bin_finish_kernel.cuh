@@ -23,7 +23,7 @@
 
 #include "cuda/kernels/bin_plan_kernels.cuh"
 #include "cuda/kernels/block_sort.cuh"
-#include "plan/bin_map.hpp"
+#include "plan/int_math.hpp"
 #include "plan/key_traits.hpp"
 
 namespace kselect::cuda_detail {

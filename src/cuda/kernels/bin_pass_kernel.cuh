@@ -9,6 +9,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/kernels/bin_plan_kernels.cuh"
 #include "cuda/kernels/stream_tiles.cuh"
@@ -28,29 +29,16 @@ constexpr int flush_at = sizeof(K) == 8 ? 64 : 256;
 template <class K>
 constexpr int scatter_items = sizeof(K) == 8 ? 8 : 16;
 
-/// Copies the map into shared memory (as words: it is trivially copyable).
+/// The type CUDA's atomics take for a key (the 64-bit overloads take unsigned
+/// long long, which std::uint64_t is not).
 template <class K>
-__device__ __forceinline__ void load_map(plan::bin_map<K>& dst, const plan::bin_map<K>* src) {
-  static_assert(sizeof(plan::bin_map<K>) % 4 == 0, "copied as 32-bit words");
-  auto* d = reinterpret_cast<std::uint32_t*>(&dst);
-  const auto* s = reinterpret_cast<const std::uint32_t*>(src);
-  for (int i = threadIdx.x; i < int(sizeof(plan::bin_map<K>) / 4); i += blockDim.x) d[i] = s[i];
-}
+using atomic_word = std::conditional_t<sizeof(K) == 8, unsigned long long, unsigned>;
 
-/// atomicMin / atomicMax on a key (the 64-bit overloads take unsigned long long).
+/// Widens the bounds [*lo, *hi] to hold [low, high].
 template <class K>
-__device__ __forceinline__ void atomic_min_key(K* p, K v) {
-  if constexpr (sizeof(K) == 8)
-    atomicMin(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
-  else
-    atomicMin(reinterpret_cast<unsigned*>(p), static_cast<unsigned>(v));
-}
-template <class K>
-__device__ __forceinline__ void atomic_max_key(K* p, K v) {
-  if constexpr (sizeof(K) == 8)
-    atomicMax(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
-  else
-    atomicMax(reinterpret_cast<unsigned*>(p), static_cast<unsigned>(v));
+__device__ __forceinline__ void atomic_widen(K* lo, K* hi, K low, K high) {
+  atomicMin(reinterpret_cast<atomic_word<K>*>(lo), static_cast<atomic_word<K>>(low));
+  atomicMax(reinterpret_cast<atomic_word<K>*>(hi), static_cast<atomic_word<K>>(high));
 }
 
 /// Region (the selected bin's index among the selected bins) of a selected bin b.
@@ -72,7 +60,7 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   // that this stays below 2^32.
   __shared__ unsigned counts[plan::bin_map_max_bins];
   if (state->proceed == 0) return;
-  load_map(sm_map, map);
+  bin_plan_detail::copy_map(&sm_map, map);
   for (int b = threadIdx.x; b < int(plan::bin_map_max_bins); b += blockDim.x) counts[b] = 0;
   __syncthreads();
   // Each thread adds runs of equal bins among its own keys (sorted input and runs
@@ -115,7 +103,7 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   __shared__ T stage[tuning::stream_threads / 32][warp_stage_capacity<flush_at<K>>];
   if (state->proceed == 0) return;
   const auto capacity = static_cast<std::int64_t>(state->kept);  // bin_reduce_kernel counted them
-  load_map(sm_map, map);
+  bin_plan_detail::copy_map(&sm_map, map);
   for (int w = threadIdx.x; w < words; w += blockDim.x) sm_selected[w] = selected[w];
   __syncthreads();
   T* my_stage = stage[threadIdx.x / 32];
@@ -169,7 +157,7 @@ __global__ void __launch_bounds__(tuning::stream_threads)
   if (state->proceed == 0) return;
   const auto kept = static_cast<std::int64_t>(state->kept);
   const int regions = static_cast<int>(state->regions);
-  load_map(sm_map, map);
+  bin_plan_detail::copy_map(&sm_map, map);
   for (int w = threadIdx.x; w < words; w += threads) {
     sm_selected[w] = selected[w];
     sm_before[w] = selected_before_word[w];
@@ -194,8 +182,7 @@ __global__ void __launch_bounds__(tuning::stream_threads)
       region[i] = region_of(sm_selected, sm_before, plan::bin_of(sm_map, plan::key_traits<T>::pre_key(x[i])));
       const K key = plan::key_traits<T>::to_key(x[i]);
       offset[i] = atomicAdd(&run_start[region[i]], 1u);
-      atomic_min_key(&run_min[region[i]], key);
-      atomic_max_key(&run_max[region[i]], key);
+      atomic_widen(&run_min[region[i]], &run_max[region[i]], key, key);
     }
     __syncthreads();
     std::uint32_t count[regions_per_thread], start[regions_per_thread];
@@ -206,8 +193,7 @@ __global__ void __launch_bounds__(tuning::stream_threads)
       if (count[i] != 0) {
         run_dest[r] = static_cast<std::uint32_t>(
             atomicAdd(&region_state[r].cursor, static_cast<unsigned long long>(count[i])));
-        atomic_min_key(&region_state[r].min, run_min[r]);
-        atomic_max_key(&region_state[r].max, run_max[r]);
+        atomic_widen(&region_state[r].min, &region_state[r].max, run_min[r], run_max[r]);
       }
     }
     scan(scan_storage).ExclusiveSum(count, start);

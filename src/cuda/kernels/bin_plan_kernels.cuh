@@ -17,6 +17,7 @@
 #include "cuda/tuning.hpp"
 #include "plan/bin_map.hpp"
 #include "plan/key_traits.hpp"
+#include "plan/int_math.hpp"
 
 namespace kselect::cuda_detail {
 
@@ -27,6 +28,16 @@ constexpr int slots_per_thread = plan::bin_map_slots / map_threads;
 constexpr int reduce_threads = 1024;                 // 8 bins each
 constexpr int bins_per_thread = plan::bin_map_max_bins / reduce_threads;
 constexpr int selected_words = plan::bin_map_max_bins / 32;
+
+/// Copies a map between shared and global memory, all threads of the block (as
+/// 32-bit words: it is trivially copyable).
+template <class K>
+__device__ __forceinline__ void copy_map(plan::bin_map<K>* dst, const plan::bin_map<K>* src) {
+  static_assert(sizeof(plan::bin_map<K>) % 4 == 0, "copied as 32-bit words");
+  auto* d = reinterpret_cast<std::uint32_t*>(dst);
+  const auto* s = reinterpret_cast<const std::uint32_t*>(src);
+  for (int i = threadIdx.x; i < int(sizeof(plan::bin_map<K>) / 4); i += blockDim.x) d[i] = s[i];
+}
 }  // namespace bin_plan_detail
 
 /// One block: draws and sorts a 4096-key sample, builds the bin map from it
@@ -88,12 +99,7 @@ __global__ void __launch_bounds__(bin_plan_detail::map_threads)
   for (int i = 0; i < slots_per_thread; ++i) m.slot[first_slot + i] = plan::slot_word(first[i], bins[i]);
   if (threadIdx.x == 0) m.num_bins = total + 1;
   __syncthreads();
-  {
-    static_assert(sizeof(plan::bin_map<K>) % 4 == 0, "copied as 32-bit words");
-    const auto* src = reinterpret_cast<const std::uint32_t*>(&m);
-    auto* dst = reinterpret_cast<std::uint32_t*>(map_out);
-    for (int i = threadIdx.x; i < int(sizeof(plan::bin_map<K>) / 4); i += threads) dst[i] = src[i];
-  }
+  copy_map(map_out, &m);
   // The sample's bins, in place of its keys (non-decreasing: the map is monotone).
 #pragma unroll
   for (int i = 0; i < items; ++i) smem.sorted[threadIdx.x * items + i] = static_cast<K>(plan::bin_of(m, pre[i]));
@@ -149,11 +155,8 @@ __global__ void __launch_bounds__(bin_plan_detail::reduce_threads)
   // bin until the regions are known.
   for (std::int64_t k = threadIdx.x; k < num_ranks; k += threads) {
     const auto r = static_cast<unsigned long long>(ranks[k]);
-    int lo = 0, hi = threads - 1;
-    while (lo < hi) {
-      const int mid = (lo + hi + 1) / 2;
-      if (keys_before[mid] <= r) lo = mid; else hi = mid - 1;
-    }
+    const auto lo = static_cast<int>(
+        plan::partition_point(threads, [&](std::int64_t t) { return keys_before[t] <= r; }) - 1);
     unsigned long long at = keys_before[lo];
     int b = lo * items;
     unsigned long long c = hist[b];

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "cuda/tuning.hpp"
+#include "plan/int_math.hpp"
 
 namespace kselect::cuda_detail {
 
@@ -30,8 +31,7 @@ struct slot_table {
     for (int j = threadIdx.x; j < m; j += threads) splitters[j] = sorted[j];
     const K lo = sorted[0], hi = sorted[m - 1];
     const K range = hi - lo;
-    const int width = range == 0 ? 0 : (sizeof(K) == 8 ? 64 - __clzll(static_cast<long long>(range))
-                                                          : 32 - __clz(static_cast<int>(range)));
+    const int width = plan::bit_width_of(range);
     const int sh = width > slot_bits ? width - slot_bits : 0;
     const K used = range >> sh;  // slots 0..used hold keys of [lo, hi]
     for (int j = threadIdx.x; j <= slots; j += threads) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "cuda/task.cuh"
+#include "plan/int_math.hpp"
 
 namespace kselect::cuda_detail {
 
@@ -21,13 +22,9 @@ __device__ __forceinline__ tile_run block_tile_run(std::int64_t total_tiles) {
 /// Index of the task that owns `tile` (tasks sorted by tile_begin).
 template <class K>
 __device__ __forceinline__ int task_of_tile(const task_desc<K>* tasks, int num_tasks, std::int64_t tile) {
-  int lo = 0, hi = num_tasks - 1;
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (tasks[mid].tile_begin <= tile) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
+  // The last task starting at or before the tile (the first starts at tile 0).
+  const auto after = plan::partition_point(num_tasks, [&](std::int64_t t) { return tasks[t].tile_begin <= tile; });
+  return after > 0 ? static_cast<int>(after - 1) : 0;
 }
 
 }  // namespace kselect::cuda_detail
