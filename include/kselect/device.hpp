@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "kselect/types.hpp"
 
@@ -47,6 +48,111 @@ cudaError_t select(void* d_workspace, std::size_t& workspace_bytes, const T* d_i
 template <class T>
 cudaError_t count_nan(void* d_workspace, std::size_t& workspace_bytes, const T* d_in,
                       std::int64_t n, std::int64_t* d_count, cudaStream_t stream = nullptr);
+
+/// Options of topk / topk_pairs / rank_range (see kselect::topk_options).
+struct topk_config {
+  bool largest = false;        ///< topk only: the k largest (NaN counts as the largest)
+  bool sorted = false;         ///< ascending (descending for largest) output
+  bool deterministic = false;  ///< ties by smaller index; identical output every run
+  std::uint64_t seed = 0x9e3779b97f4a7c15ull;  ///< sampling seed; any value is exact
+};
+
+/// Options of approx_multiselect.
+struct approx_config {
+  /// Buckets of the counting pass (2 to 4096): more buckets, smaller rank error
+  /// after one pass, but a slower pass.
+  int buckets = 1024;
+  std::uint64_t seed = 0x9e3779b97f4a7c15ull;
+};
+
+namespace detail {
+/// What the typed wrappers below forward to (one instantiation per key type).
+struct range_request {
+  std::int64_t lo = 0, hi = 0;  ///< positions [lo, hi) of the stable sort
+  bool descending = false;      ///< order by descending key (ties still by index)
+  void* indices_out = nullptr;  ///< hi - lo indices, or null
+  int index_bytes = 0;          ///< 4 (int32_t) or 8 (int64_t)
+  const void* values_in = nullptr;  ///< payload paired with the keys, or null
+  void* values_out = nullptr;
+  int value_bytes = 0;          ///< 4 or 8
+};
+template <class T>
+cudaError_t range_select(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
+                         const range_request& req, T* d_keys_out, cudaStream_t stream,
+                         const topk_config& cfg);
+template <class I>
+inline constexpr bool is_index_type_v = std::is_same_v<I, std::int32_t> || std::is_same_v<I, std::int64_t>;
+}  // namespace detail
+
+/// The k smallest (cfg.largest: largest) keys of d_in[0..n) into d_keys_out[0..k),
+/// 0 <= k <= n. Unsorted unless cfg.sorted. Workspace depends on n, k and cfg.
+template <class T>
+cudaError_t topk(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
+                 std::int64_t k, T* d_keys_out, cudaStream_t stream = nullptr, const topk_config& cfg = {}) {
+  detail::range_request req;
+  req.lo = 0;
+  req.hi = k;
+  req.descending = cfg.largest;
+  return detail::range_select(d_workspace, workspace_bytes, d_in, n, req, d_keys_out, stream, cfg);
+}
+
+/// topk with the keys' positions in d_in: IndexT is int32_t (needs n < 2^31) or int64_t.
+template <class T, class IndexT>
+  requires detail::is_index_type_v<IndexT>
+cudaError_t topk(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
+                 std::int64_t k, T* d_keys_out, IndexT* d_indices_out, cudaStream_t stream = nullptr,
+                 const topk_config& cfg = {}) {
+  detail::range_request req;
+  req.lo = 0;
+  req.hi = k;
+  req.descending = cfg.largest;
+  req.indices_out = d_indices_out;
+  req.index_bytes = sizeof(IndexT);
+  return detail::range_select(d_workspace, workspace_bytes, d_in, n, req, d_keys_out, stream, cfg);
+}
+
+/// topk carrying a payload: d_values_out[i] is the d_values_in element paired with
+/// d_keys_out[i]. V is any trivially copyable type of 4 or 8 bytes.
+template <class T, class V>
+  requires(std::is_trivially_copyable_v<V> && (sizeof(V) == 4 || sizeof(V) == 8))
+cudaError_t topk_pairs(void* d_workspace, std::size_t& workspace_bytes, const T* d_keys_in,
+                       const V* d_values_in, std::int64_t n, std::int64_t k, T* d_keys_out,
+                       V* d_values_out, cudaStream_t stream = nullptr, const topk_config& cfg = {}) {
+  detail::range_request req;
+  req.lo = 0;
+  req.hi = k;
+  req.descending = cfg.largest;
+  req.values_in = d_values_in;
+  req.values_out = d_values_out;
+  req.value_bytes = sizeof(V);
+  return detail::range_select(d_workspace, workspace_bytes, d_keys_in, n, req, d_keys_out, stream, cfg);
+}
+
+/// The keys at positions [lo, hi) of the ascending stable sort of d_in[0..n)
+/// (0 <= lo <= hi <= n), into d_keys_out[0..hi-lo) and, if d_indices_out is not
+/// null, their positions. cfg.largest is ignored.
+template <class T, class IndexT = std::int64_t>
+  requires detail::is_index_type_v<IndexT>
+cudaError_t rank_range(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
+                       std::int64_t lo, std::int64_t hi, T* d_keys_out, IndexT* d_indices_out = nullptr,
+                       cudaStream_t stream = nullptr, const topk_config& cfg = {}) {
+  detail::range_request req;
+  req.lo = lo;
+  req.hi = hi;
+  req.indices_out = d_indices_out;
+  req.index_bytes = d_indices_out ? static_cast<int>(sizeof(IndexT)) : 0;
+  return detail::range_select(d_workspace, workspace_bytes, d_in, n, req, d_keys_out, stream, cfg);
+}
+
+/// Approximate multiselection: for each h_ranks[i] (host array, sorted, unique,
+/// each in [0, n)), an element d_out[i] of d_in and its exact rank d_out_ranks[i]
+/// (device arrays), with |h_ranks[i] - d_out_ranks[i]| <= max_rank_error.
+/// max_rank_error = 0 selects exactly.
+template <class T>
+cudaError_t approx_multiselect(void* d_workspace, std::size_t& workspace_bytes, const T* d_in,
+                               std::int64_t n, const std::int64_t* h_ranks, std::int64_t num_ranks,
+                               std::int64_t max_rank_error, T* d_out, std::int64_t* d_out_ranks,
+                               cudaStream_t stream = nullptr, const approx_config& cfg = {});
 
 /// Why the last call on this thread returned cudaErrorInvalidValue (empty if it did not).
 const char* last_error_message() noexcept;

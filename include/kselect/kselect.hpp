@@ -46,6 +46,51 @@ std::vector<quantile_value_t<T>> nanquantile(const T* values, std::int64_t n,
                                              quantile_method m = quantile_method::linear,
                                              const options& opt = {});
 
+/// Elements chosen by topk / rank_range: their values (the input's elements,
+/// bit for bit) and their positions in the input, in the same order.
+template <class T>
+struct selection {
+  std::vector<T> values;
+  std::vector<std::int64_t> indices;
+};
+
+/// The k smallest (or, with opt.largest, the k largest) of values[0..n), with
+/// their indices; 0 <= k <= n. Ties at the k-th value: any of the tied elements
+/// unless t.deterministic, which takes the smaller indices (see topk_options).
+template <class T>
+selection<T> topk(const T* values, std::int64_t n, std::int64_t k, const topk_options& t = {},
+                  const options& opt = {});
+
+/// The elements whose positions in the ascending stable sort of values[0..n)
+/// (NaN last, -0.0 equal to +0.0, ties by index) lie in [lo, hi);
+/// 0 <= lo <= hi <= n. Unsorted unless r.sorted.
+template <class T>
+selection<T> rank_range(const T* values, std::int64_t n, std::int64_t lo, std::int64_t hi,
+                        const range_options& r = {}, const options& opt = {});
+
+/// An element of the input and its exact rank: `value` is what the ascending
+/// sorted array holds at position `rank`.
+template <class T>
+struct ranked_value {
+  T value;
+  std::int64_t rank;
+};
+
+/// Approximate multiselection: for each requested rank r, an element whose exact
+/// rank r' satisfies |r - r'| <= max_rank_error, with r' reported. One counting
+/// pass answers the ranks its splitters come near enough; the others are
+/// selected exactly. max_rank_error = 0 is exact selection. `ranks` may be in any
+/// order and repeat; result[i] answers ranks[i].
+template <class T>
+std::vector<ranked_value<T>> approx_multiselect(const T* values, std::int64_t n,
+                                                std::span<const std::int64_t> ranks,
+                                                std::int64_t max_rank_error, const options& opt = {});
+
+/// approx_multiselect for one rank.
+template <class T>
+ranked_value<T> approx_select(const T* values, std::int64_t n, std::int64_t k,
+                              std::int64_t max_rank_error, const options& opt = {});
+
 // Conveniences on host containers.
 template <class T>
 T select(std::span<const T> values, std::int64_t k, const options& opt = {}) {
@@ -74,6 +119,17 @@ std::vector<quantile_value_t<T>> nanquantile(const std::vector<T>& values,
   return nanquantile(values.data(), static_cast<std::int64_t>(values.size()), qs, m, opt);
 }
 
+template <class T>
+selection<T> topk(const std::vector<T>& values, std::int64_t k, const topk_options& t = {},
+                  const options& opt = {}) {
+  return topk(values.data(), static_cast<std::int64_t>(values.size()), k, t, opt);
+}
+template <class T>
+selection<T> rank_range(const std::vector<T>& values, std::int64_t lo, std::int64_t hi,
+                        const range_options& r = {}, const options& opt = {}) {
+  return rank_range(values.data(), static_cast<std::int64_t>(values.size()), lo, hi, r, opt);
+}
+
 /// True when this build has the CUDA backend and a CUDA device is usable.
 bool cuda_available() noexcept;
 
@@ -88,7 +144,16 @@ device_kind pointer_location(const void* p) noexcept;
   extern template std::vector<quantile_value_t<T>> quantile<T>(                              \
       const T*, std::int64_t, std::span<const double>, quantile_method, const options&);     \
   extern template std::vector<quantile_value_t<T>> nanquantile<T>(                           \
-      const T*, std::int64_t, std::span<const double>, quantile_method, const options&);
+      const T*, std::int64_t, std::span<const double>, quantile_method, const options&);     \
+  extern template selection<T> topk<T>(const T*, std::int64_t, std::int64_t,                 \
+                                       const topk_options&, const options&);                 \
+  extern template selection<T> rank_range<T>(const T*, std::int64_t, std::int64_t,          \
+                                             std::int64_t, const range_options&,             \
+                                             const options&);                                \
+  extern template std::vector<ranked_value<T>> approx_multiselect<T>(                        \
+      const T*, std::int64_t, std::span<const std::int64_t>, std::int64_t, const options&);  \
+  extern template ranked_value<T> approx_select<T>(const T*, std::int64_t, std::int64_t,     \
+                                                   std::int64_t, const options&);
 KSELECT_FOR_EACH_KEY_TYPE(KSELECT_DECLARE_OWNING_API)
 #undef KSELECT_DECLARE_OWNING_API
 

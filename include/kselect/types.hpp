@@ -44,6 +44,27 @@ struct options {
   void* stream = nullptr;
 };
 
+/// Options of kselect::topk (and device::topk).
+///  - largest: the k largest instead of the k smallest (NaN counts as the largest
+///    value, as in NumPy's sort).
+///  - sorted: output in order (ascending for the smallest, descending for the
+///    largest); unsorted output (the default) is faster.
+///  - deterministic: when several elements equal the k-th value, the ones with
+///    the smaller index are taken, and the output is identical from run to run:
+///    in index order when unsorted, in (value, index) order when sorted.
+struct topk_options {
+  bool largest = false;
+  bool sorted = false;
+  bool deterministic = false;
+};
+
+/// Options of kselect::rank_range (and device::rank_range): as topk_options,
+/// for the elements whose positions in the ascending stable sort lie in [lo, hi).
+struct range_options {
+  bool sorted = false;
+  bool deterministic = false;
+};
+
 /// Applies X to every key type kselect supports: the one list that explicit
 /// instantiations are made from (one translation unit per type where it matters).
 #define KSELECT_FOR_EACH_KEY_TYPE(X) \

@@ -25,6 +25,18 @@ template <class T>
 void run_multiselect(backend b, const T* values, std::int64_t n, const std::int64_t* ranks,
                      std::int64_t num_ranks, T* out, const options& opt);
 
+/// cpu::range_select or cuda_backend::range_select; outputs in host memory.
+template <class T>
+void run_range_select(backend b, const T* values, std::int64_t n, std::int64_t lo, std::int64_t hi,
+                      bool descending, bool sorted, bool deterministic, T* out_values,
+                      std::int64_t* out_indices, const options& opt);
+
+/// cpu::approx_multiselect or cuda_backend::approx_multiselect; ranks as run_multiselect.
+template <class T>
+void run_approx_multiselect(backend b, const T* values, std::int64_t n, const std::int64_t* ranks,
+                            std::int64_t num_ranks, std::int64_t max_rank_error, T* out,
+                            std::int64_t* out_ranks, const options& opt);
+
 /// NaNs in values[0..n) (0 for integer types).
 template <class T>
 std::int64_t run_count_nan(backend b, const T* values, std::int64_t n, const options& opt);

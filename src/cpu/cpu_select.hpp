@@ -12,6 +12,24 @@ template <class T>
 void multiselect(const T* values, std::int64_t n, const std::int64_t* ranks, std::int64_t num_ranks,
                  T* out, int num_threads = 0);
 
+/// The elements at positions [lo, hi) of the stable sort of values[0..n) by key
+/// (plan::key_traits order; descending: the reversed key order, ties still by
+/// ascending index), 0 <= lo <= hi <= n, validated by the caller. Writes hi - lo
+/// elements (the input's values, bit for bit) to out_values and, if not null,
+/// their indices to out_indices. Unsorted: ascending index order. Sorted:
+/// (key, index) order. Always deterministic.
+template <class T>
+void range_select(const T* values, std::int64_t n, std::int64_t lo, std::int64_t hi, bool descending,
+                  bool sorted, T* out_values, std::int64_t* out_indices, int num_threads = 0);
+
+/// For each ranks[i] (sorted ascending, unique, in [0, n)), an element out[i] and
+/// its exact rank out_ranks[i] in the ascending sort, |ranks[i] - out_ranks[i]| <=
+/// max_rank_error (0: exact). `buckets`: splitters + 1 of the counting pass.
+template <class T>
+void approx_multiselect(const T* values, std::int64_t n, const std::int64_t* ranks, std::int64_t num_ranks,
+                        std::int64_t max_rank_error, T* out, std::int64_t* out_ranks, int buckets = 1024,
+                        int num_threads = 0);
+
 /// Number of NaNs in values[0..n) (0 for integer types).
 template <class T>
 std::int64_t count_nan(const T* values, std::int64_t n, int num_threads = 0);

@@ -17,6 +17,17 @@ template <class T>
 void multiselect(const T* d_values, std::int64_t n, const std::int64_t* ranks,
                  std::int64_t num_ranks, T* h_out, const options& opt);
 
+/// Like cpu::range_select, but `values` is device memory; the outputs are host memory.
+template <class T>
+void range_select(const T* d_values, std::int64_t n, std::int64_t lo, std::int64_t hi, bool descending,
+                  bool sorted, bool deterministic, T* h_values_out, std::int64_t* h_indices_out,
+                  const options& opt);
+
+/// Like cpu::approx_multiselect, but `values` is device memory; outputs are host memory.
+template <class T>
+void approx_multiselect(const T* d_values, std::int64_t n, const std::int64_t* ranks, std::int64_t num_ranks,
+                        std::int64_t max_rank_error, T* h_out, std::int64_t* h_out_ranks, const options& opt);
+
 /// NaN count of device array values[0..n).
 template <class T>
 std::int64_t count_nan(const T* d_values, std::int64_t n, const options& opt);
