@@ -3,7 +3,8 @@
 // in the same run on the same inputs. CUDA events, warm-up, median of --reps runs;
 // inputs smaller than ~200 MB rotate among copies so that L2 (50 MB) cannot hold them.
 //
-// Usage: kselect-gpu-bench [--json FILE] [--reps N] [--quick]
+// Usage: kselect-gpu-bench [--json FILE] [--reps N] [--quick] [--only TYPE:LOG2N:DIST] [--topk]
+// (--topk: only the top-k / rank-range benchmark, topk_bench.cu)
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <nlohmann/json.hpp>
@@ -18,6 +19,8 @@
 #include <vector>
 
 #include "common/device_data.cuh"
+#include "timing.hpp"
+#include "topk_bench.hpp"
 #include "kselect/device.hpp"
 
 using kselect::test::cuda_check;
@@ -26,35 +29,8 @@ using kselect::test::device_dist;
 
 namespace {
 
-struct bench_options {
-  int reps = 15;
-  int warmup = 3;
-  bool quick = false;
-  std::string json_path;
-  std::string only;  ///< "TYPE:LOG2N:DIST" runs that case alone
-};
-
-/// Median time in ms of fn(copy) over reps runs after warm-up, rotating copies.
-double time_median(cudaStream_t stream, int copies, const bench_options& o, const std::function<void(int)>& fn) {
-  cudaEvent_t start, stop;
-  cuda_check(cudaEventCreate(&start), "event");
-  cuda_check(cudaEventCreate(&stop), "event");
-  for (int i = 0; i < o.warmup; ++i) fn(i % copies);
-  std::vector<double> ms;
-  for (int i = 0; i < o.reps; ++i) {
-    cuda_check(cudaEventRecord(start, stream), "record");
-    fn(i % copies);
-    cuda_check(cudaEventRecord(stop, stream), "record");
-    cuda_check(cudaEventSynchronize(stop), "sync");
-    float t = 0;
-    cuda_check(cudaEventElapsedTime(&t, start, stop), "elapsed");
-    ms.push_back(t);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
+using kselect::bench::bench_options;
+using kselect::bench::time_median;
 
 struct row {
   std::string type, dist, method;
@@ -174,8 +150,9 @@ int main(int argc, char** argv) {
     else if (a == "--reps" && i + 1 < argc) o.reps = std::max(10, std::atoi(argv[++i]));
     else if (a == "--quick") o.quick = true;
     else if (a == "--only" && i + 1 < argc) o.only = argv[++i];
+    else if (a == "--topk") o.topk_only = true;
     else {
-      std::fprintf(stderr, "usage: kselect-gpu-bench [--json FILE] [--reps N>=10] [--quick] [--only TYPE:LOG2N:DIST]\n");
+      std::fprintf(stderr, "usage: kselect-gpu-bench [--json FILE] [--reps N>=10] [--quick] [--only TYPE:LOG2N:DIST] [--topk]\n");
       return 2;
     }
   }
@@ -198,16 +175,21 @@ int main(int argc, char** argv) {
                                      device_dist::clustered};
   for (int lg : {24, 26, 28}) {
     if (o.quick && lg != 28) continue;
+    if (o.topk_only) break;
     bench_case<float>(std::int64_t(1) << lg, device_dist::uniform, o, stream, rows, "float");
     if (lg == 28 || !o.quick)
       for (device_dist d : adversarial) bench_case<float>(std::int64_t(1) << lg, d, o, stream, rows, "float");
   }
-  bench_case<double>(std::int64_t(1) << 27, device_dist::uniform, o, stream, rows, "double");
-  if (!o.quick)
+  if (!o.topk_only) bench_case<double>(std::int64_t(1) << 27, device_dist::uniform, o, stream, rows, "double");
+  if (!o.quick && !o.topk_only)
     for (device_dist d : adversarial) bench_case<double>(std::int64_t(1) << 27, d, o, stream, rows, "double");
 
+  std::printf("\n");
+  nlohmann::json topk_rows = nlohmann::json::array();
+  const bool topk_ok = kselect::bench::run_topk_benchmarks(o, stream, topk_rows);
   if (!o.json_path.empty()) {
     nlohmann::json j;
+    j["topk"] = topk_rows;
     char date[32];
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
@@ -221,7 +203,7 @@ int main(int argc, char** argv) {
                               {"cub_sort_ms", r.sort_ms}, {"correct", r.correct}});
     std::ofstream(o.json_path) << j.dump(2) << "\n";
   }
-  bool all_ok = true;
+  bool all_ok = topk_ok;
   for (const row& r : rows) all_ok = all_ok && r.correct;
   return all_ok ? 0 : 1;
 }

@@ -60,4 +60,13 @@ inline constexpr std::int64_t bin_prepass_min_n = std::int64_t(1) << 20;
 inline constexpr double bin_prepass_max_predicted = 1.0 / 16;
 inline constexpr std::int64_t bin_prepass_capacity_divisor = 8;
 
+/// Rank ranges and top-k (dispatch/range_dispatch.cuh): inputs up to this many
+/// keys skip the sample and sort all their keys as candidates (a sample of 4096
+/// narrows little there, and the sort of 2^16 pairs is a few microseconds).
+inline constexpr std::int64_t range_all_candidates_max = std::int64_t(1) << 16;
+/// Candidate buffer per boundary window, as a fraction of n: the window around
+/// the median holds ~6.3% of n with 4096 samples at 4 sigma, so 1/8 leaves a
+/// 2x margin; more candidates than this send the call to the exact path.
+inline constexpr std::int64_t range_window_capacity_divisor = 8;
+
 }  // namespace kselect::cuda_detail::tuning

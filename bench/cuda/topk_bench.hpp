@@ -1,0 +1,17 @@
+// The top-k / rank-range benchmark (topk_bench.cu), run by kselect-gpu-bench.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <nlohmann/json.hpp>
+
+#include "timing.hpp"
+
+namespace kselect::bench {
+
+/// Times device::topk / rank_range on 2^28 floats against the floor and CUB's
+/// radix sort of (key, index) pairs, prints a table, appends one JSON object per
+/// row to `rows`; false when an answer was wrong.
+bool run_topk_benchmarks(const bench_options& o, cudaStream_t stream, nlohmann::json& rows);
+
+}  // namespace kselect::bench

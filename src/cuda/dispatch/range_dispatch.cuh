@@ -1,0 +1,346 @@
+// Host driver of rank-range selection and top-k (top-k is the range [0, k) of the
+// ascending or, for the largest, descending order; ties by index):
+//
+//   range_plan_kernel   1 block: sample, windows around positions lo and hi - 1
+//   range_pass_kernel   one read of the input: inside keys to the output,
+//                       boundary-window keys to the candidates
+//   -- one host round trip: the counters (plan::locate_range) --
+//   fast:  sort the candidates by (key[, index]), range_pick_kernel copies the
+//          run of them that completes the range
+//   exact: (a prediction missed, or too many candidates: heavy ties) exact
+//          boundary keys by multiselection, then count, scan and write in input
+//          order (range_exact_kernels.cuh)
+//   then, when asked: sorted output (sort by key, deterministic ties by index
+//   first), deterministic unsorted output (sort by index), the payload gathered
+//   by index.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "cuda/common.cuh"
+#include "cuda/dispatch/full_wave.hpp"
+#include "cuda/dispatch/profiler.hpp"
+#include "cuda/kernels/range_exact_kernels.cuh"
+#include "cuda/kernels/range_finish_kernels.cuh"
+#include "cuda/kernels/range_pass_kernel.cuh"
+#include "cuda/kernels/range_plan_kernel.cuh"
+#include "cuda/radix_sort_pairs.hpp"
+#include "cuda/tuning.hpp"
+#include "kselect/device.hpp"
+#include "plan/int_math.hpp"
+#include "plan/range_plan.hpp"
+
+namespace kselect::cuda_detail {
+
+/// Unsigned integer of B bytes (4 or 8).
+template <int B>
+using uint_of = std::conditional_t<B == 4, std::uint32_t, std::uint64_t>;
+
+/// What a range call needs, and where it lies in the workspace (one function for
+/// the size query and the call, so the two never drift).
+struct range_layout {
+  std::int64_t m = 0;              ///< hi - lo
+  std::int64_t cand_capacity = 0;  ///< candidates the buffers hold
+  std::int64_t tiles = 0;          ///< tiles of the exact path
+  int index_bytes = 0;             ///< width of the indices the pipeline carries (0: none)
+  bool own_indices = false;        ///< indices live in the workspace (the caller did not ask for them)
+  bool post_sort = false;          ///< a sort of the output follows
+  std::size_t state = 0, cand_keys[2] = {}, cand_idx[2] = {}, temp = 0, temp_bytes = 0, indices = 0,
+              post_keys[2] = {}, post_idx = 0, tile_counts[3] = {}, below = 0, thresholds = 0, select_ws = 0,
+              select_bytes = 0, total = 0;
+};
+
+template <class T>
+cudaError_t plan_range_layout(std::int64_t n, const device::detail::range_request& req,
+                              const device::topk_config& cfg, range_layout& w) {
+  using K = plan::key_t<T>;
+  w = range_layout{};
+  std::size_t at = 0;
+  auto take = [&at](std::size_t bytes) {
+    const std::size_t here = at;
+    at += (bytes + 255) / 256 * 256;
+    return here;
+  };
+  w.m = req.hi - req.lo;
+  const auto m = static_cast<std::size_t>(w.m);
+  w.post_sort = cfg.sorted || cfg.deterministic;
+  const bool need_indices = req.indices_out != nullptr || w.post_sort || req.values_in != nullptr;
+  w.own_indices = need_indices && req.indices_out == nullptr;
+  w.index_bytes = req.indices_out ? req.index_bytes : (need_indices ? (n <= 0x7fffffffll ? 4 : 8) : 0);
+  w.cand_capacity = plan::range_candidate_capacity(n, req.lo, req.hi, tuning::sample_size, tuning::window_sigmas,
+                                                   tuning::window_margin, tuning::range_all_candidates_max);
+  const auto cap = static_cast<std::size_t>(w.cand_capacity);
+  w.tiles = (n + tuning::tile_keys - 1) / tuning::tile_keys;
+
+  // CUB's temporary storage: the largest of the sorts and the scan this call may run.
+  std::size_t temp = 0, bytes = 0;
+  auto need = [&](cudaError_t st) {
+    temp = std::max(temp, bytes);
+    return st;
+  };
+  {
+    cub::DoubleBuffer<K> keys;
+    cub::DoubleBuffer<std::uint64_t> idx;
+    KSELECT_CUDA_TRY(need(sort_pairs(nullptr, bytes, keys, idx, w.cand_capacity, 0, 8 * sizeof(K), nullptr)));
+    KSELECT_CUDA_TRY(need(sort_pairs(nullptr, bytes, idx, keys, w.cand_capacity, 0, 64, nullptr)));
+  }
+  if (w.post_sort) {
+    auto post = [&](auto index_tag) -> cudaError_t {
+      using I = decltype(index_tag);
+      cub::DoubleBuffer<K> keys;
+      cub::DoubleBuffer<I> idx;
+      KSELECT_CUDA_TRY(need(sort_pairs(nullptr, bytes, keys, idx, w.m, 0, 8 * sizeof(K), nullptr)));
+      KSELECT_CUDA_TRY(need(sort_pairs(nullptr, bytes, idx, keys, w.m, 0, 8 * sizeof(I), nullptr)));
+      return cudaSuccess;
+    };
+    KSELECT_CUDA_TRY(w.index_bytes == 4 ? post(std::uint32_t{}) : post(std::uint64_t{}));
+  }
+  KSELECT_CUDA_TRY(need(exclusive_sum_u64(nullptr, bytes, nullptr, nullptr, w.tiles + 1, nullptr)));
+  w.temp_bytes = temp;
+
+  // The exact path's multiselection of the two boundary keys (window algorithm:
+  // no pre-pass, so its workspace stays within ~0.3x the input).
+  device::select_config sel;
+  sel.algo = algorithm::window;
+  sel.seed = cfg.seed;
+  const std::int64_t two_ranks[2] = {0, std::min<std::int64_t>(1, n - 1)};
+  w.select_bytes = 0;
+  KSELECT_CUDA_TRY(device::multiselect<T>(nullptr, w.select_bytes, static_cast<const T*>(nullptr), n, two_ranks,
+                                  n > 1 ? 2 : 1, static_cast<T*>(nullptr), nullptr, sel));
+
+  w.state = take(sizeof(range_state<K>));
+  for (int b = 0; b < 2; ++b) {
+    w.cand_keys[b] = take(cap * sizeof(K));
+    w.cand_idx[b] = take(cap * sizeof(std::uint64_t));
+  }
+  w.temp = take(w.temp_bytes);
+  w.indices = take(w.own_indices ? m * static_cast<std::size_t>(w.index_bytes) : 0);
+  if (w.post_sort) {
+    w.post_keys[0] = take(m * sizeof(K));
+    w.post_keys[1] = take(m * sizeof(K));
+    w.post_idx = take(m * static_cast<std::size_t>(w.index_bytes));
+  }
+  for (auto& c : w.tile_counts) c = take(static_cast<std::size_t>(w.tiles + 1) * sizeof(unsigned long long));
+  w.below = take(sizeof(unsigned long long));
+  w.thresholds = take(2 * sizeof(T));
+  w.select_ws = take(w.select_bytes);
+  w.total = at;
+  return cudaSuccess;
+}
+
+template <class T>
+class range_driver {
+  using K = plan::key_t<T>;
+
+ public:
+  range_driver(const T* in, std::int64_t n, const device::detail::range_request& req, T* out_keys,
+               cudaStream_t stream, const device::topk_config& cfg, char* ws, const range_layout& w)
+      : in_(in), n_(n), req_(req), out_keys_(out_keys), stream_(stream), cfg_(cfg), ws_(ws), w_(w) {
+    flip_ = req.descending ? static_cast<K>(~K(0)) : K(0);
+    indices_ = req.indices_out ? req.indices_out : (w.own_indices ? ws + w.indices : nullptr);
+  }
+
+  cudaError_t run() {
+    if (w_.m == 0) return cudaSuccess;
+    auto* state = reinterpret_cast<range_state<K>*>(ws_ + w_.state);
+    unsigned grid = 1;
+    KSELECT_CUDA_TRY(full_wave_blocks(range_pass_kernel<T>, grid));
+    prof_.start(stream_, "range plan");
+    range_plan_kernel<T><<<1, tuning::sample_threads, 0, stream_>>>(state, in_, n_, req_.lo, req_.hi, flip_,
+                                                                     cfg_.seed);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    range_pass_out<T> out{out_keys_,
+                          indices_,
+                          w_.index_bytes,
+                          w_.m,
+                          reinterpret_cast<K*>(ws_ + w_.cand_keys[0]),
+                          reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[0]),
+                          w_.cand_capacity};
+    prof_.start(stream_, "range pass");
+    range_pass_kernel<T><<<grid, tuning::stream_threads, 0, stream_>>>(state, in_, n_, out);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    unsigned long long counters[4];
+    KSELECT_CUDA_TRY(cudaMemcpyAsync(counters, state, sizeof counters, cudaMemcpyDeviceToHost, stream_));
+    KSELECT_CUDA_TRY(cudaStreamSynchronize(stream_));
+    counts_ = plan::range_counts{counters[0], counters[1], counters[2], counters[3]};
+    const plan::range_pick pick = plan::locate_range(req_.lo, req_.hi, counts_, w_.cand_capacity);
+    if (pick.ok) {
+      KSELECT_CUDA_TRY(finish_candidates(pick));
+    } else {
+      exact_ = true;
+      KSELECT_CUDA_TRY(run_exact());
+    }
+    KSELECT_CUDA_TRY(order_output());
+    if (req_.values_in) {
+      prof_.start(stream_, "range payload");
+      range_gather_kernel<T><<<blocks_for(w_.m), 256, 0, stream_>>>(in_, indices_, w_.index_bytes, w_.m, nullptr,
+                                                                    nullptr, req_.values_in, req_.values_out,
+                                                                    req_.value_bytes);
+      KSELECT_LAUNCH_CHECK();
+      prof_.stop(stream_);
+    }
+    prof_.report();
+    return cudaSuccess;
+  }
+
+  /// For tests: whether the exact path ran, and the pass's counters.
+  bool took_exact_path() const { return exact_; }
+  const plan::range_counts& counts() const { return counts_; }
+
+ private:
+  static unsigned blocks_for(std::int64_t count) {
+    return static_cast<unsigned>(std::clamp<std::int64_t>((count + 255) / 256, 1, 8192));
+  }
+
+  int index_bits() const { return std::max(1, plan::bit_width_of(static_cast<std::uint64_t>(n_ - 1))); }
+
+  cudaError_t finish_candidates(const plan::range_pick& pick) {
+    if (pick.last <= pick.first) return cudaSuccess;
+    const auto count = static_cast<std::int64_t>(counts_.cand);
+    cub::DoubleBuffer<K> keys(reinterpret_cast<K*>(ws_ + w_.cand_keys[0]), reinterpret_cast<K*>(ws_ + w_.cand_keys[1]));
+    cub::DoubleBuffer<std::uint64_t> idx(reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[0]),
+                                         reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[1]));
+    std::size_t temp_bytes = w_.temp_bytes;
+    prof_.start(stream_, "range candidate sort");
+    // Ties at a boundary go to the smaller index: sort by index first, then
+    // stably by key (the pass wrote the candidates in no particular order).
+    if (cfg_.deterministic)
+      KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, idx, keys, count, 0, index_bits(), stream_));
+    KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, keys, idx, count, 0, 8 * int(sizeof(K)), stream_));
+    prof_.stop(stream_);
+    prof_.start(stream_, "range pick");
+    range_pick_kernel<T><<<blocks_for(pick.last - pick.first), 256, 0, stream_>>>(
+        in_, idx.Current(), pick.first, pick.last - pick.first, out_keys_, indices_, w_.index_bytes,
+        static_cast<std::int64_t>(counts_.inside));
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    return cudaSuccess;
+  }
+
+  cudaError_t run_exact() {
+    // Boundary keys: positions lo and hi - 1 of the flipped order are ascending
+    // ranks n - 1 - position when descending (equal keys, whatever the ties).
+    auto ascending_rank = [&](std::int64_t position) { return req_.descending ? n_ - 1 - position : position; };
+    std::int64_t r_lo = ascending_rank(req_.lo), r_hi = ascending_rank(req_.hi - 1);
+    std::int64_t ranks[2] = {std::min(r_lo, r_hi), std::max(r_lo, r_hi)};
+    const int num_ranks = ranks[0] == ranks[1] ? 1 : 2;
+    T* thresholds = reinterpret_cast<T*>(ws_ + w_.thresholds);
+    device::select_config sel;
+    sel.algo = algorithm::window;
+    sel.seed = cfg_.seed;
+    std::size_t select_bytes = w_.select_bytes;
+    KSELECT_CUDA_TRY(device::multiselect<T>(ws_ + w_.select_ws, select_bytes, in_, n_, ranks, num_ranks, thresholds, stream_, sel));
+    const T* thr_lo = thresholds + (r_lo == ranks[0] ? 0 : 1);
+    const T* thr_hi = thresholds + (r_hi == ranks[0] ? 0 : 1);
+
+    range_tile_counts counts{reinterpret_cast<unsigned long long*>(ws_ + w_.tile_counts[0]),
+                             reinterpret_cast<unsigned long long*>(ws_ + w_.tile_counts[1]),
+                             reinterpret_cast<unsigned long long*>(ws_ + w_.tile_counts[2])};
+    auto* below = reinterpret_cast<unsigned long long*>(ws_ + w_.below);
+    KSELECT_CUDA_TRY(cudaMemsetAsync(below, 0, sizeof *below, stream_));
+    unsigned grid = 1;
+    KSELECT_CUDA_TRY(full_wave_blocks(range_exact_count_kernel<T>, grid));
+    prof_.start(stream_, "range exact count");
+    range_exact_count_kernel<T><<<grid, tuning::stream_threads, 0, stream_>>>(in_, n_, thr_lo, thr_hi, flip_, counts,
+                                                                              below);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    for (unsigned long long* c : {counts.eq_lo, counts.inside, counts.eq_hi}) {
+      std::size_t temp_bytes = w_.temp_bytes;
+      KSELECT_CUDA_TRY(exclusive_sum_u64(ws_ + w_.temp, temp_bytes, c, c, w_.tiles + 1, stream_));
+    }
+    prof_.start(stream_, "range exact write");
+    range_exact_write_kernel<T><<<grid, tuning::stream_threads, 0, stream_>>>(
+        in_, n_, thr_lo, thr_hi, flip_, counts, below, req_.lo, req_.hi, out_keys_, indices_, w_.index_bytes);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    return cudaSuccess;
+  }
+
+  /// Sorted: by key (ties by index when deterministic). Deterministic unsorted:
+  /// by index. Then the keys gathered from the input by index.
+  cudaError_t order_output() {
+    if (!w_.post_sort) return cudaSuccess;
+    return w_.index_bytes == 4 ? order_output_as<std::uint32_t>() : order_output_as<std::uint64_t>();
+  }
+
+  template <class I>
+  cudaError_t order_output_as() {
+    std::size_t temp_bytes = w_.temp_bytes;
+    cub::DoubleBuffer<I> idx(static_cast<I*>(indices_), reinterpret_cast<I*>(ws_ + w_.post_idx));
+    cub::DoubleBuffer<K> keys(reinterpret_cast<K*>(ws_ + w_.post_keys[0]), reinterpret_cast<K*>(ws_ + w_.post_keys[1]));
+    prof_.start(stream_, "range order output");
+    range_output_keys_kernel<T><<<blocks_for(w_.m), 256, 0, stream_>>>(out_keys_, w_.m, flip_, keys.Current());
+    KSELECT_LAUNCH_CHECK();
+    if (cfg_.deterministic)
+      KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, idx, keys, w_.m, 0, index_bits(), stream_));
+    if (cfg_.sorted)
+      KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, keys, idx, w_.m, 0, 8 * int(sizeof(K)), stream_));
+    range_gather_kernel<T><<<blocks_for(w_.m), 256, 0, stream_>>>(
+        in_, idx.Current(), w_.index_bytes, w_.m, out_keys_, idx.Current() != indices_ ? indices_ : nullptr, nullptr,
+        nullptr, 0);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    return cudaSuccess;
+  }
+
+  const T* in_;
+  std::int64_t n_;
+  device::detail::range_request req_;
+  T* out_keys_;
+  cudaStream_t stream_;
+  device::topk_config cfg_;
+  char* ws_;
+  range_layout w_;
+  K flip_;
+  void* indices_;
+  plan::range_counts counts_{};
+  bool exact_ = false;
+  launch_profiler prof_;
+};
+
+/// Validation and the two-phase workspace protocol around range_driver.
+template <class T>
+cudaError_t range_select(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
+                         const device::detail::range_request& req, T* d_keys_out, cudaStream_t stream,
+                         const device::topk_config& cfg) {
+  clear_error_message();
+  if (n <= 0) return invalid("kselect: empty input (n = " + std::to_string(n) + ")");
+  if (n >= (std::int64_t(1) << 40)) return invalid("kselect: n = " + std::to_string(n) + " exceeds 2^40");
+  if (req.lo < 0 || req.lo > req.hi || req.hi > n)
+    return invalid("kselect: the range [" + std::to_string(req.lo) + ", " + std::to_string(req.hi) +
+                   ") is not within [0, n = " + std::to_string(n) + "] (top-k: k must be in [0, n])");
+  if (req.indices_out && req.index_bytes != 4 && req.index_bytes != 8)
+    return invalid("kselect: indices must be int32_t or int64_t");
+  if (req.indices_out && req.index_bytes == 4 && n > 0x7fffffffll)
+    return invalid("kselect: int32_t indices need n < 2^31 (n = " + std::to_string(n) + "); use int64_t");
+  if (req.values_in && req.value_bytes != 4 && req.value_bytes != 8)
+    return invalid("kselect: paired values must be 4 or 8 bytes wide");
+  range_layout layout;
+  KSELECT_CUDA_TRY(plan_range_layout<T>(n, req, cfg, layout));
+  if (d_workspace == nullptr) {
+    workspace_bytes = layout.total;
+    return cudaSuccess;
+  }
+  if (workspace_bytes < layout.total)
+    return invalid("kselect: workspace too small: " + std::to_string(workspace_bytes) + " bytes given, " +
+                   std::to_string(layout.total) + " needed");
+  if (layout.m == 0) return cudaSuccess;
+  if (d_in == nullptr || !is_device_accessible(d_in))
+    return invalid("kselect: d_in is not device memory (host pointer given to the device API?)");
+  if (d_keys_out == nullptr || !is_device_accessible(d_keys_out))
+    return invalid("kselect: d_keys_out is not device memory");
+  if (req.indices_out && !is_device_accessible(req.indices_out))
+    return invalid("kselect: d_indices_out is not device memory");
+  if (req.values_in && (!is_device_accessible(req.values_in) || req.values_out == nullptr ||
+                        !is_device_accessible(req.values_out)))
+    return invalid("kselect: d_values_in and d_values_out must be device memory");
+  if (!is_device_accessible(d_workspace)) return invalid("kselect: d_workspace is not device memory");
+  return range_driver<T>(d_in, n, req, d_keys_out, stream, cfg, static_cast<char*>(d_workspace), layout).run();
+}
+
+}  // namespace kselect::cuda_detail

@@ -1,0 +1,62 @@
+// The small kernels that finish a rank-range selection: the chosen candidates
+// into the output, the output's ordered keys for a sort, and the gather of the
+// final values (the input's elements bit for bit, and the paired payload) by
+// index.
+#pragma once
+
+#include <cstdint>
+
+#include "cuda/kernels/load_tile.cuh"
+#include "cuda/kernels/range_pass_kernel.cuh"
+#include "plan/key_traits.hpp"
+
+namespace kselect::cuda_detail {
+
+__device__ __forceinline__ std::int64_t load_index(const void* indices, int index_bytes, std::int64_t at) {
+  if (index_bytes == 4) return static_cast<const std::int32_t*>(indices)[at];
+  return static_cast<const std::int64_t*>(indices)[at];
+}
+
+/// out[at + j] = input[cand_idx[first + j]] for j < count, with the index.
+template <class T>
+__global__ void range_pick_kernel(const T* input, const std::uint64_t* cand_idx, std::int64_t first,
+                                  std::int64_t count, T* out_keys, void* out_indices, int index_bytes,
+                                  std::int64_t at) {
+  for (std::int64_t j = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; j < count;
+       j += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const auto pos = static_cast<std::int64_t>(cand_idx[first + j]);
+    out_keys[at + j] = load_readonly(input + pos);
+    if (out_indices) store_index(out_indices, index_bytes, at + j, pos);
+  }
+}
+
+/// keys[j] = flipped ordered key of out[j].
+template <class T>
+__global__ void range_output_keys_kernel(const T* out, std::int64_t count, plan::key_t<T> flip,
+                                         plan::key_t<T>* keys) {
+  for (std::int64_t j = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; j < count;
+       j += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    keys[j] = static_cast<plan::key_t<T>>(plan::key_traits<T>::to_key(out[j]) ^ flip);
+}
+
+/// By index: out_keys[j] = input[idx[j]], optionally the index copied to
+/// idx_out and the payload gathered (value_bytes 4 or 8).
+template <class T>
+__global__ void range_gather_kernel(const T* input, const void* idx, int index_bytes, std::int64_t count,
+                                    T* out_keys, void* idx_out, const void* values_in, void* values_out,
+                                    int value_bytes) {
+  for (std::int64_t j = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; j < count;
+       j += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int64_t pos = load_index(idx, index_bytes, j);
+    if (out_keys) out_keys[j] = load_readonly(input + pos);
+    if (idx_out) store_index(idx_out, index_bytes, j, pos);
+    if (values_in) {
+      if (value_bytes == 4)
+        static_cast<std::uint32_t*>(values_out)[j] = static_cast<const std::uint32_t*>(values_in)[pos];
+      else
+        static_cast<std::uint64_t*>(values_out)[j] = static_cast<const std::uint64_t*>(values_in)[pos];
+    }
+  }
+}
+
+}  // namespace kselect::cuda_detail

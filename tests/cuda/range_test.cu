@@ -1,0 +1,320 @@
+// Top-k and rank ranges on the GPU (device::topk, topk_pairs, rank_range),
+// against the stable-sort reference of tests/common/range_reference.hpp with the
+// tie-aware checks of range_check.hpp: every distribution and key type, the
+// DEVELOPERS.md sizes, k in {0, 1, 32, 1000, n/2, n-1, n}, both directions, every
+// output mode; the exact path (heavy ties), determinism from run to run, paired
+// payloads, bad arguments, and an input of more than 2^31 keys.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "common/common.hpp"
+#include "common/device_data.cuh"
+#include "common/range_check.hpp"
+#include "common/sizes.hpp"
+#include "cuda/dispatch/range_dispatch.cuh"
+#include "kselect/device.hpp"
+
+namespace kselect::test {
+namespace {
+
+/// How a call asks for its output.
+struct mode {
+  bool sorted = false, deterministic = false;
+  int index_bytes = 8;  ///< 0: keys only, 4: int32_t, 8: int64_t
+};
+
+struct range_output {
+  std::vector<std::int64_t> indices;  ///< empty when not asked for
+  bool ok = false;
+};
+
+/// Runs device::rank_range / topk the way a user does (workspace query, poisoned
+/// workspace and output, a non-default stream); values into `values`.
+template <class T>
+range_output gpu_range(const T* d_in, std::int64_t n, std::int64_t lo, std::int64_t hi, bool largest, mode md,
+                       std::vector<T>& values) {
+  cudaStream_t stream;
+  cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  device::topk_config cfg;
+  cfg.largest = largest;
+  cfg.sorted = md.sorted;
+  cfg.deterministic = md.deterministic;
+  const std::int64_t m = hi - lo;
+  device_buffer<T> out(static_cast<std::size_t>(m));
+  device_buffer<std::int32_t> idx32(md.index_bytes == 4 ? static_cast<std::size_t>(m) : 0);
+  device_buffer<std::int64_t> idx64(md.index_bytes == 8 ? static_cast<std::size_t>(m) : 0);
+  auto call = [&](void* ws, std::size_t& bytes) -> cudaError_t {
+    if (largest || lo == 0) {  // top-k (the only way to ask for the largest)
+      const std::int64_t k = largest ? m : hi;
+      if (md.index_bytes == 4) return device::topk(ws, bytes, d_in, n, k, out.data(), idx32.data(), stream, cfg);
+      if (md.index_bytes == 8) return device::topk(ws, bytes, d_in, n, k, out.data(), idx64.data(), stream, cfg);
+      return device::topk(ws, bytes, d_in, n, k, out.data(), stream, cfg);
+    }
+    if (md.index_bytes == 4) return device::rank_range(ws, bytes, d_in, n, lo, hi, out.data(), idx32.data(), stream, cfg);
+    if (md.index_bytes == 8) return device::rank_range(ws, bytes, d_in, n, lo, hi, out.data(), idx64.data(), stream, cfg);
+    return device::rank_range(ws, bytes, d_in, n, lo, hi, out.data(), static_cast<std::int64_t*>(nullptr), stream, cfg);
+  };
+  range_output r;
+  std::size_t bytes = 0;
+  cudaError_t st = call(nullptr, bytes);
+  EXPECT_EQ(st, cudaSuccess) << device::last_error_message();
+  device_buffer<char> ws(bytes);
+  cuda_check(cudaMemsetAsync(ws.data(), 0xA5, bytes, stream), "poison workspace");
+  if (m) cuda_check(cudaMemsetAsync(out.data(), 0x5A, m * sizeof(T), stream), "poison output");
+  st = call(ws.data(), bytes);
+  EXPECT_EQ(st, cudaSuccess) << device::last_error_message();
+  cuda_check(cudaStreamSynchronize(stream), "sync");
+  cuda_check(cudaStreamDestroy(stream), "stream destroy");
+  values = out.to_host();
+  if (md.index_bytes == 4) {
+    const std::vector<std::int32_t> i32 = idx32.to_host();
+    r.indices.assign(i32.begin(), i32.end());
+  } else if (md.index_bytes == 8) {
+    r.indices = idx64.to_host();
+  }
+  r.ok = st == cudaSuccess;
+  return r;
+}
+
+std::vector<std::int64_t> k_values(std::int64_t n) {
+  std::vector<std::int64_t> ks;
+  for (const std::int64_t k : {std::int64_t{0}, std::int64_t{1}, std::int64_t{32}, std::int64_t{1000}, n / 2, n - 1, n})
+    if (k >= 0 && k <= n) ks.push_back(k);
+  std::sort(ks.begin(), ks.end());
+  ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
+  return ks;
+}
+
+const mode modes[] = {{false, false, 8}, {true, false, 4}, {false, true, 8}, {true, true, 0},
+                      {false, false, 0}, {true, true, 8},  {false, true, 4}, {true, false, 8}};
+
+/// One input: top-k smallest and largest for every k, and a few inner ranges,
+/// each in a mode that rotates through `modes`.
+template <class T>
+void check_input(const std::vector<T>& host, const std::string& what) {
+  const auto n = static_cast<std::int64_t>(host.size());
+  device_buffer<T> d(host);
+  int turn = 0;
+  for (const bool largest : {false, true}) {
+    const std::vector<std::int64_t> order = stable_order(host.data(), n, largest);
+    auto check = [&](std::int64_t lo, std::int64_t hi) {
+      const mode md = modes[turn++ % std::size(modes)];
+      std::vector<T> values;
+      const range_output r = gpu_range(d.data(), n, lo, hi, largest, md, values);
+      ASSERT_TRUE(r.ok);
+      EXPECT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(order), lo, hi, largest, md.sorted,
+                                     md.deterministic, values.data(), r.indices.empty() ? nullptr : r.indices.data()))
+          << what << ", n = " << n << ", sorted " << md.sorted << ", deterministic " << md.deterministic
+          << ", index bytes " << md.index_bytes;
+    };
+    for (const std::int64_t k : k_values(n)) check(0, k);
+    if (!largest && n >= 4)
+      for (const auto& [lo, hi] : {std::pair{n / 4, 3 * n / 4}, std::pair{std::int64_t{1}, n - 1},
+                                   std::pair{n / 2, n / 2 + 1}, std::pair{n - 1, n}})
+        check(lo, hi);
+  }
+}
+
+template <class T>
+void sweep(std::int64_t max_n) {
+  for (const dist d : all_dists())
+    for (const std::int64_t n : test_sizes(max_n)) {
+      if (n == 0) continue;
+      check_input(generate<T>(d, n, 7 + static_cast<std::uint64_t>(n)), name(d));
+      if (::testing::Test::HasFailure()) return;
+    }
+}
+
+TEST(RangeGpu, SweepFloat) { sweep<float>((1 << 17) + 1); }
+TEST(RangeGpu, SweepDouble) { sweep<double>((1 << 17) + 1); }
+TEST(RangeGpu, SweepInt32) { sweep<std::int32_t>(1 << 12); }
+TEST(RangeGpu, SweepUint32) { sweep<std::uint32_t>(1 << 12); }
+TEST(RangeGpu, SweepInt64) { sweep<std::int64_t>(1 << 12); }
+TEST(RangeGpu, SweepUint64) { sweep<std::uint64_t>((1 << 17) + 1); }
+
+// Inputs where the sample windows run (above 2^16 keys) and the targets' k.
+TEST(RangeGpu, LargeInputs) {
+  for (const dist d : {dist::uniform, dist::normal, dist::sorted, dist::all_equal, dist::sixteen_values,
+                       dist::clustered, dist::special}) {
+    const std::int64_t n = (std::int64_t{1} << 22) + 3;
+    const std::vector<float> host = generate<float>(d, n, 11);
+    device_buffer<float> dev(host);
+    for (const bool largest : {false, true}) {
+      const std::vector<std::int64_t> order = stable_order(host.data(), n, largest);
+      int turn = 0;
+      for (const std::int64_t k : {std::int64_t{1024}, std::int64_t{1} << 20, n / 2, n / 3}) {
+        const mode md = modes[turn++ % std::size(modes)];
+        std::vector<float> values;
+        const range_output r = gpu_range(dev.data(), n, 0, k, largest, md, values);
+        EXPECT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(order), 0, k, largest, md.sorted,
+                                       md.deterministic, values.data(),
+                                       r.indices.empty() ? nullptr : r.indices.data()))
+            << name(d) << " k = " << k << " largest " << largest;
+      }
+    }
+  }
+}
+
+// The driver's two paths: continuous data takes the fused pass; every key equal
+// (all candidates at the boundary) takes the exact path; both exact.
+TEST(RangeGpu, FastAndExactPaths) {
+  for (const dist d : {dist::uniform, dist::all_equal, dist::two_values}) {
+    const std::int64_t n = std::int64_t{1} << 20;
+    const std::vector<double> host = generate<double>(d, n, 5);
+    device_buffer<double> dev(host);
+    device::detail::range_request req;
+    req.lo = n / 3;
+    req.hi = n / 3 + 5000;
+    device_buffer<std::int64_t> idx(5000);
+    req.indices_out = idx.data();
+    req.index_bytes = 8;
+    device::topk_config cfg;
+    cfg.deterministic = true;
+    cuda_detail::range_layout layout;
+    ASSERT_EQ(cuda_detail::plan_range_layout<double>(n, req, cfg, layout), cudaSuccess);
+    device_buffer<char> ws(layout.total);
+    device_buffer<double> out(5000);
+    cuda_detail::range_driver<double> driver(dev.data(), n, req, out.data(), nullptr, cfg, ws.data(), layout);
+    ASSERT_EQ(driver.run(), cudaSuccess) << device::last_error_message();
+    cuda_check(cudaDeviceSynchronize(), "sync");
+    EXPECT_EQ(driver.took_exact_path(), d != dist::uniform) << name(d);
+    const std::vector<double> values = out.to_host();
+    const std::vector<std::int64_t> indices = idx.to_host();
+    EXPECT_TRUE(check_range_result(host.data(), n, req.lo, req.hi, false, false, true, values.data(), indices.data()))
+        << name(d);
+  }
+}
+
+// Deterministic output is the same from run to run, bit for bit, with many ties.
+TEST(RangeGpu, DeterministicRepeats) {
+  const std::int64_t n = (std::int64_t{1} << 22) + 17;
+  const std::vector<float> host = generate<float>(dist::sixteen_values, n, 3);
+  device_buffer<float> dev(host);
+  for (const bool sorted : {false, true}) {
+    std::vector<float> first, again;
+    const range_output a = gpu_range(dev.data(), n, 0, n / 3, true, {sorted, true, 8}, first);
+    for (int run = 0; run < 3; ++run) {
+      const range_output b = gpu_range(dev.data(), n, 0, n / 3, true, {sorted, true, 8}, again);
+      EXPECT_EQ(a.indices, b.indices) << "run " << run;
+      EXPECT_EQ(0, std::memcmp(first.data(), again.data(), first.size() * sizeof(float))) << "run " << run;
+    }
+  }
+}
+
+// topk_pairs carries any 4- or 8-byte payload: here the index itself, as uint32
+// and as a two-float struct, so the payload can be checked as indices.
+struct two_floats {
+  float a, b;
+};
+
+TEST(RangeGpu, Pairs) {
+  const std::int64_t n = 300001;
+  const std::vector<float> host = generate<float>(dist::normal, n, 9);
+  std::vector<std::uint32_t> payload32(n);
+  std::vector<two_floats> payload64(n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    payload32[i] = static_cast<std::uint32_t>(i);
+    payload64[i] = {static_cast<float>(i), -static_cast<float>(i)};
+  }
+  device_buffer<float> keys(host);
+  device_buffer<std::uint32_t> v32(payload32);
+  device_buffer<two_floats> v64(payload64);
+  for (const std::int64_t k : {std::int64_t{1}, std::int64_t{1000}, n / 2}) {
+    for (const bool sorted : {false, true}) {
+      device::topk_config cfg;
+      cfg.largest = true;
+      cfg.sorted = sorted;
+      device_buffer<float> out(k);
+      device_buffer<std::uint32_t> out32(k);
+      device_buffer<two_floats> out64(k);
+      std::size_t bytes = 0;
+      ASSERT_EQ(device::topk_pairs(nullptr, bytes, keys.data(), v32.data(), n, k, out.data(), out32.data(), nullptr, cfg),
+                cudaSuccess);
+      device_buffer<char> ws(bytes);
+      ASSERT_EQ(device::topk_pairs(ws.data(), bytes, keys.data(), v32.data(), n, k, out.data(), out32.data(), nullptr, cfg),
+                cudaSuccess)
+          << device::last_error_message();
+      std::vector<float> values = out.to_host();
+      std::vector<std::int64_t> idx;
+      for (const std::uint32_t i : out32.to_host()) idx.push_back(i);
+      EXPECT_TRUE(check_range_result(host.data(), n, 0, k, true, sorted, false, values.data(), idx.data())) << "k " << k;
+
+      bytes = 0;
+      ASSERT_EQ(device::topk_pairs(nullptr, bytes, keys.data(), v64.data(), n, k, out.data(), out64.data(), nullptr, cfg),
+                cudaSuccess);
+      device_buffer<char> ws2(bytes);
+      ASSERT_EQ(device::topk_pairs(ws2.data(), bytes, keys.data(), v64.data(), n, k, out.data(), out64.data(), nullptr, cfg),
+                cudaSuccess)
+          << device::last_error_message();
+      values = out.to_host();
+      idx.clear();
+      for (const two_floats& p : out64.to_host()) {
+        EXPECT_EQ(p.a, -p.b);
+        idx.push_back(static_cast<std::int64_t>(p.a));
+      }
+      EXPECT_TRUE(check_range_result(host.data(), n, 0, k, true, sorted, false, values.data(), idx.data())) << "k " << k;
+    }
+  }
+}
+
+TEST(RangeGpu, BadArguments) {
+  device_buffer<float> dev(std::vector<float>(1000, 1.0f));
+  device_buffer<float> out(1000);
+  std::size_t bytes = 0;
+  EXPECT_EQ(device::topk(nullptr, bytes, dev.data(), 1000, 1001, out.data()), cudaErrorInvalidValue);
+  EXPECT_NE(std::string(device::last_error_message()).find("k must be in [0, n]"), std::string::npos);
+  EXPECT_EQ(device::topk(nullptr, bytes, dev.data(), 0, 0, out.data()), cudaErrorInvalidValue);
+  EXPECT_EQ(device::rank_range(nullptr, bytes, dev.data(), 1000, 600, 500, out.data()), cudaErrorInvalidValue);
+  EXPECT_EQ(device::rank_range(nullptr, bytes, dev.data(), 1000, -1, 500, out.data()), cudaErrorInvalidValue);
+  std::int32_t* idx32 = nullptr;
+  EXPECT_EQ(device::topk(nullptr, bytes, dev.data(), std::int64_t{1} << 31, 10, out.data(), idx32 + 1),
+            cudaErrorInvalidValue);
+  EXPECT_NE(std::string(device::last_error_message()).find("int32_t indices need n < 2^31"), std::string::npos);
+  // Host memory where device memory is required; a workspace too small.
+  ASSERT_EQ(device::topk(nullptr, bytes, dev.data(), 1000, 10, out.data()), cudaSuccess);
+  device_buffer<char> ws(bytes);
+  std::vector<float> host(1000, 2.0f);
+  EXPECT_EQ(device::topk(ws.data(), bytes, host.data(), 1000, 10, out.data()), cudaErrorInvalidValue);
+  EXPECT_NE(std::string(device::last_error_message()).find("not device memory"), std::string::npos);
+  std::size_t small = bytes - 1;
+  EXPECT_EQ(device::topk(ws.data(), small, dev.data(), 1000, 10, out.data()), cudaErrorInvalidValue);
+  EXPECT_NE(std::string(device::last_error_message()).find(std::to_string(bytes) + " needed"), std::string::npos);
+}
+
+// More than 2^31 keys: the k largest with int64 indices, checked by counting on
+// the host (a stable sort of 2^31 keys would take minutes).
+TEST(RangeGpu, MoreThan2Pow31Keys) {
+  const std::int64_t n = (std::int64_t{1} << 31) + 4099;
+  device_buffer<float> dev(static_cast<std::size_t>(n));
+  generate_on_device(dev.data(), n, device_dist::uniform, 77);
+  const std::int64_t k = 1000;
+  std::vector<float> values;
+  const range_output r = gpu_range(dev.data(), n, 0, k, true, {true, true, 8}, values);
+  ASSERT_TRUE(r.ok);
+  const std::vector<float> host = dev.to_host();
+  const float kth = values[k - 1];
+  std::int64_t greater = 0, at_least = 0;
+#pragma omp parallel for reduction(+ : greater, at_least)
+  for (std::int64_t i = 0; i < n; ++i) {
+    greater += host[i] > kth;
+    at_least += host[i] >= kth;
+  }
+  EXPECT_LT(greater, k);
+  EXPECT_GE(at_least, k);
+  std::vector<std::int64_t> unique = r.indices;
+  std::sort(unique.begin(), unique.end());
+  EXPECT_EQ(std::adjacent_find(unique.begin(), unique.end()), unique.end()) << "an index is reported twice";
+  for (std::int64_t i = 0; i < k; ++i) {
+    ASSERT_TRUE(r.indices[i] >= 0 && r.indices[i] < n);
+    EXPECT_EQ(host[r.indices[i]], values[i]);
+    if (i > 0) EXPECT_GE(values[i - 1], values[i]);
+    if (i > 0 && values[i - 1] == values[i]) EXPECT_LT(r.indices[i - 1], r.indices[i]);
+  }
+}
+
+}  // namespace
+}  // namespace kselect::test
