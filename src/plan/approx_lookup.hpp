@@ -1,0 +1,314 @@
+// The approximate counting pass's classifier: a pre-key's bucket among up to
+// 4095 splitters (plan/approx.hpp: bucket = number of splitter boundaries <= the
+// pre-key, plan/buckets.hpp's layout) from two table reads, shared by the CUDA
+// kernels and the CPU backend.
+//
+// Why a table and not a search. The pass reads every key once and is meant to
+// run near the read floor (2^28 floats: 0.357 ms on the H100), so per key it can
+// afford about as much as the multiselection pre-pass's bin_count_kernel (one
+// shared table word, one shared atomic: 0.40 ms, docs/algorithms.md). A binary
+// search over 4095 splitters in shared memory is 12 dependent reads; past the
+// first five levels a warp's 32 reads land on random banks (~3.5 wavefronts
+// each), and the general driver's count pass measured compute-bound at 1.31 ms
+// with 1023 splitters in a slot table whose slots follow the key range linearly
+// (kernels/slot_table.cuh): uniform floats crowd half the splitters into the
+// top binade, 1/12 of the key range, so slots there hold several splitters.
+//
+// So: two levels of radix slots over the pre-key range [lo, hi] of the
+// boundaries.
+//   coarse: d >> coarse_shift (d = pre-key - lo), 32 slots, or for floats whose
+//           range spans more than 32 binades one slot per binade (up to 512 for
+//           float, 4096 for double): a coarse slot is never wider than a binade,
+//           so the density of a smooth distribution is nearly flat inside it (a
+//           linear slot over binades sees it double from one binade to the
+//           next). A warp's keys fall in few, adjacent coarse slots (different
+//           banks, or one broadcast word). Each word gives its slot's own fine
+//           resolution, a power of two from the boundaries inside it (binades
+//           dense with splitters get narrow fine slots; a run of coarse slots
+//           without boundaries shares one fine slot), and where its fine slots
+//           start: fine index = (d >> fine_shift) + adjustment, no mask.
+//   fine:   up to 16384 32-bit words (64 KiB). A word holds the boundaries below
+//           its slot (13 bits) and, when the slot is at most 2^16 pre-keys wide
+//           and holds no boundary, one, or the two of a singleton key (first and
+//           first + 1), their offset in the slot's 16 low bits. The bucket is
+//           then base + (f >= o1) + (f >= o2) with f = the key's low 16 bits:
+//           compares, no further read. Other slots (several splitters, or wide
+//           slots, which is every slot holding a boundary for 64-bit floats) are
+//           marked `search`: a binary search over their few boundaries.
+// Then one shared atomic on the bucket's counter. The fine resolution gets
+// about 16 slots per bucket (approx_fine_budget), so with splitters every 4 to
+// 128 sample keys few slots hold two splitters. Narrow clusters of keys (a few
+// hundred distinct values holding many splitters) are the weak case: they fall
+// into one fine slot and are searched (exact, slower).
+//
+// Exactness does not depend on the sample: the clamp to [lo, hi] keeps every
+// bucket (lo is below the first boundary, hi is the last), and slots with more
+// boundaries than fit are searched. The sample only makes search slots rare.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <stdexcept>
+#include <type_traits>
+#include <vector>
+
+#include "hd.hpp"
+#include "int_math.hpp"
+
+namespace kselect::plan {
+
+/// 2^5 coarse slots unless a float range needs one per binade (see above).
+inline constexpr int approx_coarse_bits = 5;
+/// Most coarse slots: one per binade of the whole float range (sign and exponent
+/// bits: 2^9 for float, 2^12 for double); integer ranges use 32.
+template <class K>
+inline constexpr std::uint32_t approx_max_coarse = sizeof(K) == 4 ? 512u : 4096u;
+/// The coarse shift cap for key type T: the mantissa width for floats (a coarse
+/// slot at most one binade wide), no cap (the key width) for integers.
+template <class T>
+inline constexpr std::uint32_t approx_coarse_shift_cap =
+    std::is_floating_point_v<T> ? static_cast<std::uint32_t>(std::numeric_limits<T>::digits - 1)
+                                : static_cast<std::uint32_t>(sizeof(T) * 8);
+/// Most fine slots: 64 KiB of shared memory, which with the histogram of 4096
+/// buckets (32 KiB) keeps two counting blocks per H100 SM (228 KiB).
+inline constexpr int approx_max_fine_slots = 16384;
+/// Boundaries at most (two per splitter): fits the word's 13-bit base.
+inline constexpr int approx_max_boundaries = 8190;
+
+/// Fine slots for a bucket count: 16 per bucket (8 per boundary; the power-of-two
+/// resolution per coarse slot uses half to all of its share), between 1024 and
+/// approx_max_fine_slots. Always more than twice the boundaries plus one, which
+/// the allocation needs (approx_fine_reserve).
+KSELECT_HD constexpr int approx_fine_budget(int buckets) {
+  int b = 1;
+  while (b < buckets) b <<= 1;
+  const int want = 16 * b;
+  return want < 1024 ? 1024 : want > approx_max_fine_slots ? approx_max_fine_slots : want;
+}
+
+/// The table's parameters and coarse words (the fine words are a separate array).
+template <class K>
+struct approx_lookup {
+  K lo;                         ///< smaller pre-keys count as lo: below every boundary
+  K hi;                         ///< larger pre-keys count as hi: the last boundary
+  std::uint32_t coarse_shift;   ///< coarse slot of offset d: d >> coarse_shift
+  std::uint32_t coarse_used;    ///< coarse slots in [0, hi - lo]
+  std::uint32_t num_boundaries;
+  std::uint32_t fine_used;      ///< fine words in use
+  std::uint32_t coarse[approx_max_coarse<K>];  ///< adjustment << 6 | fine shift (mod 2^32)
+};
+
+/// Sets lo, hi, coarse_shift and coarse_used for sorted boundaries first .. last;
+/// shift_cap: approx_coarse_shift_cap of the key type.
+template <class K>
+KSELECT_HD void approx_set_range(approx_lookup<K>& t, K first, K last, std::uint32_t shift_cap) {
+  t.lo = first > 0 ? static_cast<K>(first - 1) : K(0);
+  t.hi = last;
+  const K range = static_cast<K>(t.hi - t.lo);
+  const int width = bit_width_of(range);
+  const auto shift = static_cast<std::uint32_t>(width > approx_coarse_bits ? width - approx_coarse_bits : 0);
+  t.coarse_shift = shift < shift_cap ? shift : shift_cap;
+  t.coarse_used = static_cast<std::uint32_t>(range >> t.coarse_shift) + 1;
+}
+
+/// A pre-key's offset in [0, hi - lo], clamped.
+template <class K>
+KSELECT_HD K approx_offset(const approx_lookup<K>& t, K pre) {
+  return static_cast<K>((pre < t.lo ? t.lo : pre > t.hi ? t.hi : pre) - t.lo);
+}
+
+template <class K>
+KSELECT_HD std::uint32_t approx_coarse_of(const approx_lookup<K>& t, K d) {
+  return static_cast<std::uint32_t>(d >> t.coarse_shift);
+}
+
+/// Fine slots set aside before the shares: one per coarse slot holding
+/// boundaries (its share may round to less than one slot) and one per run of
+/// coarse slots without any (they share one slot).
+KSELECT_HD std::uint32_t approx_fine_reserve(std::uint32_t nonempty_coarse, std::uint32_t empty_runs) {
+  return nonempty_coarse + empty_runs;
+}
+
+/// log2 of the fine slots of a coarse slot holding `in_slot` (> 0) of `total`
+/// boundaries: the power of two at or below its share of the `shared` slots
+/// (budget - approx_fine_reserve), at least one slot, at most 2^coarse_shift
+/// (width 1). Summed over the coarse slots, plus the empty runs, this stays
+/// within the budget: each slot takes at most max(1, its share).
+KSELECT_HD int approx_fine_bits(std::uint32_t in_slot, std::uint32_t total, std::uint32_t shared,
+                                std::uint32_t coarse_shift) {
+  const std::uint64_t want = static_cast<std::uint64_t>(shared) * in_slot / total;
+  int bits = want <= 1 ? 0 : bit_width_of(want) - 1;
+  return bits > static_cast<int>(coarse_shift) ? static_cast<int>(coarse_shift) : bits;
+}
+
+/// Rounding each share down to a power of two leaves a quarter to a half of the
+/// budget unused; the builders also try the shares scaled by 1 + k/4 for
+/// k = approx_share_scales - 1 .. 1 and keep the largest scale whose slots fit
+/// (measured on 2^20 uniform floats, 4096 buckets: 65% of the budget used at
+/// scale 1, keys in searched slots 5.9%; see tests/cpu/approx_plan_test.cpp).
+inline constexpr int approx_share_scales = 5;
+KSELECT_HD std::uint32_t approx_scaled_share(std::uint32_t shared, int k) {
+  return static_cast<std::uint32_t>(static_cast<std::uint64_t>(shared) * (4 + k) / 4);
+}
+
+/// Fine slots that coarse slot c uses, its part of offsets [0, range], with fine
+/// slots 2^fine_shift wide (0 when the range ends before the slot).
+template <class K>
+KSELECT_HD std::uint32_t approx_fine_used(K range, std::uint32_t c, std::uint32_t coarse_shift,
+                                          std::uint32_t fine_shift) {
+  const K start = static_cast<K>(static_cast<K>(c) << coarse_shift);  // c < coarse_used: at most range
+  if (start > range) return 0;
+  // The slot's last offset; for the top slot of the widest range the shift wraps
+  // to 0 and the -1 to the largest key, which the min cuts to range.
+  const K slot_last = static_cast<K>(static_cast<K>(static_cast<K>(c + 1) << coarse_shift) - 1);
+  const K last = slot_last < range ? slot_last : range;
+  return static_cast<std::uint32_t>((last >> fine_shift) - (start >> fine_shift) + 1);
+}
+
+/// The coarse word of slot c: its fine shift and the adjustment that makes
+/// (d >> fine_shift) + adjustment the index `fine_start` at the slot's first
+/// offset. Both are kept modulo 2^26 (adjustment << 6, shift in the low 6 bits):
+/// fine indices are below 2^14, so the sum modulo 2^26 is the index.
+KSELECT_HD std::uint32_t approx_coarse_word(std::uint32_t fine_start, std::uint32_t fine_shift, std::uint32_t c,
+                                            std::uint32_t coarse_shift) {
+  const std::uint32_t adjust = fine_start - (c << (coarse_shift - fine_shift));  // modulo 2^32
+  return (adjust << 6) | fine_shift;
+}
+
+template <class K>
+KSELECT_HD std::uint32_t approx_fine_index(std::uint32_t coarse_word, K d) {
+  return (coarse_word + (static_cast<std::uint32_t>(d >> (coarse_word & 63u)) << 6)) >> 6;
+}
+
+// Fine word layout.
+inline constexpr std::uint32_t approx_base_mask = 0x1fffu;       ///< boundaries below the slot
+inline constexpr std::uint32_t approx_search_bit = 1u << 13;     ///< classify by a search
+inline constexpr std::uint32_t approx_single_bit = 1u << 14;     ///< no second offset
+inline constexpr int approx_offset_shift = 15;                   ///< first offset (17 bits), or the count
+inline constexpr std::uint32_t approx_no_offset = 0x10000u;      ///< above every 16-bit offset
+/// Slots at most 2^16 pre-keys wide keep their boundaries' offsets in the word.
+inline constexpr std::uint32_t approx_max_inline_shift = 16;
+
+/// The fine word of a slot with `count` boundaries, `base` boundaries below it,
+/// 2^fine_shift pre-keys wide; b0, b1 are its first two boundaries (read only when
+/// count is at least 1 or 2), lo the table's lo. An aligned slot at most 2^16 wide
+/// lies in one aligned 2^16 block of offsets, so inside it an offset's low 16 bits
+/// order as the offset does: the decoder compares those.
+template <class K>
+KSELECT_HD std::uint32_t approx_fine_word(std::uint32_t base, std::uint32_t count, K b0, K b1,
+                                          std::uint32_t fine_shift, K lo) {
+  if (count == 0) return base | approx_single_bit | (approx_no_offset << approx_offset_shift);
+  if (fine_shift <= approx_max_inline_shift) {
+    const auto o = static_cast<std::uint32_t>(static_cast<K>(b0 - lo) & K(0xffff));
+    if (count == 1) return base | approx_single_bit | (o << approx_offset_shift);
+    if (count == 2 && b1 == static_cast<K>(b0 + 1)) return base | (o << approx_offset_shift);
+  }
+  return base | approx_search_bit | (count << approx_offset_shift);
+}
+
+/// Bucket of pre-key `pre`: the number of boundaries <= pre. `fine` and
+/// `boundaries` may live anywhere the caller reads fast (the CUDA count pass keeps
+/// t and fine in shared memory and reads boundaries, searched rarely, from global).
+template <class K>
+KSELECT_HD std::uint32_t approx_bucket(const approx_lookup<K>& t, const std::uint32_t* fine, const K* boundaries,
+                                       K pre) {
+  const K d = approx_offset(t, pre);
+  const std::uint32_t w = fine[approx_fine_index(t.coarse[approx_coarse_of(t, d)], d)];
+  const std::uint32_t base = w & approx_base_mask;
+  if (w & approx_search_bit) {
+    const K p = static_cast<K>(t.lo + d);
+    const std::uint32_t count = w >> approx_offset_shift;
+    return base + static_cast<std::uint32_t>(
+                      partition_point(count, [&](std::int64_t i) { return boundaries[base + i] <= p; }));
+  }
+  const std::uint32_t f = static_cast<std::uint32_t>(d) & 0xffffu;
+  const std::uint32_t o1 = w >> approx_offset_shift;
+  const std::uint32_t o2 = o1 + 1u + ((w & approx_single_bit) << 2);  // + 2^16 without a second offset
+  return base + (f >= o1 ? 1u : 0u) + (f >= o2 ? 1u : 0u);
+}
+
+/// A built table (host): parameters with coarse words, and the fine words.
+template <class K>
+struct approx_lookup_table {
+  approx_lookup<K> params{};
+  std::vector<std::uint32_t> fine;
+};
+
+/// Builds the table for sorted (non-decreasing) boundaries, 1 to
+/// approx_max_boundaries of them, with at most `budget` fine slots; shift_cap:
+/// approx_coarse_shift_cap of the key type. The budget must exceed the reserve
+/// (at most 2 * boundaries + 1), as approx_fine_budget(buckets) does for the
+/// boundaries of buckets - 1 splitters. The CUDA plan kernel builds the same
+/// table in one block from the same helpers.
+template <class K>
+approx_lookup_table<K> build_approx_lookup(std::span<const K> boundaries, int budget, std::uint32_t shift_cap) {
+  approx_lookup_table<K> out;
+  approx_lookup<K>& t = out.params;
+  const auto nb = static_cast<std::uint32_t>(boundaries.size());
+  approx_set_range<K>(t, boundaries.front(), boundaries.back(), shift_cap);
+  t.num_boundaries = nb;
+  const K range = static_cast<K>(t.hi - t.lo);
+  const std::uint32_t nc = t.coarse_used;
+  std::vector<std::uint32_t> in_coarse(nc, 0);
+  for (const K b : boundaries) ++in_coarse[approx_coarse_of(t, approx_offset(t, b))];
+  std::uint32_t nonempty = 0, runs = 0;
+  for (std::uint32_t c = 0; c < nc; ++c) {
+    nonempty += in_coarse[c] > 0;
+    runs += in_coarse[c] == 0 && (c == 0 || in_coarse[c - 1] > 0);
+  }
+  const std::uint32_t reserve = approx_fine_reserve(nonempty, runs);
+  if (static_cast<std::uint32_t>(budget) <= reserve)
+    throw std::logic_error("kselect: approximate lookup budget below its reserve");
+  // The shares, scaled up as far as the budget allows (approx_share_scales).
+  std::uint32_t shared = static_cast<std::uint32_t>(budget) - reserve;
+  for (int k = approx_share_scales - 1; k > 0; --k) {
+    const std::uint32_t scaled = approx_scaled_share(shared, k);
+    std::uint32_t total = reserve;
+    for (std::uint32_t c = 0; c < nc; ++c)
+      if (in_coarse[c] > 0)
+        total += approx_fine_used(range, c, t.coarse_shift,
+                                  t.coarse_shift - static_cast<std::uint32_t>(
+                                                       approx_fine_bits(in_coarse[c], nb, scaled, t.coarse_shift))) -
+                 1;
+    if (total <= static_cast<std::uint32_t>(budget)) {
+      shared = scaled;
+      break;
+    }
+  }
+  std::uint32_t start = 0;
+  std::vector<std::uint32_t> slot_shift;  // per fine slot
+  for (std::uint32_t c = 0; c < nc; ++c) {
+    if (in_coarse[c] == 0) {
+      // A run of empty coarse slots shares one fine slot (shift = coarse shift:
+      // d >> shift is c, one index per coarse slot).
+      const bool first_of_run = c == 0 || in_coarse[c - 1] > 0;
+      t.coarse[c] = approx_coarse_word(first_of_run ? start : start - 1, t.coarse_shift, c, t.coarse_shift);
+      if (first_of_run) slot_shift.push_back(t.coarse_shift), ++start;
+      continue;
+    }
+    const std::uint32_t shift =
+        t.coarse_shift - static_cast<std::uint32_t>(approx_fine_bits(in_coarse[c], nb, shared, t.coarse_shift));
+    t.coarse[c] = approx_coarse_word(start, shift, c, t.coarse_shift);
+    const std::uint32_t used = approx_fine_used(range, c, t.coarse_shift, shift);
+    slot_shift.insert(slot_shift.end(), used, shift);
+    start += used;
+  }
+  t.fine_used = start;
+  std::vector<std::uint32_t> count(start, 0);
+  for (const K b : boundaries) {
+    const K d = approx_offset(t, b);
+    ++count[approx_fine_index(t.coarse[approx_coarse_of(t, d)], d)];
+  }
+  out.fine.resize(start);
+  std::uint32_t base = 0;
+  for (std::uint32_t f = 0; f < start; ++f) {
+    const K b0 = count[f] >= 1 ? boundaries[base] : K(0);
+    const K b1 = count[f] >= 2 ? boundaries[base + 1] : K(0);
+    out.fine[f] = approx_fine_word<K>(base, count[f], b0, b1, slot_shift[f], t.lo);
+    base += count[f];
+  }
+  return out;
+}
+
+}  // namespace kselect::plan

@@ -1,0 +1,380 @@
+// plan/approx.hpp and plan/approx_lookup.hpp: argument checks, the pre-key inverse,
+// splitter boundaries, the counting pass's two-level classifier (against a plain
+// count of boundaries for many splitter sets and probe keys), the nearest-splitter
+// choice and the fallback bookkeeping.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "common/generate.hpp"
+#include "common/rng.hpp"
+#include "plan/approx.hpp"
+#include "plan/approx_lookup.hpp"
+#include "plan/key_traits.hpp"
+#include "plan/sampling.hpp"
+
+namespace kselect {
+namespace {
+
+using test::dist;
+
+template <class T>
+plan::key_t<T> bits_of(T x) {
+  plan::key_t<T> u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+// Special values and a random spread, as the window plan test probes.
+template <class T>
+std::vector<T> probe_values() {
+  std::vector<T> v = test::generate<T>(dist::special, 300, 17);
+  const std::vector<T> u = test::generate<T>(dist::normal, 300, 18);
+  v.insert(v.end(), u.begin(), u.end());
+  using lim = std::numeric_limits<T>;
+  v.push_back(lim::max());
+  v.push_back(lim::lowest());
+  v.push_back(T(0));
+  if constexpr (std::is_floating_point_v<T>) {
+    v.push_back(-T(0));
+    v.push_back(lim::infinity());
+    v.push_back(-lim::infinity());
+    v.push_back(lim::quiet_NaN());
+    v.push_back(-lim::quiet_NaN());
+    const auto all = static_cast<plan::key_t<T>>(~plan::key_t<T>(0));  // -NaN, every payload bit set
+    T x;
+    std::memcpy(&x, &all, sizeof x);
+    v.push_back(x);
+  }
+  return v;
+}
+
+template <class T>
+class ApproxPlan : public ::testing::Test {};
+using KeyTypes = ::testing::Types<float, double, std::int32_t, std::uint32_t, std::int64_t, std::uint64_t>;
+TYPED_TEST_SUITE(ApproxPlan, KeyTypes);
+
+TEST(ApproxPlanArguments, Messages) {
+  EXPECT_EQ(plan::approx_argument_error(10, 1, 0, 2), "");
+  EXPECT_EQ(plan::approx_argument_error(10, 0, 5, 4096), "");
+  EXPECT_NE(plan::approx_argument_error(0, 1, 0, 1024).find("empty input"), std::string::npos);
+  EXPECT_NE(plan::approx_argument_error(std::int64_t(1) << 40, 1, 0, 1024).find("exceeds 2^40"), std::string::npos);
+  EXPECT_NE(plan::approx_argument_error(10, -1, 0, 1024).find("num_ranks is negative"), std::string::npos);
+  EXPECT_NE(plan::approx_argument_error(10, 1, -3, 1024).find("max_rank_error is negative (-3)"), std::string::npos);
+  for (int b : {-5, 0, 1, 4097, 1 << 20}) {
+    const std::string msg = plan::approx_argument_error(10, 1, 0, b);
+    EXPECT_NE(msg.find("buckets = " + std::to_string(b) + " is outside [2, 4096]"), std::string::npos) << msg;
+  }
+}
+
+TEST(ApproxPlanArguments, SortedRanks) {
+  const std::int64_t good[] = {0, 3, 9};
+  EXPECT_EQ(plan::sorted_ranks_error(good, 3, 10), "");
+  const std::int64_t out[] = {0, 10};
+  EXPECT_NE(plan::sorted_ranks_error(out, 2, 10).find("rank 10 (ranks[1]) is outside [0, 10)"), std::string::npos);
+  const std::int64_t negative[] = {-1};
+  EXPECT_NE(plan::sorted_ranks_error(negative, 1, 10).find("outside"), std::string::npos);
+  const std::int64_t unsorted[] = {5, 3};
+  EXPECT_NE(plan::sorted_ranks_error(unsorted, 2, 10).find("sorted ascending"), std::string::npos);
+  const std::int64_t repeated[] = {3, 3};
+  EXPECT_NE(plan::sorted_ranks_error(repeated, 2, 10).find("without duplicates"), std::string::npos);
+}
+
+// The sample is sorted as pre-keys and read back as values: bit for bit.
+TYPED_TEST(ApproxPlan, PreKeyInverseKeepsEveryBit) {
+  using T = TypeParam;
+  using K = plan::key_t<T>;
+  using kt = plan::key_traits<T>;
+  for (T x : probe_values<T>()) ASSERT_EQ(bits_of(plan::value_of_pre_key<T>(kt::pre_key(x))), bits_of(x)) << x;
+  for (std::uint64_t i = 0; i < 100000; ++i) {
+    const auto p = static_cast<K>(test::random_word(5, i));
+    ASSERT_EQ(kt::pre_key(plan::value_of_pre_key<T>(p)), p);
+  }
+  for (K p : {K(0), K(1), static_cast<K>(~K(0)), static_cast<K>(~K(0) - 1)})
+    ASSERT_EQ(kt::pre_key(plan::value_of_pre_key<T>(p)), p);
+}
+
+// A splitter's boundaries bracket exactly the pre-keys of the values equal to it.
+TYPED_TEST(ApproxPlan, SplitterBoundsBracketEqualValues) {
+  using T = TypeParam;
+  using kt = plan::key_traits<T>;
+  const std::vector<T> values = probe_values<T>();
+  for (T s : values) {
+    const auto key = kt::to_key(s);
+    const plan::splitter_bounds<T> b = plan::approx_splitter_bounds<T>(key);
+    for (T x : values) {
+      const auto p = kt::pre_key(x);
+      const bool inside = p >= b.first && (!b.has_end || p < b.end);
+      ASSERT_EQ(inside, kt::to_key(x) == key) << "s = " << s << ", x = " << x;
+      ASSERT_EQ(p < b.first, kt::to_key(x) < key);
+    }
+  }
+  if constexpr (std::is_floating_point_v<T>) {
+    const auto zero = plan::approx_splitter_bounds<T>(kt::to_key(T(0)));
+    EXPECT_EQ(zero.first, kt::pre_key(-T(0)));
+    EXPECT_EQ(zero.end, kt::pre_key(T(0)) + 1);
+    EXPECT_FALSE(plan::approx_splitter_bounds<T>(kt::to_key(std::numeric_limits<T>::quiet_NaN())).has_end);
+  } else {
+    EXPECT_FALSE(plan::approx_splitter_bounds<T>(kt::to_key(std::numeric_limits<T>::max())).has_end);
+    EXPECT_TRUE(plan::approx_splitter_bounds<T>(kt::to_key(T(7))).has_end);
+  }
+}
+
+// Sorted boundaries of up to `m` splitters drawn from `values` (distinct keys,
+// evenly spread over the sorted distinct keys), the way the backends lay them out.
+template <class T>
+std::vector<plan::key_t<T>> boundaries_of(std::vector<T> values, int m) {
+  using K = plan::key_t<T>;
+  std::vector<K> keys;
+  for (T x : values) keys.push_back(plan::key_traits<T>::to_key(x));
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  std::vector<K> chosen;
+  for (int j = 0; j < m; ++j) {
+    const K k = keys[static_cast<std::size_t>(plan::approx_candidate_index(j, m + 1, static_cast<std::int64_t>(keys.size())) %
+                                              static_cast<std::int64_t>(keys.size()))];
+    if (chosen.empty() || chosen.back() != k) chosen.push_back(k);
+  }
+  std::vector<K> b;
+  for (K k : chosen) {
+    const auto sb = plan::approx_splitter_bounds<T>(k);
+    b.push_back(sb.first);
+    if (sb.has_end) b.push_back(sb.end);
+  }
+  return b;
+}
+
+// The table's bucket equals the number of boundaries <= the pre-key.
+template <class T, class K = plan::key_t<T>>
+void expect_classifies(const std::vector<K>& boundaries, int budget, const std::vector<K>& probes) {
+  const plan::approx_lookup_table<K> t =
+      plan::build_approx_lookup<K>(boundaries, budget, plan::approx_coarse_shift_cap<T>);
+  ASSERT_LE(t.params.fine_used, static_cast<std::uint32_t>(budget));
+  ASSERT_EQ(t.fine.size(), t.params.fine_used);
+  ASSERT_EQ(t.params.num_boundaries, boundaries.size());
+  ASSERT_LT(t.params.coarse_shift, sizeof(K) * 8);
+  ASSERT_LE(t.params.coarse_used, plan::approx_max_coarse<K>);
+  auto check = [&](K p) {
+    const auto want =
+        static_cast<std::uint32_t>(std::upper_bound(boundaries.begin(), boundaries.end(), p) - boundaries.begin());
+    const K d = plan::approx_offset(t.params, p);
+    const std::uint32_t f = plan::approx_fine_index(t.params.coarse[plan::approx_coarse_of(t.params, d)], d);
+    ASSERT_LT(f, t.params.fine_used) << "pre-key " << +p;
+    ASSERT_EQ(plan::approx_bucket<K>(t.params, t.fine.data(), boundaries.data(), p), want)
+        << "pre-key " << +p << ", " << boundaries.size() << " boundaries, budget " << budget;
+  };
+  for (K b : boundaries)
+    for (K delta : {K(0), K(1), K(2), K(3)}) {
+      check(static_cast<K>(b - delta));
+      check(static_cast<K>(b + delta));
+    }
+  for (K p : probes) check(p);
+  for (K p : {K(0), K(1), static_cast<K>(~K(0)), static_cast<K>(~K(0) - 1)}) check(p);
+  for (std::uint64_t i = 0; i < 2000; ++i) check(static_cast<K>(test::random_word(99, i)));
+  // Keys just around the table's own range and coarse slot edges.
+  for (std::uint32_t c = 0; c <= t.params.coarse_used; ++c) {
+    const K at = static_cast<K>(t.params.lo + (static_cast<K>(c) << t.params.coarse_shift));
+    for (K delta : {K(0), K(1)}) {
+      check(static_cast<K>(at - delta));
+      check(static_cast<K>(at + delta));
+    }
+  }
+}
+
+TYPED_TEST(ApproxPlan, LookupCountsBoundariesBelowEveryKey) {
+  using T = TypeParam;
+  using K = plan::key_t<T>;
+  std::vector<K> probes;
+  for (T x : probe_values<T>()) probes.push_back(plan::key_traits<T>::pre_key(x));
+  for (dist d : test::all_dists()) {
+    const std::vector<T> values = test::generate<T>(d, 20000, 3 + static_cast<int>(d));
+    std::vector<K> with_data = probes;
+    for (std::size_t i = 0; i < values.size(); i += 7) with_data.push_back(plan::key_traits<T>::pre_key(values[i]));
+    for (int m : {1, 2, 3, 127, 1023, 4095}) {
+      const std::vector<K> b = boundaries_of(values, m);
+      // The budget the backends use, the largest, and the least the builder takes.
+      const int tight = 2 * static_cast<int>(b.size()) + 2;
+      for (int budget : {plan::approx_fine_budget(m + 1), plan::approx_max_fine_slots, tight}) {
+        SCOPED_TRACE(testing::Message() << test::name(d) << ", m = " << m << ", budget " << budget);
+        expect_classifies<T>(b, budget, with_data);
+      }
+    }
+  }
+}
+
+TYPED_TEST(ApproxPlan, LookupEdgeCases) {
+  using T = TypeParam;
+  using K = plan::key_t<T>;
+  constexpr K max = static_cast<K>(~K(0));
+  std::vector<K> probes;
+  for (T x : probe_values<T>()) probes.push_back(plan::key_traits<T>::pre_key(x));
+  // Splitters at the ends of the pre-key range; one splitter; adjacent singleton
+  // keys (boundaries that coincide); a dense run of consecutive keys; far apart.
+  const std::vector<std::vector<K>> sets = {
+      {K(0), K(1)},
+      {max},
+      {K(0), K(1), static_cast<K>(max - 1), max},
+      {K(5), K(6), K(6), K(7), K(7), K(8)},
+      {K(100), K(101)},
+      {K(0), K(2), static_cast<K>(max / 2), static_cast<K>(max / 2 + 1), static_cast<K>(max - 3)},
+  };
+  for (const auto& b : sets) expect_classifies<T>(b, 1024, probes);
+  // 4095 consecutive singleton keys: 8190 boundaries, each key's end the next one's first.
+  std::vector<K> dense_pairs;
+  for (K k = 1000; k < 1000 + 4095; ++k) dense_pairs.push_back(k), dense_pairs.push_back(static_cast<K>(k + 1));
+  expect_classifies<T>(dense_pairs, plan::approx_max_fine_slots, probes);
+  expect_classifies<T>(dense_pairs, 2 * static_cast<int>(dense_pairs.size()) + 2, probes);
+}
+
+// The design point: for smooth float data few keys need the search (most are
+// decided by the fine word alone), and the budget is used. Splitters as the
+// backends draw them (a sorted sample, evenly spread candidates). Uniform floats
+// put half their splitters in the top binade, which slots linear over the
+// whole key range would crowd; normal floats spread over many binades.
+TEST(ApproxPlanLookup, FewKeysSearchedOnSmoothFloats) {
+  using K = std::uint32_t;
+  using kt = plan::key_traits<float>;
+  for (dist d : {dist::uniform, dist::normal}) {
+    const std::vector<float> values = test::generate<float>(d, 1 << 20, 11);
+    constexpr int s = plan::approx_sample_size;
+    std::vector<K> sample(s);
+    for (int j = 0; j < s; ++j)
+      sample[static_cast<std::size_t>(j)] = kt::pre_key(values[static_cast<std::size_t>(plan::sample_position(j, s, 1 << 20, 5))]);
+    std::sort(sample.begin(), sample.end());
+    for (int buckets : {128, 1024, 4096}) {
+      std::vector<K> b;
+      K previous = 0;
+      for (int j = 0; j + 1 < buckets; ++j) {
+        const K key = kt::to_key(plan::value_of_pre_key<float>(sample[static_cast<std::size_t>(plan::approx_candidate_index(j, buckets, s))]));
+        if (plan::approx_keeps_candidate(j, key, previous)) {
+          const auto sb = plan::approx_splitter_bounds<float>(key);
+          b.push_back(sb.first);
+          if (sb.has_end) b.push_back(sb.end);
+        }
+        previous = key;
+      }
+      const int budget = plan::approx_fine_budget(buckets);
+      const auto t = plan::build_approx_lookup<K>(b, budget, plan::approx_coarse_shift_cap<float>);
+      std::size_t searched = 0;
+      for (float x : values) {
+        const K off = plan::approx_offset(t.params, kt::pre_key(x));
+        searched += (t.fine[plan::approx_fine_index(t.params.coarse[plan::approx_coarse_of(t.params, off)], off)] &
+                     plan::approx_search_bit) != 0;
+      }
+      // Measured when this test was written: at most 1.8% of the keys for 128
+      // and 1024 buckets, 5.9% for 4096 (uniform; splitters one sample key in
+      // four, so fine slots with two splitters are common).
+      const double limit = buckets == 4096 ? 0.08 : 0.025;
+      EXPECT_LT(static_cast<double>(searched), limit * static_cast<double>(values.size()))
+          << test::name(d) << " buckets " << buckets << ": " << searched << " searched";
+      EXPECT_GE(t.params.fine_used, static_cast<std::uint32_t>(budget / 4)) << test::name(d) << " buckets " << buckets;
+    }
+  }
+}
+
+TEST(ApproxPlanLookup, FineWords) {
+  using K = std::uint32_t;
+  // No boundary: the base, whatever the offset.
+  const std::uint32_t none = plan::approx_fine_word<K>(7, 0, 0, 0, 10, 0);
+  // One boundary at offset 0x1234 (slot 2^16 wide starting at 0x10000, lo = 0x10).
+  const std::uint32_t one = plan::approx_fine_word<K>(7, 1, 0x10 + 0x11234, 0, 16, 0x10);
+  // A singleton key: boundaries at 0x1234 and 0x1235.
+  const std::uint32_t pair = plan::approx_fine_word<K>(7, 2, 0x10 + 0x11234, 0x10 + 0x11235, 16, 0x10);
+  // Two boundaries that are not a singleton key, and a wide slot: searched.
+  const std::uint32_t apart = plan::approx_fine_word<K>(7, 2, 0x10 + 0x11234, 0x10 + 0x11240, 16, 0x10);
+  const std::uint32_t wide = plan::approx_fine_word<K>(7, 1, 0x10 + 0x11234, 0, 17, 0x10);
+  EXPECT_EQ(none & plan::approx_search_bit, 0u);
+  EXPECT_EQ(one & plan::approx_search_bit, 0u);
+  EXPECT_EQ(pair & plan::approx_search_bit, 0u);
+  EXPECT_NE(apart & plan::approx_search_bit, 0u);
+  EXPECT_NE(wide & plan::approx_search_bit, 0u);
+  EXPECT_EQ(apart >> plan::approx_offset_shift, 2u);
+  EXPECT_EQ(apart & plan::approx_base_mask, 7u);
+  EXPECT_EQ(plan::approx_fine_budget(2), 1024);
+  EXPECT_EQ(plan::approx_fine_budget(128), 2048);
+  EXPECT_EQ(plan::approx_fine_budget(1000), 16384);
+  EXPECT_EQ(plan::approx_fine_budget(4096), plan::approx_max_fine_slots);
+}
+
+TEST(ApproxPlanChoice, NearestSplitter) {
+  // Three splitters: s0 at ranks [10, 12), s1 at [20, 21), s2 at [50, 80) of 100 keys.
+  const std::vector<std::int64_t> below = {10, 20, 50};
+  const std::vector<std::int64_t> equal = {2, 1, 30};
+  auto choose = [&](std::int64_t r) {
+    return plan::nearest_splitter(
+        r, 3, [&](std::int64_t j) { return below[static_cast<std::size_t>(j)]; },
+        [&](std::int64_t j) { return equal[static_cast<std::size_t>(j)]; });
+  };
+  struct want_t {
+    std::int64_t r, splitter, rank, error;
+  };
+  const want_t cases[] = {{0, 0, 10, 10},   {9, 0, 10, 1},    {10, 0, 10, 0},  {11, 0, 11, 0},
+                          {12, 0, 11, 1},   {15, 0, 11, 4},   {16, 1, 20, 4},
+                          {20, 1, 20, 0},   {35, 1, 20, 15},  {36, 2, 50, 14}, {65, 2, 65, 0},
+                          {79, 2, 79, 0},   {80, 2, 79, 1},   {99, 2, 79, 20}};
+  for (const want_t& w : cases) {
+    const plan::approx_choice c = choose(w.r);
+    EXPECT_EQ(c.splitter, w.splitter) << "r = " << w.r;
+    EXPECT_EQ(c.rank, w.rank) << "r = " << w.r;
+    EXPECT_EQ(c.error, w.error) << "r = " << w.r;
+  }
+  // Equal distances go to the lower splitter: r = 15 is 4 from s0's 11 and 5 from 20;
+  // r = 16 is 5 from 11 and 4 from 20; r = 35: 15 from 20, 15 from 50 -> s1.
+  EXPECT_EQ(choose(35).splitter, 1);
+  // All-equal input: one splitter holds every rank exactly.
+  for (std::int64_t r : {0, 1, 500, 999}) {
+    const auto c = plan::nearest_splitter(r, 1, [](std::int64_t) { return std::int64_t(0); },
+                                          [](std::int64_t) { return std::int64_t(1000); });
+    EXPECT_EQ(c.rank, r);
+    EXPECT_EQ(c.error, 0);
+    EXPECT_FALSE(plan::approx_needs_exact(c, 0));
+  }
+  // A splitter the count never saw cannot answer.
+  const auto none = plan::nearest_splitter(5, 1, [](std::int64_t) { return std::int64_t(3); },
+                                           [](std::int64_t) { return std::int64_t(0); });
+  EXPECT_EQ(none.splitter, -1);
+  EXPECT_TRUE(plan::approx_needs_exact(none, std::int64_t(1) << 50));
+  EXPECT_TRUE(plan::approx_needs_exact(choose(0), 9));
+  EXPECT_FALSE(plan::approx_needs_exact(choose(0), 10));
+}
+
+TEST(ApproxPlanChoice, Bookkeeping) {
+  // Buckets: 3 keys < s0, 2 == s0, 4 between, 1 == s1, 5 above.
+  const std::vector<std::uint64_t> counts = {3, 2, 4, 1, 5};
+  EXPECT_EQ(plan::approx_keys_below(counts), (std::vector<std::int64_t>{3, 9}));
+  const std::vector<std::uint8_t> verdicts = {0, 1, 0, 1};
+  const std::vector<std::int64_t> ranks = {2, 5, 8, 13};
+  const plan::approx_fallback fb = plan::collect_fallback(verdicts, ranks);
+  EXPECT_EQ(fb.index, (std::vector<std::int64_t>{1, 3}));
+  EXPECT_EQ(fb.ranks, (std::vector<std::int64_t>{5, 13}));
+  // Ranks 2..7 of 10 keys: the furthest answer is at most 7 away.
+  EXPECT_TRUE(plan::approx_error_always_within(10, 2, 7, 7));
+  EXPECT_FALSE(plan::approx_error_always_within(10, 2, 7, 6));
+  EXPECT_FALSE(plan::approx_error_always_within(10, 1, 5, 7));
+  EXPECT_TRUE(plan::approx_error_always_within(1, 0, 0, 0));
+}
+
+TEST(ApproxPlanChoice, CandidatesAndDistinctSplitters) {
+  // Middles of buckets - 1 equal parts: one splitter is the sample's median.
+  EXPECT_EQ(plan::approx_candidate_index(0, 2, 16384), 8192);
+  EXPECT_EQ(plan::approx_candidate_index(0, 3, 16384), 4096);
+  EXPECT_EQ(plan::approx_candidate_index(1, 3, 16384), 12288);
+  EXPECT_EQ(plan::approx_candidate_index(0, 4096, 16384), 2);
+  EXPECT_EQ(plan::approx_candidate_index(4094, 4096, 16384), 16381);
+  EXPECT_EQ(plan::approx_candidate_index(1022, 1024, 16384), 16375);
+  for (int b : {2, 3, 128, 1000, 4096})
+    for (int j = 0; j + 1 < b; ++j) {
+      ASSERT_LT(plan::approx_candidate_index(j, b, 16384), 16384);
+      if (j > 0) ASSERT_GE(plan::approx_candidate_index(j, b, 16384), plan::approx_candidate_index(j - 1, b, 16384));
+    }
+  EXPECT_TRUE(plan::approx_keeps_candidate<std::uint32_t>(0, 5, 5));
+  EXPECT_FALSE(plan::approx_keeps_candidate<std::uint32_t>(1, 5, 5));
+  EXPECT_TRUE(plan::approx_keeps_candidate<std::uint32_t>(1, 6, 5));
+}
+
+}  // namespace
+}  // namespace kselect
