@@ -28,6 +28,10 @@ auto cpu_call(F&& f) -> decltype(f()) {
   }
 }
 
+/// Buckets of the CPU approximate counting pass: cpu::approx_multiselect's default,
+/// as device::approx_config's (the owning API has no option for it).
+constexpr int cpu_approx_buckets = 1024;
+
 }  // namespace
 
 void check_input(const void* values, std::int64_t n, const options& opt) {
@@ -86,6 +90,46 @@ void run_multiselect(backend b, const T* values, std::int64_t n, const std::int6
 }
 
 template <class T>
+void run_range_select(backend b, const T* values, std::int64_t n, std::int64_t lo, std::int64_t hi,
+                      bool descending, bool sorted, bool deterministic, T* out_values,
+                      std::int64_t* out_indices, const options& opt) {
+  if (hi == lo) return;
+#ifdef KSELECT_WITH_CUDA
+  if (b == backend::cuda) {
+    cuda_backend::range_select(values, n, lo, hi, descending, sorted, deterministic, out_values, out_indices,
+                               opt);
+    return;
+  }
+#else
+  (void)b;
+#endif
+  // The CPU backend is always deterministic.
+  (void)deterministic;
+  cpu_call([&] {
+    cpu::range_select(values, n, lo, hi, descending, sorted, out_values, out_indices, opt.cpu_threads);
+  });
+}
+
+template <class T>
+void run_approx_multiselect(backend b, const T* values, std::int64_t n, const std::int64_t* ranks,
+                            std::int64_t num_ranks, std::int64_t max_rank_error, T* out,
+                            std::int64_t* out_ranks, const options& opt) {
+  if (num_ranks == 0) return;
+#ifdef KSELECT_WITH_CUDA
+  if (b == backend::cuda) {
+    cuda_backend::approx_multiselect(values, n, ranks, num_ranks, max_rank_error, out, out_ranks, opt);
+    return;
+  }
+#else
+  (void)b;
+#endif
+  cpu_call([&] {
+    cpu::approx_multiselect(values, n, ranks, num_ranks, max_rank_error, out, out_ranks,
+                            cpu_approx_buckets, opt.cpu_threads);
+  });
+}
+
+template <class T>
 std::int64_t run_count_nan(backend b, const T* values, std::int64_t n, const options& opt) {
   if constexpr (!std::is_floating_point_v<T>) {
     (void)b, (void)values, (void)n, (void)opt;
@@ -100,9 +144,14 @@ std::int64_t run_count_nan(backend b, const T* values, std::int64_t n, const opt
   }
 }
 
-#define KSELECT_INSTANTIATE(T)                                                              \
-  template void run_multiselect<T>(backend, const T*, std::int64_t, const std::int64_t*,     \
-                                   std::int64_t, T*, const options&);                       \
+#define KSELECT_INSTANTIATE(T)                                                                   \
+  template void run_multiselect<T>(backend, const T*, std::int64_t, const std::int64_t*,         \
+                                   std::int64_t, T*, const options&);                            \
+  template void run_range_select<T>(backend, const T*, std::int64_t, std::int64_t, std::int64_t, \
+                                    bool, bool, bool, T*, std::int64_t*, const options&);        \
+  template void run_approx_multiselect<T>(backend, const T*, std::int64_t, const std::int64_t*,  \
+                                          std::int64_t, std::int64_t, T*, std::int64_t*,         \
+                                          const options&);                                       \
   template std::int64_t run_count_nan<T>(backend, const T*, std::int64_t, const options&);
 KSELECT_FOR_EACH_KEY_TYPE(KSELECT_INSTANTIATE)
 #undef KSELECT_INSTANTIATE
