@@ -52,6 +52,60 @@ void check_ranks(const std::vector<std::int64_t>& ranks, std::int64_t n) {
                         ") for " + std::to_string(n) + (n == 1 ? " value" : " values"));
 }
 
+std::int64_t parse_count(std::string_view option, const std::string& text) {
+  const std::string name(option);
+  if (text.empty()) throw input_error(name + ": no value given");
+  std::int64_t v = 0;
+  const char* end = text.data() + text.size();
+  const char* first = text.data() + (text.front() == '+' ? 1 : 0);
+  const auto [ptr, ec] = std::from_chars(first, end, v);
+  if (ec == std::errc::result_out_of_range) throw input_error(name + ": " + text + " is out of range");
+  if (ec != std::errc() || ptr != end) throw input_error(name + ": '" + text + "' is not an integer");
+  if (v < 0) throw input_error(name + ": " + text + " is negative");
+  return v;
+}
+
+rank_error_spec parse_max_rank_error(const std::string& text) {
+  constexpr std::string_view option = "--max-rank-error";
+  if (text.empty() || text.back() != '%') return {parse_count(option, text), -1};
+  // A percent: digits with at most one decimal point, read exactly (a double would
+  // round 0.3% of 1000 to 2.999... and then down to 2).
+  const std::string number = text.substr(0, text.size() - 1);
+  rank_error_spec spec{0, 0};
+  bool point = false;
+  int digits = 0;
+  for (const char c : number) {
+    if (c == '.' && !point) {
+      point = true;
+    } else if (c >= '0' && c <= '9') {
+      // At most 18 digits: count < 10^18 and 10^decimals <= 10^18, so the
+      // arithmetic below fits in 128 bits.
+      if (++digits > 18) throw input_error(std::string(option) + ": '" + text + "' has too many digits");
+      spec.count = spec.count * 10 + (c - '0');
+      if (point) ++spec.decimals;
+    } else {
+      throw input_error(std::string(option) + ": '" + text + "' is not a count or a percent such as 0.1%" +
+                        (c == '-' ? " (negative)" : ""));
+    }
+  }
+  if (digits == 0) throw input_error(std::string(option) + ": '" + text + "' is not a count or a percent such as 0.1%");
+  // At most 100%: compare count / 10^decimals with 100.
+  unsigned __int128 scale = 1;
+  for (int i = 0; i < spec.decimals; ++i) scale *= 10;
+  if (static_cast<unsigned __int128>(spec.count) > 100 * scale)
+    throw input_error(std::string(option) + ": " + text + " is more than 100%");
+  return spec;
+}
+
+std::int64_t resolve_max_rank_error(const rank_error_spec& spec, std::int64_t n) {
+  if (spec.decimals < 0) return spec.count;
+  unsigned __int128 scale = 100;  // percent
+  for (int i = 0; i < spec.decimals; ++i) scale *= 10;
+  // count < 10^18 and n < 2^63: the product fits in 128 bits; the result is at most n.
+  return static_cast<std::int64_t>(static_cast<unsigned __int128>(spec.count) * static_cast<std::uint64_t>(n) /
+                                   scale);
+}
+
 std::vector<double> parse_quantiles(const std::vector<std::string>& items) {
   std::vector<double> qs;
   for (const auto& s : split_items(items, "-q")) {

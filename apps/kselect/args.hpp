@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kselect_cli {
@@ -14,6 +15,23 @@ std::vector<std::int64_t> parse_ranks(const std::vector<std::string>& items);
 
 /// Throws unless every rank lies in [0, n).
 void check_ranks(const std::vector<std::int64_t>& ranks, std::int64_t n);
+
+/// A count option's value (-k of topk, --lo and --hi of range): an integer >= 0.
+std::int64_t parse_count(std::string_view option, const std::string& text);
+
+/// --max-rank-error as given: an integer count, or a decimal number of percent of
+/// n followed by '%' ("0.1%"), kept exact (digits and decimal places) so that the
+/// count rounds down correctly once n is known.
+struct rank_error_spec {
+  std::int64_t count = 0;  ///< the count, or the percent's digits without the point
+  int decimals = -1;       ///< digits after the point of a percent; -1: a plain count
+};
+
+/// Parses --max-rank-error: a count >= 0, or a percent in [0, 100] ("0.1%", "5%").
+rank_error_spec parse_max_rank_error(const std::string& text);
+
+/// The count a spec means for n values: the count itself, or floor(percent / 100 * n).
+std::int64_t resolve_max_rank_error(const rank_error_spec& spec, std::int64_t n);
 
 /// -q values: each a number in [0, 1] (NaN rejected).
 std::vector<double> parse_quantiles(const std::vector<std::string>& items);

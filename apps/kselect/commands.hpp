@@ -19,6 +19,29 @@ struct common_options {
 
 struct select_options {
   std::vector<std::string> ranks;  // -k, comma lists
+  bool approx = false;             // --approx: kselect::approx_multiselect
+  std::string max_rank_error;      // --max-rank-error: a count or "P%" (needs --approx)
+  bool max_rank_error_given = false;
+  std::string file;
+};
+
+/// Output options topk and range share.
+struct selection_flags {
+  bool indices = false;        // --indices: print each value's index in the input
+  bool sorted = false;         // --sorted
+  bool deterministic = false;  // --deterministic: ties by smaller index
+};
+
+struct topk_command_options {
+  std::string k;         // -k
+  bool largest = false;  // --largest
+  selection_flags flags;
+  std::string file;
+};
+
+struct range_command_options {
+  std::string lo, hi;  // --lo, --hi
+  selection_flags flags;
   std::string file;
 };
 
@@ -41,6 +64,8 @@ struct bench_options {
 };
 
 int run_select(const common_options& common, const select_options& opts);
+int run_topk(const common_options& common, const topk_command_options& opts);
+int run_range(const common_options& common, const range_command_options& opts);
 int run_quantile(const common_options& common, const quantile_options& opts);
 int run_demo(const common_options& common, const demo_options& opts);
 /// Replaces the process with the benchmark binary; returns only on failure.

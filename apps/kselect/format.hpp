@@ -42,6 +42,8 @@ std::string json_string(std::string_view s);
 /// Milliseconds with microsecond resolution, e.g. 12.345.
 std::string json_ms(double ms);
 
+inline std::string json_bool(bool b) { return b ? "true" : "false"; }
+
 template <class T>
 std::string json_array(const std::vector<T>& values) {
   std::string out = "[";
@@ -67,6 +69,15 @@ template <class T>
 std::string text_lines(const std::vector<T>& values) {
   std::string out;
   for (const auto& v : values) out += format_value(v) + '\n';
+  return out;
+}
+
+/// Two columns, "a[i] b[i]" per line (a and b of the same length).
+template <class A, class B>
+std::string two_column_lines(const std::vector<A>& a, const std::vector<B>& b) {
+  std::string out;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i)
+    out += format_value(a[i]) + ' ' + format_value(b[i]) + '\n';
   return out;
 }
 

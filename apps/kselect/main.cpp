@@ -39,6 +39,14 @@ void add_common_options(CLI::App& app, common_options& c, bool input = true) {
   app.add_flag("--raw", c.raw, "Read FILE as raw binary whatever its extension");
 }
 
+/// --indices, --sorted and --deterministic of topk and range.
+void add_selection_flags(CLI::App& app, selection_flags& f) {
+  app.add_flag("--indices", f.indices, "Print each value's 0-based index in the input: 'index value' lines");
+  app.add_flag("--sorted", f.sorted, "In order (ascending; descending with --largest) instead of by index");
+  app.add_flag("--deterministic", f.deterministic,
+               "Of values tied at the boundary, take the smaller indices (same output every run)");
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"kselect: exact selection (k-th smallest, many ranks, quantiles) on GPU and CPU.",
                "kselect"};
@@ -51,7 +59,8 @@ int run(int argc, char** argv) {
   app.footer(
       "Input: .npy files (little-endian <f4 <f8 <i4 <u4 <i8 <u8, any shape, flattened) or raw binary\n"
       "(any other extension, or --raw) with --dtype. Output: one value per line (nan, inf, -inf),\n"
-      "in the order requested; with --json one object (non-finite values as strings).\n"
+      "in the order requested ('index value' with --indices, 'value rank' with select --approx);\n"
+      "with --json one object (non-finite values as strings).\n"
       "Exit codes: 0 success, 1 failure (demo check, CUDA error), 2 bad arguments or input.\n");
 
   select_options sel;
@@ -61,7 +70,31 @@ int run(int argc, char** argv) {
   select_cmd->add_option("-k,--rank", sel.ranks, "0-based rank(s): K or K1,K2,... (repeatable)")
       ->allow_extra_args(false)
       ->required();
+  select_cmd->add_flag("--approx", sel.approx,
+                       "Approximate: each answer within --max-rank-error ranks, printed with its exact rank");
+  CLI::Option* max_rank_error =
+      select_cmd->add_option("--max-rank-error", sel.max_rank_error,
+                             "With --approx: allowed rank error, a count E or a percent of n (0.1%)")
+          ->type_name("E|P%");
   select_cmd->add_option("FILE", sel.file, "Input file (.npy or raw)")->required();
+
+  topk_command_options topk;
+  CLI::App* topk_cmd =
+      app.add_subcommand("topk", "The K smallest (--largest: largest; NaN counts as the largest) values");
+  add_common_options(*topk_cmd, common);
+  topk_cmd->add_option("-k", topk.k, "How many values (0 to n)")->type_name("K")->required();
+  topk_cmd->add_flag("--largest", topk.largest, "The K largest instead of the K smallest");
+  add_selection_flags(*topk_cmd, topk.flags);
+  topk_cmd->add_option("FILE", topk.file, "Input file (.npy or raw)")->required();
+
+  range_command_options range;
+  CLI::App* range_cmd =
+      app.add_subcommand("range", "The values at positions [lo, hi) of the ascending stable sort");
+  add_common_options(*range_cmd, common);
+  range_cmd->add_option("--lo", range.lo, "First position (0-based)")->type_name("A")->required();
+  range_cmd->add_option("--hi", range.hi, "One past the last position (at most n)")->type_name("B")->required();
+  add_selection_flags(*range_cmd, range.flags);
+  range_cmd->add_option("FILE", range.file, "Input file (.npy or raw)")->required();
 
   quantile_options quant;
   CLI::App* quantile_cmd = app.add_subcommand("quantile", "Quantiles as numpy.quantile");
@@ -102,13 +135,18 @@ int run(int argc, char** argv) {
       const auto rest = app.remaining();
       what = rest.empty() ? "a subcommand is required"
                           : "unknown subcommand '" + rest.front() + "'";
-      what += " (one of select, quantile, demo, bench)";
+      what += " (one of select, quantile, topk, range, demo, bench)";
     }
     report(what + " (run 'kselect --help' for usage)");
     return exit_usage;
   }
 
-  if (select_cmd->parsed()) return run_select(common, sel);
+  if (select_cmd->parsed()) {
+    sel.max_rank_error_given = max_rank_error->count() > 0;
+    return run_select(common, sel);
+  }
+  if (topk_cmd->parsed()) return run_topk(common, topk);
+  if (range_cmd->parsed()) return run_range(common, range);
   if (quantile_cmd->parsed()) return run_quantile(common, quant);
   if (demo_cmd->parsed()) {
     demo.n_given = demo_n->count() > 0;
