@@ -18,10 +18,10 @@
 // boundaries.
 //   coarse: d >> coarse_shift (d = pre-key - lo), 32 slots, or for floats whose
 //           range spans more than 32 binades one slot per binade (up to 512 for
-//           float, 4096 for double): a coarse slot is never wider than a binade,
-//           so the density of a smooth distribution is nearly flat inside it (a
-//           linear slot over binades sees it double from one binade to the
-//           next). A warp's keys fall in few, adjacent coarse slots (different
+//           float; for double one per two binades, up to 2048): a float coarse
+//           slot is never wider than a binade, so the density of a smooth
+//           distribution is nearly flat inside it (a linear slot over binades
+//           sees it double from one binade to the next). A warp's keys fall in few, adjacent coarse slots (different
 //           banks, or one broadcast word). Each word gives its slot's own fine
 //           resolution, a power of two from the boundaries inside it (binades
 //           dense with splitters get narrow fine slots; a run of coarse slots
@@ -60,16 +60,20 @@ namespace kselect::plan {
 
 /// 2^5 coarse slots unless a float range needs one per binade (see above).
 inline constexpr int approx_coarse_bits = 5;
-/// Most coarse slots: one per binade of the whole float range (sign and exponent
-/// bits: 2^9 for float, 2^12 for double); integer ranges use 32.
+/// Most coarse slots: for float one per binade of the whole range (sign and
+/// exponent bits: 2^9), for double one per two binades (2^11: 8 KiB, so that two
+/// counting blocks with 4096 buckets still fit an H100 SM; 2^12 would not);
+/// integer ranges use 32.
 template <class K>
-inline constexpr std::uint32_t approx_max_coarse = sizeof(K) == 4 ? 512u : 4096u;
-/// The coarse shift cap for key type T: the mantissa width for floats (a coarse
-/// slot at most one binade wide), no cap (the key width) for integers.
+inline constexpr std::uint32_t approx_max_coarse = sizeof(K) == 4 ? 512u : 2048u;
+/// The coarse shift cap for key type T: the mantissa width for float (a coarse
+/// slot at most one binade wide), one more for double (two binades), no cap (the
+/// key width) for integers.
 template <class T>
 inline constexpr std::uint32_t approx_coarse_shift_cap =
-    std::is_floating_point_v<T> ? static_cast<std::uint32_t>(std::numeric_limits<T>::digits - 1)
-                                : static_cast<std::uint32_t>(sizeof(T) * 8);
+    !std::is_floating_point_v<T> ? static_cast<std::uint32_t>(sizeof(T) * 8)
+    : sizeof(T) == 4             ? static_cast<std::uint32_t>(std::numeric_limits<T>::digits - 1)
+                                 : static_cast<std::uint32_t>(std::numeric_limits<T>::digits);
 /// Most fine slots: 64 KiB of shared memory, which with the histogram of 4096
 /// buckets (32 KiB) keeps two counting blocks per H100 SM (228 KiB).
 inline constexpr int approx_max_fine_slots = 16384;
