@@ -1,0 +1,231 @@
+// The device API's approximate multiselection (kselect::device::approx_multiselect):
+// validation, the two-phase workspace protocol, and the driver. One
+// instantiation TU per key type (instantiate/approx_*.cu).
+//
+//   cudaMemcpyAsync      the ranks to the device
+//   approx_plan_kernel   1 block: sample, splitters, the counting pass's table
+//   approx_count_kernel  one read of the input: every key's bucket, counted
+//   approx_answer_kernel 1 block: each rank's nearest splitter, value, exact rank, verdict
+//   then, unless no answer can exceed the bound (plan::approx_error_always_within),
+//   one copy of the verdicts to the host and one wait on `stream`; the ranks that
+//   need it are selected by device::multiselect (exact; its own round trips) and
+//   put in place by approx_scatter_kernel.
+// max_rank_error = 0 is device::multiselect on every rank (a counting pass would
+// answer few of them). Nothing allocates; nothing waits on other streams.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cuda/common.cuh"
+#include "cuda/dispatch/approx_workspace.hpp"
+#include "cuda/dispatch/profiler.hpp"
+#include "cuda/kernels/approx_answer_kernel.cuh"
+#include "cuda/kernels/approx_count_kernel.cuh"
+#include "cuda/kernels/approx_plan_kernel.cuh"
+#include "cuda/tuning.hpp"
+#include "kselect/device.hpp"
+#include "plan/approx.hpp"
+#include "plan/approx_lookup.hpp"
+
+namespace kselect::cuda_detail {
+
+// Both backends draw the same sample by default (the CPU backend has no seed argument).
+static_assert(device::approx_config{}.seed == plan::approx_default_seed, "default seeds differ");
+
+/// The exact multiselect's workspace for any number of the ranks, 1 to num_ranks,
+/// from its own size query (device::multiselect, instantiated in device_api_*.cu).
+/// Its size grows with the rank count except where its strategy changes: one
+/// rank, and above the pre-pass's rank limit; the maximum over those points covers
+/// every count. (Were that to change, device::multiselect would refuse the
+/// fallback with "workspace too small", never overrun it.)
+template <class T>
+cudaError_t fallback_workspace_bytes(std::int64_t n, std::int64_t num_ranks, std::size_t& bytes) {
+  bytes = 0;
+  const std::int64_t limit = tuning::bin_prepass_max_ranks;
+  const std::int64_t probes[] = {1, 2, std::min(num_ranks, limit), std::min(num_ranks, limit + 1), num_ranks};
+  for (const std::int64_t k : probes) {
+    if (k < 1 || k > num_ranks) continue;
+    std::size_t b = 0;
+    KSELECT_CUDA_TRY(device::multiselect<T>(nullptr, b, nullptr, n, nullptr, k, nullptr, nullptr));
+    bytes = std::max(bytes, b);
+  }
+  return cudaSuccess;
+}
+
+template <class T>
+class approx_driver {
+  using K = plan::key_t<T>;
+
+ public:
+  approx_driver(const T* in, std::int64_t n, const std::int64_t* ranks, std::int64_t num_ranks,
+                std::int64_t max_rank_error, T* out, std::int64_t* out_ranks, cudaStream_t stream,
+                const device::approx_config& cfg, char* ws, const approx_layout& layout)
+      : in_(in), n_(n), ranks_(ranks), num_ranks_(num_ranks), max_rank_error_(max_rank_error), out_(out),
+        out_ranks_(out_ranks), stream_(stream), cfg_(cfg), ws_(ws), w_(layout) {}
+
+  cudaError_t run() {
+    if (max_rank_error_ == 0) return exact_all();
+    auto* d_ranks = reinterpret_cast<std::int64_t*>(ws_ + w_.ranks);
+    auto* d_verdicts = reinterpret_cast<std::uint8_t*>(ws_ + w_.verdicts);
+    const approx_tables<T> tables{reinterpret_cast<plan::approx_lookup<K>*>(ws_ + w_.lookup),
+                                  reinterpret_cast<std::uint32_t*>(ws_ + w_.fine),
+                                  reinterpret_cast<K*>(ws_ + w_.boundaries), reinterpret_cast<T*>(ws_ + w_.splitters),
+                                  reinterpret_cast<unsigned long long*>(ws_ + w_.hist)};
+    const int budget = plan::approx_fine_budget(cfg_.buckets);
+    KSELECT_CUDA_TRY(cudaMemcpyAsync(d_ranks, ranks_, static_cast<std::size_t>(num_ranks_) * sizeof(std::int64_t),
+                                     cudaMemcpyHostToDevice, stream_));
+
+    constexpr std::size_t plan_bytes = approx_plan_detail::shared_bytes<T>;
+    KSELECT_CUDA_TRY(cudaFuncSetAttribute(approx_plan_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(plan_bytes)));
+    prof_.start(stream_, "approx plan (sample, splitters, table)");
+    approx_plan_kernel<T><<<1, approx_plan_detail::threads<K>, plan_bytes, stream_>>>(in_, n_, cfg_.seed,
+                                                                                      cfg_.buckets, budget, tables);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+
+    const std::size_t count_bytes = approx_count_detail::shared_bytes<K>(budget, cfg_.buckets);
+    KSELECT_CUDA_TRY(cudaFuncSetAttribute(approx_count_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(count_bytes)));
+    unsigned grid = 1;
+    KSELECT_CUDA_TRY(count_grid(count_bytes, grid));
+    prof_.start(stream_, "approx count (" + std::to_string(cfg_.buckets) + " buckets)");
+    approx_count_kernel<T><<<grid, tuning::stream_threads, count_bytes, stream_>>>(
+        in_, n_, tables.lookup, tables.fine, tables.boundaries, budget, tables.hist);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+
+    prof_.start(stream_, "approx answer");
+    approx_answer_kernel<T><<<1, approx_answer_detail::threads, 0, stream_>>>(
+        tables.hist, tables.lookup, tables.splitters, d_ranks, num_ranks_, max_rank_error_, out_, out_ranks_,
+        d_verdicts);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+
+    if (plan::approx_error_always_within(n_, ranks_[0], ranks_[num_ranks_ - 1], max_rank_error_)) {
+      prof_.report();
+      return cudaSuccess;
+    }
+    std::vector<std::uint8_t> verdicts(static_cast<std::size_t>(num_ranks_));
+    KSELECT_CUDA_TRY(cudaMemcpyAsync(verdicts.data(), d_verdicts, verdicts.size(), cudaMemcpyDeviceToHost, stream_));
+    KSELECT_CUDA_TRY(cudaStreamSynchronize(stream_));
+    prof_.report();
+    const plan::approx_fallback fb =
+        plan::collect_fallback(verdicts, std::span<const std::int64_t>(ranks_, verdicts.size()));
+    if (fb.index.empty()) return cudaSuccess;
+    return fallback(fb, d_ranks);
+  }
+
+ private:
+  /// The ranks the pass left too far, selected exactly, then scattered into place.
+  cudaError_t fallback(const plan::approx_fallback& fb, const std::int64_t* d_ranks) {
+    const auto k = static_cast<std::int64_t>(fb.ranks.size());
+    auto* d_index = reinterpret_cast<std::int64_t*>(ws_ + w_.fallback_index);
+    auto* d_exact = reinterpret_cast<T*>(ws_ + w_.fallback_out);
+    std::size_t bytes = w_.fallback_bytes;
+    KSELECT_CUDA_TRY(device::multiselect<T>(ws_ + w_.fallback_workspace, bytes, in_, n_, fb.ranks.data(), k,
+                                            d_exact, stream_));
+    KSELECT_CUDA_TRY(cudaMemcpyAsync(d_index, fb.index.data(), static_cast<std::size_t>(k) * sizeof(std::int64_t),
+                                     cudaMemcpyHostToDevice, stream_));
+    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((k + 255) / 256, 1024));
+    approx_scatter_kernel<T><<<blocks, 256, 0, stream_>>>(d_exact, d_index, k, d_ranks, out_, out_ranks_);
+    KSELECT_LAUNCH_CHECK();
+    return cudaSuccess;
+  }
+
+  /// max_rank_error = 0: the exact multiselect, and every reported rank is its own.
+  cudaError_t exact_all() {
+    std::size_t bytes = w_.fallback_bytes;
+    KSELECT_CUDA_TRY(device::multiselect<T>(ws_ + w_.fallback_workspace, bytes, in_, n_, ranks_, num_ranks_, out_,
+                                            stream_));
+    KSELECT_CUDA_TRY(cudaMemcpyAsync(out_ranks_, ranks_, static_cast<std::size_t>(num_ranks_) * sizeof(std::int64_t),
+                                     cudaMemcpyHostToDevice, stream_));
+    return cudaSuccess;
+  }
+
+  /// A full wave of counting blocks (as many as fit per SM with this much shared
+  /// memory), more if a block would count 2^31 keys or more (32-bit counters).
+  cudaError_t count_grid(std::size_t shared_bytes, unsigned& grid) const {
+    int device = 0, sms = 1, per_sm = 0;
+    KSELECT_CUDA_TRY(cudaGetDevice(&device));
+    KSELECT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    KSELECT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, approx_count_kernel<T>,
+                                                                   tuning::stream_threads, shared_bytes));
+    grid = static_cast<unsigned>(std::max<std::int64_t>(std::int64_t(sms) * std::max(per_sm, 1), (n_ >> 31) + 1));
+    return cudaSuccess;
+  }
+
+  const T* in_;
+  std::int64_t n_;
+  const std::int64_t* ranks_;
+  std::int64_t num_ranks_;
+  std::int64_t max_rank_error_;
+  T* out_;
+  std::int64_t* out_ranks_;
+  cudaStream_t stream_;
+  device::approx_config cfg_;
+  char* ws_;
+  approx_layout w_;
+  launch_profiler prof_;
+};
+
+/// Validation and the two-phase workspace protocol around the driver.
+template <class T>
+cudaError_t approx_multiselect(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
+                               const std::int64_t* h_ranks, std::int64_t num_ranks, std::int64_t max_rank_error,
+                               T* d_out, std::int64_t* d_out_ranks, cudaStream_t stream,
+                               const device::approx_config& cfg) {
+  clear_error_message();
+  const std::string problem = plan::approx_argument_error(n, num_ranks, max_rank_error, cfg.buckets);
+  if (!problem.empty()) return invalid(problem);
+  std::size_t fallback_bytes = 0;
+  KSELECT_CUDA_TRY(fallback_workspace_bytes<T>(n, num_ranks, fallback_bytes));
+  const approx_layout layout = plan_approx_workspace<T>(num_ranks, fallback_bytes);
+  if (d_workspace == nullptr) {
+    workspace_bytes = layout.total;
+    return cudaSuccess;
+  }
+  if (workspace_bytes < layout.total)
+    return invalid("kselect: workspace too small: " + std::to_string(workspace_bytes) + " bytes given, " +
+                   std::to_string(layout.total) + " needed");
+  if (num_ranks == 0) return cudaSuccess;
+  if (h_ranks == nullptr) return invalid("kselect: ranks is null");
+  // The host reads the ranks: device memory there would crash the checks below.
+  if (memory_kind_of(h_ranks) == memory_kind::device)
+    return invalid("kselect: ranks must be a host array (got device memory)");
+  const std::string bad_ranks = plan::sorted_ranks_error(h_ranks, num_ranks, n);
+  if (!bad_ranks.empty()) return invalid(bad_ranks);
+  if (d_in == nullptr || !is_device_accessible(d_in))
+    return invalid("kselect: d_in is not device memory (host pointer given to the device API?)");
+  if (d_out == nullptr || !is_device_accessible(d_out)) return invalid("kselect: d_out is not device memory");
+  if (d_out_ranks == nullptr || !is_device_accessible(d_out_ranks))
+    return invalid("kselect: d_out_ranks is not device memory");
+  if (!is_device_accessible(d_workspace)) return invalid("kselect: d_workspace is not device memory");
+  return approx_driver<T>(d_in, n, h_ranks, num_ranks, max_rank_error, d_out, d_out_ranks, stream, cfg,
+                          static_cast<char*>(d_workspace), layout)
+      .run();
+}
+
+}  // namespace kselect::cuda_detail
+
+namespace kselect::device {
+
+template <class T>
+cudaError_t approx_multiselect(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
+                               const std::int64_t* h_ranks, std::int64_t num_ranks, std::int64_t max_rank_error,
+                               T* d_out, std::int64_t* d_out_ranks, cudaStream_t stream, const approx_config& cfg) {
+  return cuda_detail::approx_multiselect(d_workspace, workspace_bytes, d_in, n, h_ranks, num_ranks, max_rank_error,
+                                         d_out, d_out_ranks, stream, cfg);
+}
+
+}  // namespace kselect::device
+
+#define KSELECT_INSTANTIATE_APPROX_API(T)                                                                   \
+  template cudaError_t kselect::device::approx_multiselect<T>(void*, std::size_t&, const T*, std::int64_t,  \
+                                                              const std::int64_t*, std::int64_t, std::int64_t, \
+                                                              T*, std::int64_t*, cudaStream_t,                \
+                                                              const approx_config&);

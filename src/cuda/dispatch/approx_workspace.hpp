@@ -1,0 +1,52 @@
+// The device workspace of approximate multiselection, sized and carved by one
+// function for the size query and the call (as workspace.hpp for the exact
+// driver). Sized for the largest bucket count, so that the size depends only on
+// the type, n and the number of ranks, as the device API promises.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "plan/approx.hpp"
+#include "plan/approx_lookup.hpp"
+#include "plan/key_traits.hpp"
+
+namespace kselect::cuda_detail {
+
+struct approx_layout {
+  std::size_t lookup, fine, boundaries, splitters, hist;  ///< the plan kernel's tables, the histogram
+  std::size_t ranks, verdicts;                             ///< the ranks on the device, one verdict byte each
+  std::size_t fallback_index, fallback_out;                ///< the exact fallback's rank indices and answers
+  std::size_t fallback_workspace, fallback_bytes;          ///< device::multiselect's workspace
+  std::size_t total;
+};
+
+/// `fallback_bytes`: the exact multiselect's workspace for any subset of the ranks
+/// (approx_dispatch.cuh asks device::multiselect for it).
+template <class T>
+approx_layout plan_approx_workspace(std::int64_t num_ranks, std::size_t fallback_bytes) {
+  using K = plan::key_t<T>;
+  approx_layout w{};
+  std::size_t at = 0;
+  auto take = [&at](std::size_t bytes) {
+    const std::size_t here = at;
+    at += (bytes + 255) / 256 * 256;
+    return here;
+  };
+  const auto r = static_cast<std::size_t>(num_ranks);
+  w.lookup = take(sizeof(plan::approx_lookup<K>));
+  w.fine = take(plan::approx_max_fine_slots * sizeof(std::uint32_t));
+  w.boundaries = take(plan::approx_max_boundaries * sizeof(K));
+  w.splitters = take(plan::approx_max_splitters * sizeof(T));
+  w.hist = take((2 * plan::approx_max_splitters + 1) * sizeof(unsigned long long));
+  w.ranks = take(r * sizeof(std::int64_t));
+  w.verdicts = take(r);
+  w.fallback_index = take(r * sizeof(std::int64_t));
+  w.fallback_out = take(r * sizeof(T));
+  w.fallback_bytes = fallback_bytes;
+  w.fallback_workspace = take(fallback_bytes);
+  w.total = at;
+  return w;
+}
+
+}  // namespace kselect::cuda_detail

@@ -1,0 +1,286 @@
+// Approximate multiselection, step 1 of 3 (dispatch/approx_dispatch.cuh): one
+// block draws and sorts the sample, chooses the splitters and builds the
+// counting pass's lookup table, by the rules of plan/approx.hpp and
+// plan/approx_lookup.hpp (the CPU backend builds the same table on the host with
+// plan::build_approx_lookup; tests/cpu/approx_plan_test.cpp checks that one).
+//
+//   1. plan::approx_sample_size keys at plan::sample_position, as pre-keys (a
+//      bijection of the bit patterns: each splitter's value is recovered bit for
+//      bit), sorted by cub::BlockRadixSort in dynamic shared memory;
+//   2. candidates at plan::approx_candidate_index, one splitter per distinct key
+//      (block scan of the kept flags): values to `splitters`, pre-key boundaries
+//      (plan::approx_splitter_bounds) to shared memory and `boundaries`;
+//   3. the table: range, boundaries per coarse slot, the share scale that fits
+//      the budget, coarse words (block scan of the fine slots per coarse slot),
+//      boundaries per fine slot, fine words (block scan of those counts).
+// It also zeroes the count pass's histogram (one launch fewer).
+#pragma once
+
+#include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+
+#include <cstdint>
+
+#include "cuda/kernels/load_tile.cuh"
+#include "plan/approx.hpp"
+#include "plan/approx_lookup.hpp"
+#include "plan/int_math.hpp"
+#include "plan/key_traits.hpp"
+#include "plan/sampling.hpp"
+
+namespace kselect::cuda_detail {
+
+/// Where the plan kernel leaves its results (workspace regions).
+template <class T>
+struct approx_tables {
+  plan::approx_lookup<plan::key_t<T>>* lookup;  ///< parameters and coarse words (num_boundaries: 2m or 2m - 1)
+  std::uint32_t* fine;                          ///< plan::approx_max_fine_slots words
+  plan::key_t<T>* boundaries;                   ///< plan::approx_max_boundaries pre-keys
+  T* splitters;                                 ///< plan::approx_max_splitters values, as read
+  unsigned long long* hist;                     ///< 2 * plan::approx_max_splitters + 1 counters
+};
+
+namespace approx_plan_detail {
+
+/// 1024 threads x 16 keys for 32-bit keys; 512 x 32 for 64-bit ones (a thread's
+/// 32 64-bit keys need more than the 64 registers 1024 threads may have).
+template <class K>
+constexpr int threads = sizeof(K) == 4 ? 1024 : 512;
+template <class K>
+constexpr int items = plan::approx_sample_size / threads<K>;
+/// Per thread: splitter candidates, coarse slots and fine slots (blocked, for the scans).
+template <class K>
+constexpr int candidates = (plan::approx_max_splitters + threads<K> - 1) / threads<K>;
+template <class K>
+constexpr int coarse = (static_cast<int>(plan::approx_max_coarse<K>) + threads<K> - 1) / threads<K>;
+template <class K>
+constexpr int fines = plan::approx_max_fine_slots / threads<K>;
+/// Sample loads a thread has in flight at once.
+constexpr int gather_chunk = 8;
+
+/// Sums of the five candidate share scales' fine slot totals (one block reduction).
+struct scale_totals {
+  std::uint32_t v[plan::approx_share_scales];
+  __device__ scale_totals operator+(const scale_totals& o) const {
+    scale_totals r;
+#pragma unroll
+    for (int k = 0; k < plan::approx_share_scales; ++k) r.v[k] = v[k] + o.v[k];
+    return r;
+  }
+};
+
+template <class T>
+struct plan_shared {
+  using K = plan::key_t<T>;
+  using sort_t = cub::BlockRadixSort<K, threads<K>, items<K>>;
+  union {
+    typename sort_t::TempStorage sort;
+    K sorted[plan::approx_sample_size];
+    struct {
+      K boundaries[plan::approx_max_boundaries];
+      std::uint32_t fine_count[plan::approx_max_fine_slots];
+    } table;
+  } u;
+  union {
+    typename cub::BlockScan<int, threads<K>>::TempStorage scan_int;
+    typename cub::BlockScan<std::uint32_t, threads<K>>::TempStorage scan_u32;
+    typename cub::BlockReduce<std::uint32_t, threads<K>>::TempStorage reduce;
+    typename cub::BlockReduce<scale_totals, threads<K>>::TempStorage reduce_scales;
+  } tmp;
+  plan::approx_lookup<K> lookup;
+  std::uint32_t in_coarse[plan::approx_max_coarse<K>];   ///< boundaries per coarse slot
+  std::uint32_t coarse_end[plan::approx_max_coarse<K>];  ///< end of each coarse slot's fine slots
+  std::uint32_t num_boundaries;
+  std::uint32_t reserve;
+  std::uint32_t shared_slots;
+};
+
+/// Bytes of dynamic shared memory the kernel takes (more than the static 48 KiB).
+template <class T>
+constexpr std::size_t shared_bytes = sizeof(plan_shared<T>);
+
+}  // namespace approx_plan_detail
+
+template <class T>
+__global__ void __launch_bounds__(approx_plan_detail::threads<plan::key_t<T>>)
+    approx_plan_kernel(const T* in, std::int64_t n, std::uint64_t seed, int buckets, int budget,
+                       approx_tables<T> out) {
+  using K = plan::key_t<T>;
+  using traits = plan::key_traits<T>;
+  using namespace approx_plan_detail;
+  constexpr int nt = threads<K>, ni = items<K>, nc = candidates<K>, ncs = coarse<K>, nf = fines<K>;
+  constexpr int s = plan::approx_sample_size;
+  extern __shared__ __align__(16) unsigned char approx_dynamic_shared[];
+  auto& sm = *reinterpret_cast<plan_shared<T>*>(approx_dynamic_shared);
+  const int tid = static_cast<int>(threadIdx.x);
+
+  // 1. The sample, eight keys at a time: their positions computed, then their
+  // loads issued, then used (all sixteen or thirty-two positions at once, 64-bit
+  // each, spilled registers).
+  K keys[ni];
+#pragma unroll
+  for (int h = 0; h < ni; h += gather_chunk) {
+    std::int64_t pos[gather_chunk];
+#pragma unroll
+    for (int i = 0; i < gather_chunk; ++i) pos[i] = plan::sample_position((h + i) * nt + tid, s, n, seed);
+    T raw[gather_chunk];
+#pragma unroll
+    for (int i = 0; i < gather_chunk; ++i) raw[i] = load_readonly(in + pos[i]);
+#pragma unroll
+    for (int i = 0; i < gather_chunk; ++i) keys[h + i] = traits::pre_key(raw[i]);
+  }
+  for (int b = tid; b < 2 * plan::approx_max_splitters + 1; b += nt) out.hist[b] = 0;
+  for (int c = tid; c < static_cast<int>(plan::approx_max_coarse<K>); c += nt) {
+    sm.lookup.coarse[c] = 0;
+    sm.in_coarse[c] = 0;
+  }
+  typename plan_shared<T>::sort_t(sm.u.sort).Sort(keys);
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < ni; ++i) sm.u.sorted[tid * ni + i] = keys[i];  // blocked: thread t holds t*ni ..
+  __syncthreads();
+
+  // 2. Splitters: candidate j at approx_candidate_index, kept if its key is new.
+  const int num_candidates = buckets - 1;
+  int keep[nc], at[nc];
+  T value[nc] = {};
+  K key[nc] = {};
+#pragma unroll
+  for (int i = 0; i < nc; ++i) {
+    const int j = tid * nc + i;
+    keep[i] = 0;
+    if (j < num_candidates) {
+      value[i] = plan::value_of_pre_key<T>(sm.u.sorted[plan::approx_candidate_index(j, buckets, s)]);
+      key[i] = traits::to_key(value[i]);
+      const K previous =
+          j > 0 ? traits::to_key(plan::value_of_pre_key<T>(sm.u.sorted[plan::approx_candidate_index(j - 1, buckets, s)]))
+                : K(0);
+      keep[i] = plan::approx_keeps_candidate<K>(j, key[i], previous) ? 1 : 0;
+    }
+  }
+  int m = 0;
+  cub::BlockScan<int, nt>(sm.tmp.scan_int).ExclusiveSum(keep, at, m);
+  __syncthreads();  // the sorted sample is read: its memory now holds the boundaries
+#pragma unroll
+  for (int i = 0; i < nc; ++i) {
+    if (!keep[i]) continue;
+    out.splitters[at[i]] = value[i];
+    const plan::splitter_bounds<T> b = plan::approx_splitter_bounds<T>(key[i]);
+    sm.u.table.boundaries[2 * at[i]] = b.first;
+    // Only the largest key has no end (plan::approx_splitter_bounds), and it is last.
+    if (b.has_end) sm.u.table.boundaries[2 * at[i] + 1] = b.end;
+    if (at[i] == m - 1) sm.num_boundaries = static_cast<std::uint32_t>(b.has_end ? 2 * m : 2 * m - 1);
+  }
+  __syncthreads();
+  const std::uint32_t nb = sm.num_boundaries;
+  const K* bounds = sm.u.table.boundaries;
+  for (std::uint32_t i = tid; i < nb; i += nt) out.boundaries[i] = bounds[i];
+
+  // 3. The table. Range and coarse shift.
+  if (tid == 0) {
+    plan::approx_set_range<K>(sm.lookup, bounds[0], bounds[nb - 1], plan::approx_coarse_shift_cap<T>);
+    sm.lookup.num_boundaries = nb;
+  }
+  __syncthreads();
+  const plan::approx_lookup<K>& t = sm.lookup;
+  const std::uint32_t used = t.coarse_used;
+  const K range = static_cast<K>(t.hi - t.lo);
+  for (std::uint32_t i = tid; i < nb; i += nt) atomicAdd(&sm.in_coarse[plan::approx_coarse_of(t, plan::approx_offset(t, bounds[i]))], 1u);
+  __syncthreads();
+  // The reserve: a slot per coarse slot with boundaries, one per run without.
+  std::uint32_t reserve_part = 0;
+#pragma unroll
+  for (int i = 0; i < ncs; ++i) {
+    const std::uint32_t c = tid * ncs + i;
+    if (c >= used) continue;
+    reserve_part += sm.in_coarse[c] > 0 || c == 0 || sm.in_coarse[c - 1] > 0 ? 1u : 0u;
+  }
+  const std::uint32_t reserve = cub::BlockReduce<std::uint32_t, nt>(sm.tmp.reduce).Sum(reserve_part);
+  if (tid == 0) sm.reserve = reserve;
+  __syncthreads();
+  // The largest share scale whose fine slots fit the budget (scale 1 always does).
+  const std::uint32_t base_share = static_cast<std::uint32_t>(budget) - sm.reserve;
+  scale_totals part{};
+#pragma unroll
+  for (int i = 0; i < ncs; ++i) {
+    const std::uint32_t c = tid * ncs + i;
+    if (c >= used || sm.in_coarse[c] == 0) continue;
+#pragma unroll
+    for (int k = 0; k < plan::approx_share_scales; ++k) {
+      const std::uint32_t bits = static_cast<std::uint32_t>(
+          plan::approx_fine_bits(sm.in_coarse[c], nb, plan::approx_scaled_share(base_share, k), t.coarse_shift));
+      part.v[k] += plan::approx_fine_used<K>(range, c, t.coarse_shift, t.coarse_shift - bits) - 1;
+    }
+  }
+  const scale_totals totals = cub::BlockReduce<scale_totals, nt>(sm.tmp.reduce_scales).Sum(part);
+  if (tid == 0) {
+    int chosen = 0;
+    for (int k = plan::approx_share_scales - 1; k > 0 && chosen == 0; --k)
+      if (sm.reserve + totals.v[k] <= static_cast<std::uint32_t>(budget)) chosen = k;
+    sm.shared_slots = plan::approx_scaled_share(base_share, chosen);
+  }
+  __syncthreads();
+  // Fine slots per coarse slot, their starts (block scan), the coarse words.
+  std::uint32_t fine_slots[ncs], fine_shift[ncs], start[ncs];
+#pragma unroll
+  for (int i = 0; i < ncs; ++i) {
+    const std::uint32_t c = tid * ncs + i;
+    fine_slots[i] = 0;
+    fine_shift[i] = t.coarse_shift;
+    if (c >= used) continue;
+    if (sm.in_coarse[c] == 0) {
+      fine_slots[i] = c == 0 || sm.in_coarse[c - 1] > 0 ? 1u : 0u;  // a run of empty slots shares one
+    } else {
+      fine_shift[i] = t.coarse_shift - static_cast<std::uint32_t>(plan::approx_fine_bits(
+                                           sm.in_coarse[c], nb, sm.shared_slots, t.coarse_shift));
+      fine_slots[i] = plan::approx_fine_used<K>(range, c, t.coarse_shift, fine_shift[i]);
+    }
+  }
+  std::uint32_t fine_used = 0;
+  cub::BlockScan<std::uint32_t, nt>(sm.tmp.scan_u32).ExclusiveSum(fine_slots, start, fine_used);
+#pragma unroll
+  for (int i = 0; i < ncs; ++i) {
+    const std::uint32_t c = tid * ncs + i;
+    if (c >= used) continue;
+    // Later empty slots of a run use the run's slot, the one before their start.
+    const bool shares = sm.in_coarse[c] == 0 && fine_slots[i] == 0;
+    sm.lookup.coarse[c] = plan::approx_coarse_word(shares ? start[i] - 1 : start[i], fine_shift[i], c, t.coarse_shift);
+    sm.coarse_end[c] = start[i] + fine_slots[i];
+  }
+  if (tid == 0) sm.lookup.fine_used = fine_used;
+  for (std::uint32_t f = tid; f < fine_used; f += nt) sm.u.table.fine_count[f] = 0;
+  __syncthreads();
+  // Boundaries per fine slot, then each slot's word from its count and the
+  // boundaries below it (block scan).
+  for (std::uint32_t i = tid; i < nb; i += nt) {
+    const K d = plan::approx_offset(t, bounds[i]);
+    atomicAdd(&sm.u.table.fine_count[plan::approx_fine_index(t.coarse[plan::approx_coarse_of(t, d)], d)], 1u);
+  }
+  __syncthreads();
+  std::uint32_t count[nf], below[nf];
+#pragma unroll
+  for (int i = 0; i < nf; ++i) {
+    const std::uint32_t f = tid * nf + i;
+    count[i] = f < fine_used ? sm.u.table.fine_count[f] : 0u;
+  }
+  cub::BlockScan<std::uint32_t, nt>(sm.tmp.scan_u32).ExclusiveSum(count, below);
+#pragma unroll
+  for (int i = 0; i < nf; ++i) {
+    const std::uint32_t f = tid * nf + i;
+    if (f >= fine_used) continue;
+    // The coarse slot whose fine slots hold f: the first ending after it.
+    const auto c = static_cast<std::uint32_t>(
+        plan::partition_point(used, [&](std::int64_t x) { return sm.coarse_end[x] <= f; }));
+    const K b0 = count[i] >= 1 ? bounds[below[i]] : K(0);
+    const K b1 = count[i] >= 2 ? bounds[below[i] + 1] : K(0);
+    out.fine[f] = plan::approx_fine_word<K>(below[i], count[i], b0, b1, t.coarse[c] & 63u, t.lo);
+  }
+  // The parameters and the coarse words in use, as 32-bit words.
+  static_assert(sizeof(plan::approx_lookup<K>) % 4 == 0, "copied as 32-bit words");
+  const auto* src = reinterpret_cast<const std::uint32_t*>(&sm.lookup);
+  auto* dst = reinterpret_cast<std::uint32_t*>(out.lookup);
+  for (int w = tid; w < static_cast<int>(sizeof(plan::approx_lookup<K>) / 4); w += nt) dst[w] = src[w];
+}
+
+}  // namespace kselect::cuda_detail

@@ -1,0 +1,77 @@
+// The CUDA side of the owning API for approximate multiselection
+// (cuda_backend::approx_multiselect): allocates the workspace and the outputs
+// (stream-ordered), runs device::approx_multiselect with its default
+// configuration (1024 buckets, the default seed: the CPU backend's), brings
+// values and ranks to the host and waits for them.
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+#include "cuda/backend.hpp"
+#include "kselect/device.hpp"
+
+namespace kselect::cuda_backend {
+namespace {
+
+// As in owning_backend.cu: a rejected call's reason, else the CUDA error's name.
+void check(cudaError_t status, const char* what) {
+  if (status == cudaSuccess) return;
+  if (status == cudaErrorInvalidValue && *device::last_error_message() != '\0')
+    throw error(device::last_error_message());
+  throw error(std::string("kselect: ") + what + ": " + cudaGetErrorString(status));
+}
+
+/// Device memory released on scope exit, on the stream it was taken on (as in
+/// owning_backend.cu).
+class stream_buffer {
+ public:
+  stream_buffer(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
+    if (bytes) check(cudaMallocAsync(&ptr_, bytes, stream), "cudaMallocAsync");
+  }
+  ~stream_buffer() {
+    if (ptr_) cudaFreeAsync(ptr_, stream_);
+  }
+  stream_buffer(const stream_buffer&) = delete;
+  stream_buffer& operator=(const stream_buffer&) = delete;
+  void* get() const { return ptr_; }
+
+ private:
+  void* ptr_ = nullptr;
+  cudaStream_t stream_;
+};
+
+}  // namespace
+
+template <class T>
+void approx_multiselect(const T* d_values, std::int64_t n, const std::int64_t* ranks, std::int64_t num_ranks,
+                        std::int64_t max_rank_error, T* h_out, std::int64_t* h_out_ranks, const options& opt) {
+  auto stream = static_cast<cudaStream_t>(opt.stream);
+  const device::approx_config cfg;
+  std::size_t bytes = 0;
+  check(device::approx_multiselect<T>(nullptr, bytes, d_values, n, ranks, num_ranks, max_rank_error, nullptr,
+                                      nullptr, stream, cfg),
+        "workspace query");
+  if (num_ranks == 0) return;
+  stream_buffer workspace(bytes, stream);
+  stream_buffer out(static_cast<std::size_t>(num_ranks) * sizeof(T), stream);
+  stream_buffer out_ranks(static_cast<std::size_t>(num_ranks) * sizeof(std::int64_t), stream);
+  check(device::approx_multiselect<T>(workspace.get(), bytes, d_values, n, ranks, num_ranks, max_rank_error,
+                                      static_cast<T*>(out.get()), static_cast<std::int64_t*>(out_ranks.get()),
+                                      stream, cfg),
+        "approx_multiselect");
+  check(cudaMemcpyAsync(h_out, out.get(), static_cast<std::size_t>(num_ranks) * sizeof(T), cudaMemcpyDeviceToHost,
+                        stream),
+        "copying results");
+  check(cudaMemcpyAsync(h_out_ranks, out_ranks.get(), static_cast<std::size_t>(num_ranks) * sizeof(std::int64_t),
+                        cudaMemcpyDeviceToHost, stream),
+        "copying ranks");
+  check(cudaStreamSynchronize(stream), "approx_multiselect");
+}
+
+#define KSELECT_INSTANTIATE_APPROX_BACKEND(T)                                                                  \
+  template void approx_multiselect<T>(const T*, std::int64_t, const std::int64_t*, std::int64_t, std::int64_t, \
+                                      T*, std::int64_t*, const options&);
+KSELECT_FOR_EACH_KEY_TYPE(KSELECT_INSTANTIATE_APPROX_BACKEND)
+#undef KSELECT_INSTANTIATE_APPROX_BACKEND
+
+}  // namespace kselect::cuda_backend
