@@ -1,0 +1,260 @@
+// The device API's approximate multiselection (device::approx_multiselect) against a
+// std::sort reference: each answer is what the sorted input holds at its reported
+// rank, within the error bound, an input element bit for bit when away from its
+// rank; every key type x distribution, bounds 0, small, 0.1% of n and n, 2 to
+// 4096 buckets; ties answered exactly; the error one pass leaves on large smooth
+// inputs; the same answers as the CPU backend (same sample, same rules); the
+// owning backend; bad arguments and the workspace protocol.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/approx_check.hpp"
+#include "common/common.hpp"
+#include "common/device_data.cuh"
+#include "cpu/cpu_select.hpp"
+#include "cuda/backend.hpp"
+#include "kselect/device.hpp"
+#include "plan/approx.hpp"
+
+namespace kselect::test {
+namespace {
+
+template <class T>
+struct gpu_answers {
+  std::vector<T> values;
+  std::vector<std::int64_t> ranks;
+};
+
+/// Runs the device API as a user would: size query, poisoned workspace and
+/// outputs, a non-blocking stream; returns the answers on the host.
+template <class T>
+gpu_answers<T> gpu_approx(const T* d_in, std::int64_t n, std::span<const std::int64_t> ranks, std::int64_t bound,
+                          int buckets, std::uint64_t seed = plan::approx_default_seed) {
+  cudaStream_t stream;
+  cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  device::approx_config cfg;
+  cfg.buckets = buckets;
+  cfg.seed = seed;
+  const auto r = static_cast<std::int64_t>(ranks.size());
+  std::size_t bytes = 0;
+  cudaError_t st = device::approx_multiselect<T>(nullptr, bytes, d_in, n, ranks.data(), r, bound, nullptr, nullptr,
+                                                 stream, cfg);
+  EXPECT_EQ(st, cudaSuccess) << device::last_error_message();
+  device_buffer<char> ws(bytes);
+  device_buffer<T> out(ranks.size());
+  device_buffer<std::int64_t> out_ranks(ranks.size());
+  cuda_check(cudaMemsetAsync(ws.data(), 0xA5, bytes, stream), "poison workspace");
+  cuda_check(cudaMemsetAsync(out.data(), 0x5A, ranks.size() * sizeof(T), stream), "poison output");
+  cuda_check(cudaMemsetAsync(out_ranks.data(), 0xFF, ranks.size() * sizeof(std::int64_t), stream), "poison ranks");
+  st = device::approx_multiselect<T>(ws.data(), bytes, d_in, n, ranks.data(), r, bound, out.data(), out_ranks.data(),
+                                     stream, cfg);
+  EXPECT_EQ(st, cudaSuccess) << device::last_error_message();
+  cuda_check(cudaStreamSynchronize(stream), "sync");
+  cuda_check(cudaStreamDestroy(stream), "stream destroy");
+  return {out.to_host(), out_ranks.to_host()};
+}
+
+std::vector<std::int64_t> test_ranks(std::int64_t n) {
+  std::vector<std::int64_t> ranks = standard_ranks(n, 20, 77);
+  const std::vector<std::int64_t> pct = percentile_ranks_101(n);
+  ranks.insert(ranks.end(), pct.begin(), pct.end());
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  return ranks;
+}
+
+template <class T>
+class GpuApprox : public ::testing::Test {};
+using KeyTypes = ::testing::Types<float, double, std::int32_t, std::uint32_t, std::int64_t, std::uint64_t>;
+TYPED_TEST_SUITE(GpuApprox, KeyTypes);
+
+TYPED_TEST(GpuApprox, AnswersWithinTheBound) {
+  using T = TypeParam;
+  for (dist d : all_dists()) {
+    for (std::int64_t n : {std::int64_t(1), std::int64_t(3), std::int64_t(4097), std::int64_t(100003),
+                           (std::int64_t(1) << 20) + 7}) {
+      SCOPED_TRACE(testing::Message() << name(d) << ", n = " << n);
+      const std::vector<T> host = generate<T>(d, n, 500 + static_cast<std::uint64_t>(n));
+      const auto ref = make_approx_reference(host);
+      const device_buffer<T> data(host);
+      const std::vector<std::int64_t> ranks = test_ranks(n);
+      for (std::int64_t bound : {std::int64_t(0), std::int64_t(3), n / 1000, n}) {
+        for (int buckets : {2, 128, 1024, 4096}) {
+          const gpu_answers<T> got = gpu_approx<T>(data.data(), n, ranks, bound, buckets);
+          ASSERT_TRUE(check_approx_answers<T>(ref, ranks, got.values, got.ranks, bound))
+              << "bound " << bound << ", buckets " << buckets;
+        }
+      }
+    }
+  }
+}
+
+// For one seed both backends draw the same sample and apply the same rules, so
+// the answers agree bit for bit (values and ranks), fallbacks included.
+TYPED_TEST(GpuApprox, SameAnswersAsTheCpuBackend) {
+  using T = TypeParam;
+  const std::int64_t n = 300001;
+  for (dist d : {dist::uniform, dist::normal, dist::special, dist::clustered}) {
+    const std::vector<T> host = generate<T>(d, n, 31);
+    const device_buffer<T> data(host);
+    const std::vector<std::int64_t> ranks = test_ranks(n);
+    const auto r = static_cast<std::int64_t>(ranks.size());
+    for (std::int64_t bound : {std::int64_t(5), n / 1000, n}) {
+      for (int buckets : {2, 1024, 4096}) {
+        const gpu_answers<T> got = gpu_approx<T>(data.data(), n, ranks, bound, buckets);
+        std::vector<T> want(ranks.size());
+        std::vector<std::int64_t> want_ranks(ranks.size());
+        cpu::approx_multiselect(host.data(), n, ranks.data(), r, bound, want.data(), want_ranks.data(), buckets, 2);
+        SCOPED_TRACE(testing::Message() << name(d) << ", bound " << bound << ", buckets " << buckets);
+        ASSERT_EQ(got.ranks, want_ranks);
+        for (std::size_t i = 0; i < ranks.size(); ++i)
+          ASSERT_EQ(bit_pattern(got.values[i]), bit_pattern(want[i])) << "rank " << ranks[i];
+      }
+    }
+  }
+}
+
+// Runs of equal keys are answered exactly by their splitter.
+TYPED_TEST(GpuApprox, TiesAnsweredExactly) {
+  using T = TypeParam;
+  const std::int64_t n = 200003;
+  for (dist d : {dist::all_equal, dist::two_values, dist::sixteen_values}) {
+    const std::vector<T> host = generate<T>(d, n, 9);
+    const auto ref = make_approx_reference(host);
+    const device_buffer<T> data(host);
+    std::vector<std::int64_t> ranks;
+    for (std::int64_t r = 0; r < n; r += 991) ranks.push_back(r);
+    ranks.push_back(n - 1);
+    for (int buckets : {128, 1024, 4096}) {
+      const gpu_answers<T> got = gpu_approx<T>(data.data(), n, ranks, n, buckets);
+      std::int64_t max_error = -1;
+      ASSERT_TRUE(check_approx_answers<T>(ref, ranks, got.values, got.ranks, n, &max_error));
+      EXPECT_EQ(max_error, 0) << name(d) << ", buckets " << buckets;
+    }
+  }
+}
+
+// One pass over a large smooth input: the error of 101 percentiles is at most
+// about half the gap between splitters, n / (2 (b - 1)), as on the CPU; with the
+// bound at 0.1% of n every answer is within it (fallbacks included).
+TEST(GpuApproxQuality, ErrorOfOnePass) {
+  const std::int64_t n = std::int64_t(1) << 22;
+  for (device_dist d : {device_dist::uniform, device_dist::normal}) {
+    device_buffer<float> data(static_cast<std::size_t>(n));
+    generate_on_device<float>(data.data(), n, d, 7);
+    cuda_check(cudaDeviceSynchronize(), "generate");
+    const std::vector<float> host = data.to_host();
+    const auto ref = make_approx_reference(host);
+    const std::vector<std::int64_t> ranks = percentile_ranks_101(n);
+    struct limit_t {
+      int buckets;
+      double max_fraction;
+    };
+    for (const limit_t l : {limit_t{128, 0.006}, limit_t{1024, 0.0015}, limit_t{4096, 0.0005}}) {
+      SCOPED_TRACE(testing::Message() << device_dist_name(d) << ", buckets " << l.buckets);
+      std::int64_t max_error = -1;
+      const gpu_answers<float> one_pass = gpu_approx<float>(data.data(), n, ranks, n, l.buckets);
+      ASSERT_TRUE(check_approx_answers<float>(ref, ranks, one_pass.values, one_pass.ranks, n, &max_error));
+      EXPECT_LE(static_cast<double>(max_error), l.max_fraction * static_cast<double>(n));
+      EXPECT_GT(max_error, 0);
+      const gpu_answers<float> bounded = gpu_approx<float>(data.data(), n, ranks, n / 1000, l.buckets);
+      ASSERT_TRUE(check_approx_answers<float>(ref, ranks, bounded.values, bounded.ranks, n / 1000));
+    }
+  }
+}
+
+// The owning backend runs the device API with its defaults and copies back.
+TEST(GpuApproxBackend, OwningGlue) {
+  const std::int64_t n = 500009;
+  const std::vector<double> host = generate<double>(dist::normal, n, 3);
+  const device_buffer<double> data(host);
+  const std::vector<std::int64_t> ranks = test_ranks(n);
+  const auto r = static_cast<std::int64_t>(ranks.size());
+  std::vector<double> out(ranks.size());
+  std::vector<std::int64_t> out_ranks(ranks.size());
+  cuda_backend::approx_multiselect<double>(data.data(), n, ranks.data(), r, n / 1000, out.data(), out_ranks.data(),
+                                           options{});
+  const gpu_answers<double> direct =
+      gpu_approx<double>(data.data(), n, ranks, n / 1000, device::approx_config{}.buckets);
+  EXPECT_EQ(out_ranks, direct.ranks);
+  for (std::size_t i = 0; i < out.size(); ++i) EXPECT_EQ(bit_pattern(out[i]), bit_pattern(direct.values[i]));
+  EXPECT_TRUE(check_approx_answers<double>(make_approx_reference(host), ranks, out, out_ranks, n / 1000));
+}
+
+TEST(GpuApproxApi, BadArgumentsAndWorkspace) {
+  const std::int64_t n = 1000;
+  std::vector<float> host = generate<float>(dist::uniform, n, 2);
+  device_buffer<float> data(host);
+  device_buffer<float> out(4);
+  device_buffer<std::int64_t> out_ranks(4);
+  const std::int64_t ranks[] = {1, 2, 3};
+  std::size_t bytes = 0;
+  ASSERT_EQ(device::approx_multiselect<float>(nullptr, bytes, data.data(), n, ranks, 3, 10, nullptr, nullptr),
+            cudaSuccess);
+  // The size depends on the type, n and the rank count, not on the buckets.
+  for (int buckets : {2, 128, 4096}) {
+    device::approx_config cfg;
+    cfg.buckets = buckets;
+    std::size_t b = 0;
+    ASSERT_EQ(device::approx_multiselect<float>(nullptr, b, data.data(), n, ranks, 3, 10, nullptr, nullptr, nullptr,
+                                                cfg),
+              cudaSuccess);
+    EXPECT_EQ(b, bytes);
+  }
+  device_buffer<char> ws(bytes);
+  auto call = [&](const float* in, std::int64_t nn, const std::int64_t* r, std::int64_t nr, std::int64_t bound,
+                  float* o, std::int64_t* orank, int buckets = 1024, std::size_t given = 0) {
+    std::size_t b = given ? given : bytes;
+    device::approx_config cfg;
+    cfg.buckets = buckets;
+    return device::approx_multiselect<float>(ws.data(), b, in, nn, r, nr, bound, o, orank, nullptr, cfg);
+  };
+  auto expect_invalid = [](cudaError_t st, const std::string& needle) {
+    EXPECT_EQ(st, cudaErrorInvalidValue);
+    EXPECT_NE(std::string(device::last_error_message()).find(needle), std::string::npos)
+        << device::last_error_message();
+  };
+  for (int b : {1, 0, -3, 4097})
+    expect_invalid(call(data.data(), n, ranks, 3, 10, out.data(), out_ranks.data(), b),
+                   "buckets = " + std::to_string(b) + " is outside [2, 4096]");
+  // Refused at the size query too.
+  {
+    device::approx_config cfg;
+    cfg.buckets = 5000;
+    std::size_t b = 0;
+    expect_invalid(device::approx_multiselect<float>(nullptr, b, data.data(), n, ranks, 3, 10, nullptr, nullptr,
+                                                     nullptr, cfg),
+                   "buckets = 5000");
+  }
+  expect_invalid(call(data.data(), n, ranks, 3, 10, out.data(), out_ranks.data(), 1024, bytes - 1),
+                 "workspace too small: " + std::to_string(bytes - 1) + " bytes given, " + std::to_string(bytes) +
+                     " needed");
+  expect_invalid(call(data.data(), n, ranks, 3, -1, out.data(), out_ranks.data()), "max_rank_error is negative");
+  expect_invalid(call(data.data(), 0, ranks, 3, 10, out.data(), out_ranks.data()), "empty input");
+  const std::int64_t unsorted[] = {5, 3};
+  expect_invalid(call(data.data(), n, unsorted, 2, 10, out.data(), out_ranks.data()), "sorted ascending");
+  const std::int64_t duplicate[] = {3, 3};
+  expect_invalid(call(data.data(), n, duplicate, 2, 10, out.data(), out_ranks.data()), "without duplicates");
+  const std::int64_t out_of_range[] = {0, n};
+  expect_invalid(call(data.data(), n, out_of_range, 2, 10, out.data(), out_ranks.data()), "outside [0, 1000)");
+  expect_invalid(call(data.data(), n, nullptr, 3, 10, out.data(), out_ranks.data()), "ranks is null");
+  const device_buffer<std::int64_t> device_ranks(std::vector<std::int64_t>{1, 2, 3});
+  expect_invalid(call(data.data(), n, device_ranks.data(), 3, 10, out.data(), out_ranks.data()),
+                 "ranks must be a host array");
+  expect_invalid(call(host.data(), n, ranks, 3, 10, out.data(), out_ranks.data()), "d_in is not device memory");
+  std::vector<float> host_out(3);
+  std::vector<std::int64_t> host_ranks(3);
+  expect_invalid(call(data.data(), n, ranks, 3, 10, host_out.data(), out_ranks.data()), "d_out is not device memory");
+  expect_invalid(call(data.data(), n, ranks, 3, 10, out.data(), host_ranks.data()),
+                 "d_out_ranks is not device memory");
+  // Zero ranks: nothing to do.
+  EXPECT_EQ(call(data.data(), n, ranks, 0, 10, out.data(), out_ranks.data()), cudaSuccess);
+  EXPECT_STREQ(device::last_error_message(), "");
+}
+
+}  // namespace
+}  // namespace kselect::test
