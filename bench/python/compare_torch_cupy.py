@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """What a Python user gets today for the same questions kselect answers, timed on
 the GPU the same way as kselect-gpu-bench (CUDA events, warm-up, median of runs):
-median / k-th value and 101 percentiles of 2^28 uniform float32 (and 2^24, where
-torch.quantile refuses larger inputs). Writes JSON; prints a table.
+median / k-th value, 101 percentiles and top-k (k = 1024, 2^20, n/2) of 2^28
+uniform float32 (and 2^24, where torch.quantile refuses larger inputs). Writes JSON; prints a table.
 
 Usage: python3 compare_torch_cupy.py [--json FILE] [--reps N]
 """
@@ -59,11 +59,17 @@ def main():
         add("torch", "topk(k=n/2)", n, lambda: torch.topk(x, k, largest=False, sorted=False))
         add("torch", "sort", n, lambda: torch.sort(x))
         add("torch", "quantile(101)", n, lambda: torch.quantile(x, qs))
+        # Top-k with indices (kselect-gpu-bench's topk rows are the same questions).
+        for kk, kname in ((1024, "1024"), (1 << 20, "2^20"), (n // 2, "n/2")):
+            add("torch", f"topk(k={kname}) unsorted", n, lambda kk=kk: torch.topk(x, kk, largest=False, sorted=False))
+            add("torch", f"topk(k={kname}) sorted", n, lambda kk=kk: torch.topk(x, kk, largest=False, sorted=True))
         try:
             import cupy as cp
             xc = cp.asarray(x)
             add("cupy", "median", n, lambda: cp.median(xc))
             add("cupy", "percentile(101)", n, lambda: cp.percentile(xc, cp.arange(101)))
+            # CuPy has no top-k: argpartition is what a CuPy user would call.
+            add("cupy", "argpartition(k=1024)", n, lambda: cp.argpartition(xc, 1024))
         except ImportError:
             print("cupy not available", file=sys.stderr)
         del x

@@ -64,6 +64,11 @@ inline constexpr std::int64_t bin_prepass_capacity_divisor = 8;
 /// keys skip the sample and sort all their keys as candidates (a sample of 4096
 /// narrows little there, and the sort of 2^16 pairs is a few microseconds).
 inline constexpr std::int64_t range_all_candidates_max = std::int64_t(1) << 16;
+/// Candidates are sorted once at most this many remain (a radix sort of 2^18
+/// pairs costs about what another narrowing level costs: a plan, a pass over
+/// them and a host round trip, ~40 us); and at most this many levels narrow.
+inline constexpr std::int64_t range_sort_max = std::int64_t(1) << 18;
+inline constexpr int range_max_levels = 6;
 /// Candidate buffer per boundary window, as a fraction of n: the window around
 /// the median holds ~6.3% of n with 4096 samples at 4 sigma, so 1/8 leaves a
 /// 2x margin; more candidates than this send the call to the exact path.

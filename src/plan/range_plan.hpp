@@ -61,12 +61,18 @@ KSELECT_HD key_interval<K> pre_interval(K a, K b, K flip) {
     lo_key = hi_key;
     hi_key = t;
   }
-  // Keys below the smallest one to_key produces (-inf's, for floats) stand for
-  // no value; their pre-keys would be NaN patterns, so clamp.
-  const K least = traits::to_key(std::numeric_limits<Src>::has_infinity ? -std::numeric_limits<Src>::infinity()
-                                                                         : std::numeric_limits<Src>::lowest());
+  // Keys to_key never produces (below -inf's, and between +inf's and the NaN
+  // key, for floats) stand for no value, and their pre-keys are NaN patterns
+  // that would overlap other intervals: clamp the ends to producible keys.
+  constexpr bool is_float = std::numeric_limits<Src>::has_infinity;
+  const K least = traits::to_key(is_float ? -std::numeric_limits<Src>::infinity() : std::numeric_limits<Src>::lowest());
+  const K greatest_number = traits::to_key(is_float ? std::numeric_limits<Src>::infinity() : std::numeric_limits<Src>::max());
+  constexpr K nan_key = static_cast<K>(~K(0));
   if (hi_key < least) return r;
   if (lo_key < least) lo_key = least;
+  if (lo_key > greatest_number) lo_key = nan_key;
+  if (hi_key > greatest_number && hi_key < nan_key) hi_key = greatest_number;
+  if (lo_key > hi_key) return r;
   K first = traits::pre_key_first(lo_key), last = traits::pre_key_last(hi_key);
   if (flip) {  // pre-keys flip too, and the interval's ends swap
     const K t = first;

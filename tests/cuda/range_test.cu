@@ -8,6 +8,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -103,6 +105,10 @@ void check_input(const std::vector<T>& host, const std::string& what) {
     const std::vector<std::int64_t> order = stable_order(host.data(), n, largest);
     auto check = [&](std::int64_t lo, std::int64_t hi) {
       const mode md = modes[turn++ % std::size(modes)];
+      if (std::getenv("KSELECT_TEST_TRACE"))
+        std::fprintf(stderr, "%s n=%lld [%lld, %lld) largest=%d sorted=%d det=%d idx=%d\n", what.c_str(),
+                     static_cast<long long>(n), static_cast<long long>(lo), static_cast<long long>(hi), largest,
+                     md.sorted, md.deterministic, md.index_bytes);
       std::vector<T> values;
       const range_output r = gpu_range(d.data(), n, lo, hi, largest, md, values);
       ASSERT_TRUE(r.ok);

@@ -4,9 +4,11 @@
 //   range_plan_kernel   1 block: sample, windows around positions lo and hi - 1
 //   range_pass_kernel   one read of the input: inside keys to the output,
 //                       boundary-window keys to the candidates
-//   -- one host round trip: the counters (plan::locate_range) --
-//   fast:  sort the candidates by (key[, index]), range_pick_kernel copies the
-//          run of them that completes the range
+//   -- a host round trip: the counters (plan::locate_range) --
+//   fast:  while many candidates remain, the same plan and pass over them (the
+//          run of candidates that completes the range is a rank range of the
+//          candidates); then sort the few left by (key[, index]) and
+//          range_pick_kernel copies the run that completes the range
 //   exact: (a prediction missed, or too many candidates: heavy ties) exact
 //          boundary keys by multiselection, then count, scan and write in input
 //          order (range_exact_kernels.cuh)
@@ -47,7 +49,7 @@ struct range_layout {
   int index_bytes = 0;             ///< width of the indices the pipeline carries (0: none)
   bool own_indices = false;        ///< indices live in the workspace (the caller did not ask for them)
   bool post_sort = false;          ///< a sort of the output follows
-  std::size_t state = 0, cand_keys[2] = {}, cand_idx[2] = {}, temp = 0, temp_bytes = 0, indices = 0,
+  std::size_t state = 0, cand_vals[2] = {}, cand_idx[2] = {}, sort_keys[2] = {}, temp = 0, temp_bytes = 0, indices = 0,
               post_keys[2] = {}, post_idx = 0, tile_counts[3] = {}, below = 0, thresholds = 0, select_ws = 0,
               select_bytes = 0, total = 0;
 };
@@ -112,8 +114,9 @@ cudaError_t plan_range_layout(std::int64_t n, const device::detail::range_reques
 
   w.state = take(sizeof(range_state<K>));
   for (int b = 0; b < 2; ++b) {
-    w.cand_keys[b] = take(cap * sizeof(K));
+    w.cand_vals[b] = take(cap * sizeof(T));
     w.cand_idx[b] = take(cap * sizeof(std::uint64_t));
+    w.sort_keys[b] = take(cap * sizeof(K));
   }
   w.temp = take(w.temp_bytes);
   w.indices = take(w.own_indices ? m * static_cast<std::size_t>(w.index_bytes) : 0);
@@ -144,35 +147,36 @@ class range_driver {
 
   cudaError_t run() {
     if (w_.m == 0) return cudaSuccess;
-    auto* state = reinterpret_cast<range_state<K>*>(ws_ + w_.state);
-    unsigned grid = 1;
-    KSELECT_CUDA_TRY(full_wave_blocks(range_pass_kernel<T>, grid));
-    prof_.start(stream_, "range plan");
-    range_plan_kernel<T><<<1, tuning::sample_threads, 0, stream_>>>(state, in_, n_, req_.lo, req_.hi, flip_,
-                                                                     cfg_.seed);
-    KSELECT_LAUNCH_CHECK();
-    prof_.stop(stream_);
-    range_pass_out<T> out{out_keys_,
-                          indices_,
-                          w_.index_bytes,
-                          w_.m,
-                          reinterpret_cast<K*>(ws_ + w_.cand_keys[0]),
-                          reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[0]),
-                          w_.cand_capacity};
-    prof_.start(stream_, "range pass");
-    range_pass_kernel<T><<<grid, tuning::stream_threads, 0, stream_>>>(state, in_, n_, out);
-    KSELECT_LAUNCH_CHECK();
-    prof_.stop(stream_);
-    unsigned long long counters[4];
-    KSELECT_CUDA_TRY(cudaMemcpyAsync(counters, state, sizeof counters, cudaMemcpyDeviceToHost, stream_));
-    KSELECT_CUDA_TRY(cudaStreamSynchronize(stream_));
-    counts_ = plan::range_counts{counters[0], counters[1], counters[2], counters[3]};
-    const plan::range_pick pick = plan::locate_range(req_.lo, req_.hi, counts_, w_.cand_capacity);
-    if (pick.ok) {
-      KSELECT_CUDA_TRY(finish_candidates(pick));
-    } else {
-      exact_ = true;
-      KSELECT_CUDA_TRY(run_exact());
+    KSELECT_CUDA_TRY(full_wave_blocks(range_pass_kernel<T, false>, grid_));
+    // Level 0 reads the input; each later level the previous level's candidates.
+    const T* src = in_;
+    const std::uint64_t* src_idx = nullptr;
+    std::int64_t size = n_, lo = req_.lo, hi = req_.hi, out_at = 0;
+    int buf = 0;
+    for (int level = 0;; ++level) {
+      KSELECT_CUDA_TRY(run_level(level, src, src_idx, size, lo, hi, out_at, buf));
+      const plan::range_pick pick = plan::locate_range(lo, hi, counts_, w_.cand_capacity);
+      if (!pick.ok) {
+        exact_ = true;
+        KSELECT_CUDA_TRY(run_exact());
+        break;
+      }
+      out_at += static_cast<std::int64_t>(counts_.inside);
+      const auto cand = static_cast<std::int64_t>(counts_.cand);
+      if (pick.last <= pick.first) break;
+      // Few candidates left, or a level that no longer narrows (ties at a
+      // boundary): sort them. Else narrow them like the input.
+      if (cand <= tuning::range_sort_max || 2 * cand > size || level + 1 >= tuning::range_max_levels) {
+        KSELECT_CUDA_TRY(finish_candidates(buf, cand, pick, out_at));
+        break;
+      }
+      src = reinterpret_cast<const T*>(ws_ + w_.cand_vals[buf]);
+      src_idx = reinterpret_cast<const std::uint64_t*>(ws_ + w_.cand_idx[buf]);
+      size = cand;
+      lo = pick.first;
+      hi = pick.last;
+      buf ^= 1;
+      ++levels_;
     }
     KSELECT_CUDA_TRY(order_output());
     if (req_.values_in) {
@@ -187,8 +191,9 @@ class range_driver {
     return cudaSuccess;
   }
 
-  /// For tests: whether the exact path ran, and the pass's counters.
+  /// For tests: whether the exact path ran, levels after the first, the last counters.
   bool took_exact_path() const { return exact_; }
+  int extra_levels() const { return levels_; }
   const plan::range_counts& counts() const { return counts_; }
 
  private:
@@ -198,24 +203,69 @@ class range_driver {
 
   int index_bits() const { return std::max(1, plan::bit_width_of(static_cast<std::uint64_t>(n_ - 1))); }
 
-  cudaError_t finish_candidates(const plan::range_pick& pick) {
-    if (pick.last <= pick.first) return cudaSuccess;
-    const auto count = static_cast<std::int64_t>(counts_.cand);
-    cub::DoubleBuffer<K> keys(reinterpret_cast<K*>(ws_ + w_.cand_keys[0]), reinterpret_cast<K*>(ws_ + w_.cand_keys[1]));
-    cub::DoubleBuffer<std::uint64_t> idx(reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[0]),
-                                         reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[1]));
+  /// Plan and pass over [0, size) of src for positions [lo, hi), candidates into
+  /// buffer `buf`; the counters come back to counts_ (one host round trip).
+  cudaError_t run_level(int level, const T* src, const std::uint64_t* src_idx, std::int64_t size, std::int64_t lo,
+                        std::int64_t hi, std::int64_t out_at, int buf) {
+    auto* state = reinterpret_cast<range_state<K>*>(ws_ + w_.state);
+    prof_.start(stream_, "range plan");
+    range_plan_kernel<T><<<1, tuning::sample_threads, 0, stream_>>>(state, src, size, lo, hi, flip_,
+                                                                     cfg_.seed + 7919ull * level);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    range_pass_out<T> out{out_keys_,
+                          indices_,
+                          w_.index_bytes,
+                          out_at,
+                          w_.m - out_at,
+                          reinterpret_cast<T*>(ws_ + w_.cand_vals[buf]),
+                          reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[buf]),
+                          w_.cand_capacity};
+    prof_.start(stream_, level == 0 ? "range pass" : "range pass (candidates)");
+    if (src_idx)
+      range_pass_kernel<T, true><<<grid_, tuning::stream_threads, 0, stream_>>>(state, src, src_idx, size, out);
+    else
+      range_pass_kernel<T, false><<<grid_, tuning::stream_threads, 0, stream_>>>(state, src, nullptr, size, out);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    unsigned long long counters[4];
+    KSELECT_CUDA_TRY(cudaMemcpyAsync(counters, state, sizeof counters, cudaMemcpyDeviceToHost, stream_));
+    KSELECT_CUDA_TRY(cudaStreamSynchronize(stream_));
+    counts_ = plan::range_counts{counters[0], counters[1], counters[2], counters[3]};
+    return cudaSuccess;
+  }
+
+  /// Sorts the `count` candidates of buffer `buf` by key (ties by index when
+  /// deterministic) and copies sorted positions [first, last) to out_at.
+  cudaError_t finish_candidates(int buf, std::int64_t count, const plan::range_pick& pick, std::int64_t out_at) {
+    constexpr int small_threads = 256, small_items = 16;
+    if (count <= small_threads * small_items) {
+      prof_.start(stream_, "range candidate block sort");
+      range_small_finish_kernel<T, small_threads, small_items><<<1, small_threads, 0, stream_>>>(
+          in_, reinterpret_cast<const T*>(ws_ + w_.cand_vals[buf]),
+          reinterpret_cast<const std::uint64_t*>(ws_ + w_.cand_idx[buf]), count, flip_, cfg_.deterministic,
+          index_bits(), pick.first, pick.last, out_keys_, indices_, w_.index_bytes, out_at);
+      KSELECT_LAUNCH_CHECK();
+      prof_.stop(stream_);
+      return cudaSuccess;
+    }
+    cub::DoubleBuffer<K> keys(reinterpret_cast<K*>(ws_ + w_.sort_keys[0]), reinterpret_cast<K*>(ws_ + w_.sort_keys[1]));
+    cub::DoubleBuffer<std::uint64_t> idx(reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[buf]),
+                                         reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[buf ^ 1]));
     std::size_t temp_bytes = w_.temp_bytes;
     prof_.start(stream_, "range candidate sort");
+    range_output_keys_kernel<T><<<blocks_for(count), 256, 0, stream_>>>(
+        reinterpret_cast<const T*>(ws_ + w_.cand_vals[buf]), count, flip_, keys.Current());
+    KSELECT_LAUNCH_CHECK();
     // Ties at a boundary go to the smaller index: sort by index first, then
-    // stably by key (the pass wrote the candidates in no particular order).
+    // stably by key (the passes wrote the candidates in no particular order).
     if (cfg_.deterministic)
       KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, idx, keys, count, 0, index_bits(), stream_));
     KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, keys, idx, count, 0, 8 * int(sizeof(K)), stream_));
     prof_.stop(stream_);
     prof_.start(stream_, "range pick");
     range_pick_kernel<T><<<blocks_for(pick.last - pick.first), 256, 0, stream_>>>(
-        in_, idx.Current(), pick.first, pick.last - pick.first, out_keys_, indices_, w_.index_bytes,
-        static_cast<std::int64_t>(counts_.inside));
+        in_, idx.Current(), pick.first, pick.last - pick.first, out_keys_, indices_, w_.index_bytes, out_at);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     return cudaSuccess;
@@ -299,6 +349,8 @@ class range_driver {
   K flip_;
   void* indices_;
   plan::range_counts counts_{};
+  unsigned grid_ = 1;
+  int levels_ = 0;
   bool exact_ = false;
   launch_profiler prof_;
 };

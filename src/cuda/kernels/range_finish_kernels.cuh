@@ -4,6 +4,8 @@
 // index.
 #pragma once
 
+#include <cub/block/block_radix_sort.cuh>
+
 #include <cstdint>
 
 #include "cuda/kernels/load_tile.cuh"
@@ -30,7 +32,48 @@ __global__ void range_pick_kernel(const T* input, const std::uint64_t* cand_idx,
   }
 }
 
-/// keys[j] = flipped ordered key of out[j].
+/// Few candidates (at most threads x items): sorted in one block by key (and by
+/// index first when deterministic: BlockRadixSort is stable), then sorted
+/// positions [first, last) copied to out_at. A device-wide radix sort costs
+/// ~40-70 us of launches even for a few thousand pairs.
+template <class T, int threads, int items>
+__global__ void __launch_bounds__(threads)
+    range_small_finish_kernel(const T* input, const T* cand_vals, const std::uint64_t* cand_idx, std::int64_t count,
+                              plan::key_t<T> flip, bool deterministic, int index_bits, std::int64_t first,
+                              std::int64_t last, T* out_keys, void* out_indices, int index_bytes, std::int64_t out_at) {
+  using K = plan::key_t<T>;
+  using by_key_t = cub::BlockRadixSort<K, threads, items, std::uint64_t>;
+  using by_index_t = cub::BlockRadixSort<std::uint64_t, threads, items, K>;
+  __shared__ union {
+    typename by_key_t::TempStorage by_key;
+    typename by_index_t::TempStorage by_index;
+  } smem;
+  K keys[items];
+  std::uint64_t idx[items];
+#pragma unroll
+  for (int i = 0; i < items; ++i) {
+    const std::int64_t j = static_cast<std::int64_t>(threadIdx.x) * items + i;
+    const bool valid = j < count;  // padding sorts last: largest key and index
+    keys[i] = valid ? static_cast<K>(plan::key_traits<T>::to_key(cand_vals[j]) ^ flip) : static_cast<K>(~K(0));
+    idx[i] = valid ? cand_idx[j] : ~std::uint64_t(0);
+  }
+  if (deterministic) {
+    by_index_t(smem.by_index).Sort(idx, keys, 0, index_bits + 1);  // +1: the padding's index sorts last
+    __syncthreads();
+  }
+  by_key_t(smem.by_key).Sort(keys, idx);
+#pragma unroll
+  for (int i = 0; i < items; ++i) {
+    const std::int64_t j = static_cast<std::int64_t>(threadIdx.x) * items + i;
+    if (j >= first && j < last) {
+      const auto pos = static_cast<std::int64_t>(idx[i]);
+      out_keys[out_at + j - first] = load_readonly(input + pos);
+      if (out_indices) store_index(out_indices, index_bytes, out_at + j - first, pos);
+    }
+  }
+}
+
+/// keys[j] = flipped ordered key of out[j] (the output's or the candidates' values).
 template <class T>
 __global__ void range_output_keys_kernel(const T* out, std::int64_t count, plan::key_t<T> flip,
                                          plan::key_t<T>* keys) {

@@ -1,16 +1,15 @@
 // The fused pass of a rank-range selection: every key is read once and
 // classified by the tests of range_plan_kernel (plan/range_plan.hpp); keys inside
 // the range go straight to the output (with their indices), keys in a boundary
-// window to the candidate buffer (ordered key and index), keys below the range
-// are counted.
+// window to the candidate buffer (value and index), keys below the range are
+// counted. Later levels run the same pass over the previous level's candidates.
 //
-// Writes are compacted per tile (ballot-based, as in the ballot compaction
-// paper): each warp counts its selected keys, one barrier shares the warp
-// totals, one global atomic per class reserves the tile's run, and each warp
-// then writes its keys with consecutive lanes on consecutive addresses, so a
-// dense range (top-k with k = n/2) streams out coalesced. Within a tile the
-// order is slot by slot; across tiles it follows the atomics (not
-// deterministic: range_dispatch.cuh orders the output afterwards when asked).
+// Writes are compacted per warp (ballot-based, as in the ballot compaction
+// paper): each warp counts its selected keys, one global atomic per class
+// reserves the warp's run, and the warp writes its keys slot by slot with
+// consecutive lanes on consecutive addresses, so a dense range (top-k with
+// k = n/2) streams out coalesced. The order across warps follows the atomics
+// (not deterministic: range_dispatch.cuh orders the output afterwards when asked).
 #pragma once
 
 #include <cstdint>
@@ -27,11 +26,12 @@ namespace kselect::cuda_detail {
 /// Where the pass writes.
 template <class T>
 struct range_pass_out {
-  T* keys;                       ///< inside keys, as read
-  void* indices;                 ///< their input positions (index_bytes each), or null
+  T* keys;                  ///< the output; inside keys go to [at, at + capacity), as read
+  void* indices;            ///< their input positions (index_bytes each), same places, or null
   int index_bytes;
-  std::int64_t capacity;         ///< hi - lo
-  plan::key_t<T>* cand_keys;     ///< candidates' ordered keys (flipped)
+  std::int64_t at;          ///< output position of this pass's first inside key
+  std::int64_t capacity;    ///< room left in the output
+  T* cand_vals;             ///< candidates, as read
   std::uint64_t* cand_idx;  ///< candidates' input positions
   std::int64_t cand_capacity;
 };
@@ -42,32 +42,27 @@ __device__ __forceinline__ void store_index(void* indices, int index_bytes, std:
   else static_cast<std::int64_t*>(indices)[at] = pos;
 }
 
-template <class T>
+/// explicit_idx: the source is a previous level's candidates, whose input
+/// positions are in src_idx; otherwise the input itself.
+template <class T, bool explicit_idx>
 __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
-    range_pass_kernel(range_state<plan::key_t<T>>* st, const T* src, std::int64_t size, range_pass_out<T> out) {
+    range_pass_kernel(range_state<plan::key_t<T>>* st, const T* src, const std::uint64_t* src_idx, std::int64_t size,
+                      range_pass_out<T> out) {
   using K = plan::key_t<T>;
   constexpr int threads = tuning::stream_threads;
   constexpr int items = tuning::stream_items;
-  constexpr int warps = threads / 32;
   constexpr std::int64_t tile = tuning::tile_keys;
   constexpr int per_vec = 16 / static_cast<int>(sizeof(T));
   static_assert(items <= 16, "two class bits per key in one 32-bit word");
-  static_assert(tile / warps <= 0xffff, "a warp's count of one class fits 16 bits");
-
-  // Warp totals (inside << 16 | candidates) and the tile's bases, double-buffered
-  // by tile parity so that a warp may start the next tile while others read.
-  __shared__ unsigned warp_totals[2][warps];
-  __shared__ unsigned long long tile_base[2][2];
 
   const plan::range_tests<K> t = st->tests;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const unsigned lanes_before = (1u << lane) - 1;
   const bool aligned = reinterpret_cast<std::uintptr_t>(src) % 16 == 0;
   unsigned below = 0, lo_cand = 0;
-  int parity = 0;
 
   const std::int64_t tiles = (size + tile - 1) / tile;
-  for (std::int64_t tl = blockIdx.x; tl < tiles; tl += gridDim.x, parity ^= 1) {
+  for (std::int64_t tl = blockIdx.x; tl < tiles; tl += gridDim.x) {
     const std::int64_t base = tl * tile;
     const bool full = base + tile <= size;
     // Position of key i of this thread in the tile: vector loads give each thread
@@ -75,6 +70,10 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
     auto position = [&](int i) -> std::int64_t {
       if (full && aligned) return base + (static_cast<std::int64_t>(i / per_vec) * threads + threadIdx.x) * per_vec + i % per_vec;
       return base + static_cast<std::int64_t>(i) * threads + threadIdx.x;
+    };
+    auto input_index = [&](int i) -> std::uint64_t {
+      if constexpr (explicit_idx) return src_idx[position(i)];
+      else return static_cast<std::uint64_t>(position(i));
     };
     T vals[items];
     if (full && aligned) {
@@ -109,28 +108,17 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
     }
     const unsigned w_in = __reduce_add_sync(0xffffffffu, n_in);
     const unsigned w_cand = __reduce_add_sync(0xffffffffu, n_cand);
-    if (lane == 0) warp_totals[parity][warp] = (w_in << 16) | w_cand;
-    __syncthreads();
-    unsigned tile_in = 0, tile_cand = 0, before_in = 0, before_cand = 0;
-#pragma unroll
-    for (int w = 0; w < warps; ++w) {
-      const unsigned v = warp_totals[parity][w];
-      if (w == warp) {
-        before_in = tile_in;
-        before_cand = tile_cand;
-      }
-      tile_in += v >> 16;
-      tile_cand += v & 0xffffu;
-    }
-    if (tile_in + tile_cand == 0) continue;  // block-uniform
-    if (threadIdx.x == 0) {
-      tile_base[parity][0] = tile_in ? atomicAdd(&st->inside, static_cast<unsigned long long>(tile_in)) : 0;
-      tile_base[parity][1] = tile_cand ? atomicAdd(&st->cand, static_cast<unsigned long long>(tile_cand)) : 0;
-    }
-    __syncthreads();
-    std::int64_t at_in = static_cast<std::int64_t>(tile_base[parity][0]) + before_in;
-    std::int64_t at_cand = static_cast<std::int64_t>(tile_base[parity][1]) + before_cand;
     if (w_in + w_cand == 0) continue;  // warp-uniform
+    // One atomic per warp and class reserves the warp's run: no block barrier,
+    // so no warp waits for the slowest one's loads (a per-tile barrier made the
+    // pass 2x the read floor on the H100 even when nothing was selected).
+    unsigned long long base_in = 0, base_cand = 0;
+    if (lane == 0) {
+      if (w_in) base_in = atomicAdd(&st->inside, static_cast<unsigned long long>(w_in));
+      if (w_cand) base_cand = atomicAdd(&st->cand, static_cast<unsigned long long>(w_cand));
+    }
+    std::int64_t at_in = static_cast<std::int64_t>(__shfl_sync(0xffffffffu, base_in, 0));
+    std::int64_t at_cand = static_cast<std::int64_t>(__shfl_sync(0xffffffffu, base_cand, 0));
 #pragma unroll
     for (int i = 0; i < items; ++i) {
       const unsigned c = (classes >> (2 * i)) & 3u;
@@ -139,14 +127,15 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
       if (c == 1u) {
         const std::int64_t at = at_in + __popc(b_in & lanes_before);
         if (at < out.capacity) {
-          out.keys[at] = vals[i];
-          if (out.indices) store_index(out.indices, out.index_bytes, at, position(i));
+          out.keys[out.at + at] = vals[i];
+          if (out.indices)
+            store_index(out.indices, out.index_bytes, out.at + at, static_cast<std::int64_t>(input_index(i)));
         }
       } else if (c == 2u) {
         const std::int64_t at = at_cand + __popc(b_cand & lanes_before);
         if (at < out.cand_capacity) {
-          out.cand_keys[at] = static_cast<K>(plan::key_traits<T>::to_key(vals[i]) ^ t.flip);
-          out.cand_idx[at] = static_cast<std::uint64_t>(position(i));
+          out.cand_vals[at] = vals[i];
+          out.cand_idx[at] = input_index(i);
         }
       }
       at_in += __popc(b_in);
