@@ -73,14 +73,14 @@ std::vector<std::uint64_t> count_buckets(const T* values, std::int64_t n, const 
           ? std::clamp<std::int64_t>(n / (cfg.parallel_min / 4), threads, std::int64_t{threads} * cfg.chunks_per_thread)
           : 1;
   std::vector<std::uint64_t> counts(static_cast<std::size_t>(chunks) * nb, 0);
-  const std::uint32_t* fine = table.fine.data();
-  const K* bounds = sp.boundaries.data();
+  const plan::approx_classifier<K> classify =
+      plan::approx_classifier_of<K>(table.params, table.fine.data(), sp.boundaries.data());
   parallel_for(chunks, chunks > 1 ? threads : 1, [&](std::int64_t c) {
     std::uint64_t* const cnt = counts.data() + static_cast<std::size_t>(c) * nb;
     const std::int64_t begin = n / chunks * c + std::min(c, n % chunks);
     const std::int64_t end = n / chunks * (c + 1) + std::min(c + 1, n % chunks);
     for (std::int64_t i = begin; i < end; ++i)
-      ++cnt[plan::approx_bucket<K>(table.params, fine, bounds, plan::key_traits<T>::pre_key(values[i]))];
+      ++cnt[classify.bucket(plan::key_traits<T>::pre_key(values[i]))];
   });
   for (std::int64_t c = 1; c < chunks; ++c)
     for (std::size_t b = 0; b < nb; ++b) counts[b] += counts[static_cast<std::size_t>(c) * nb + b];

@@ -118,8 +118,12 @@ KSELECT_HD void approx_set_range(approx_lookup<K>& t, K first, K last, std::uint
 
 /// A pre-key's offset in [0, hi - lo], clamped.
 template <class K>
+KSELECT_HD K approx_clamped_offset(K lo, K hi, K pre) {
+  return static_cast<K>((pre < lo ? lo : pre > hi ? hi : pre) - lo);
+}
+template <class K>
 KSELECT_HD K approx_offset(const approx_lookup<K>& t, K pre) {
-  return static_cast<K>((pre < t.lo ? t.lo : pre > t.hi ? t.hi : pre) - t.lo);
+  return approx_clamped_offset(t.lo, t.hi, pre);
 }
 
 template <class K>
@@ -211,25 +215,42 @@ KSELECT_HD std::uint32_t approx_fine_word(std::uint32_t base, std::uint32_t coun
   return base | approx_search_bit | (count << approx_offset_shift);
 }
 
-/// Bucket of pre-key `pre`: the number of boundaries <= pre. `fine` and
-/// `boundaries` may live anywhere the caller reads fast (the CUDA count pass keeps
-/// t and fine in shared memory and reads boundaries, searched rarely, from global).
+/// The classifier: the table's scalars by value, its arrays by pointer. The CUDA
+/// count pass builds one per thread, so lo, hi and the shift sit in registers:
+/// read through the shared table they would be reloaded after every shared
+/// atomic on the histogram, which the compiler cannot tell apart from the table.
+/// `coarse` and `fine` live where the caller reads fast (shared memory on the
+/// GPU); `boundaries`, read only by searched slots, may be in global memory.
 template <class K>
-KSELECT_HD std::uint32_t approx_bucket(const approx_lookup<K>& t, const std::uint32_t* fine, const K* boundaries,
-                                       K pre) {
-  const K d = approx_offset(t, pre);
-  const std::uint32_t w = fine[approx_fine_index(t.coarse[approx_coarse_of(t, d)], d)];
-  const std::uint32_t base = w & approx_base_mask;
-  if (w & approx_search_bit) {
-    const K p = static_cast<K>(t.lo + d);
-    const std::uint32_t count = w >> approx_offset_shift;
-    return base + static_cast<std::uint32_t>(
-                      partition_point(count, [&](std::int64_t i) { return boundaries[base + i] <= p; }));
+struct approx_classifier {
+  K lo, hi;
+  std::uint32_t coarse_shift;
+  const std::uint32_t* coarse;
+  const std::uint32_t* fine;
+  const K* boundaries;
+
+  /// Bucket of pre-key `pre`: the number of boundaries <= pre.
+  KSELECT_HD std::uint32_t bucket(K pre) const {
+    const K d = approx_clamped_offset(lo, hi, pre);
+    const std::uint32_t w = fine[approx_fine_index(coarse[static_cast<std::uint32_t>(d >> coarse_shift)], d)];
+    const std::uint32_t base = w & approx_base_mask;
+    if (w & approx_search_bit) {
+      const K p = static_cast<K>(lo + d);
+      const std::uint32_t count = w >> approx_offset_shift;
+      return base + static_cast<std::uint32_t>(
+                        partition_point(count, [&](std::int64_t i) { return boundaries[base + i] <= p; }));
+    }
+    const std::uint32_t f = static_cast<std::uint32_t>(d) & 0xffffu;
+    const std::uint32_t o1 = w >> approx_offset_shift;
+    const std::uint32_t o2 = o1 + 1u + ((w & approx_single_bit) << 2);  // + 2^16 without a second offset
+    return base + (f >= o1 ? 1u : 0u) + (f >= o2 ? 1u : 0u);
   }
-  const std::uint32_t f = static_cast<std::uint32_t>(d) & 0xffffu;
-  const std::uint32_t o1 = w >> approx_offset_shift;
-  const std::uint32_t o2 = o1 + 1u + ((w & approx_single_bit) << 2);  // + 2^16 without a second offset
-  return base + (f >= o1 ? 1u : 0u) + (f >= o2 ? 1u : 0u);
+};
+
+template <class K>
+KSELECT_HD approx_classifier<K> approx_classifier_of(const approx_lookup<K>& t, const std::uint32_t* fine,
+                                                     const K* boundaries) {
+  return {t.lo, t.hi, t.coarse_shift, t.coarse, fine, boundaries};
 }
 
 /// A built table (host): parameters with coarse words, and the fine words.

@@ -164,7 +164,7 @@ void expect_classifies(const std::vector<K>& boundaries, int budget, const std::
     const K d = plan::approx_offset(t.params, p);
     const std::uint32_t f = plan::approx_fine_index(t.params.coarse[plan::approx_coarse_of(t.params, d)], d);
     ASSERT_LT(f, t.params.fine_used) << "pre-key " << +p;
-    ASSERT_EQ(plan::approx_bucket<K>(t.params, t.fine.data(), boundaries.data(), p), want)
+    ASSERT_EQ(plan::approx_classifier_of<K>(t.params, t.fine.data(), boundaries.data()).bucket(p), want)
         << "pre-key " << +p << ", " << boundaries.size() << " boundaries, budget " << budget;
   };
   for (K b : boundaries)

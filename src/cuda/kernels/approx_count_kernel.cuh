@@ -1,5 +1,5 @@
 // Approximate multiselection, step 2 of 3: the one counting pass. Every key's
-// bucket among the splitters (plan::approx_bucket: the coarse word, the fine
+// bucket among the splitters (plan::approx_classifier: the coarse word, the fine
 // word, compares; plan/approx_lookup.hpp says why this and not a search) into a
 // 32-bit shared-memory histogram per block, flushed once with 64-bit atomics.
 //
@@ -67,12 +67,13 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   __syncthreads();
 
   // 32-bit counters: the host sizes the grid so that no block counts 2^32 keys.
+  const plan::approx_classifier<K> classify = plan::approx_classifier_of<K>(t, sm_fine, boundaries);
   unsigned run_bucket = 0, run = 0;
   stream_tiles(
       in, n,
       [&](T x, bool valid) {
         if (!valid) return;
-        const unsigned b = plan::approx_bucket<K>(t, sm_fine, boundaries, plan::key_traits<T>::pre_key(x));
+        const unsigned b = classify.bucket(plan::key_traits<T>::pre_key(x));
         if (b != run_bucket) {
           if (run != 0) atomicAdd(&counts[run_bucket], run);
           run_bucket = b;
