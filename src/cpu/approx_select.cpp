@@ -65,7 +65,7 @@ std::vector<std::uint64_t> count_buckets(const T* values, std::int64_t n, const 
                                          int threads) {
   using K = plan::key_t<T>;
   const plan::approx_lookup_table<K> table =
-      plan::build_approx_lookup<K>(sp.boundaries, plan::approx_fine_budget(buckets), plan::approx_coarse_shift_cap<T>);
+      plan::build_approx_lookup<K>(sp.boundaries, plan::approx_fine_budget(buckets));
   const std::size_t nb = 2 * sp.values.size() + 1;
   const tuning cfg{};  // the exact backend's parallel grain
   const std::int64_t chunks =
@@ -75,12 +75,16 @@ std::vector<std::uint64_t> count_buckets(const T* values, std::int64_t n, const 
   std::vector<std::uint64_t> counts(static_cast<std::size_t>(chunks) * nb, 0);
   const plan::approx_classifier<K> classify =
       plan::approx_classifier_of<K>(table.params, table.fine.data(), sp.boundaries.data());
-  parallel_for(chunks, chunks > 1 ? threads : 1, [&](std::int64_t c) {
+  auto count_chunk = [&]<bool Wrap>(std::int64_t c) {
     std::uint64_t* const cnt = counts.data() + static_cast<std::size_t>(c) * nb;
     const std::int64_t begin = n / chunks * c + std::min(c, n % chunks);
     const std::int64_t end = n / chunks * (c + 1) + std::min(c + 1, n % chunks);
     for (std::int64_t i = begin; i < end; ++i)
-      ++cnt[classify.bucket(plan::key_traits<T>::pre_key(values[i]))];
+      ++cnt[classify.template bucket<Wrap>(plan::key_traits<T>::pre_key(values[i]))];
+  };
+  parallel_for(chunks, chunks > 1 ? threads : 1, [&](std::int64_t c) {
+    if (classify.wrap) count_chunk.template operator()<true>(c);
+    else count_chunk.template operator()<false>(c);
   });
   for (std::int64_t c = 1; c < chunks; ++c)
     for (std::size_t b = 0; b < nb; ++b) counts[b] += counts[static_cast<std::size_t>(c) * nb + b];

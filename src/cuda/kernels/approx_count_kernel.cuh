@@ -69,19 +69,24 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   // 32-bit counters: the host sizes the grid so that no block counts 2^32 keys.
   const plan::approx_classifier<K> classify = plan::approx_classifier_of<K>(t, sm_fine, boundaries);
   unsigned run_bucket = 0, run = 0;
-  stream_tiles(
-      in, n,
-      [&](T x, bool valid) {
-        if (!valid) return;
-        const unsigned b = classify.bucket(plan::key_traits<T>::pre_key(x));
-        if (b != run_bucket) {
-          if (run != 0) atomicAdd(&counts[run_bucket], run);
-          run_bucket = b;
-          run = 0;
-        }
-        ++run;
-      },
-      [] {});
+  // The table's mode is fixed per call: one loop for each, no test per key.
+  auto count_all = [&]<bool Wrap>() {
+    stream_tiles(
+        in, n,
+        [&](T x, bool valid) {
+          if (!valid) return;
+          const unsigned b = classify.template bucket<Wrap>(plan::key_traits<T>::pre_key(x));
+          if (b != run_bucket) {
+            if (run != 0) atomicAdd(&counts[run_bucket], run);
+            run_bucket = b;
+            run = 0;
+          }
+          ++run;
+        },
+        [] {});
+  };
+  if (classify.wrap) count_all.template operator()<true>();
+  else count_all.template operator()<false>();
   if (run != 0) atomicAdd(&counts[run_bucket], run);
   __syncthreads();
   for (int b = threadIdx.x; b < buckets; b += blockDim.x)

@@ -94,6 +94,7 @@ struct plan_shared {
   std::uint32_t num_boundaries;
   std::uint32_t reserve;
   std::uint32_t shared_slots;
+  std::uint32_t zero_slot;  ///< wrap mode: the fine slot of the pre-keys below lo
 };
 
 /// Bytes of dynamic shared memory the kernel takes (more than the static 48 KiB).
@@ -177,27 +178,29 @@ __global__ void __launch_bounds__(approx_plan_detail::threads<plan::key_t<T>>)
   const K* bounds = sm.u.table.boundaries;
   for (std::uint32_t i = tid; i < nb; i += nt) out.boundaries[i] = bounds[i];
 
-  // 3. The table. Range and coarse shift.
+  // 3. The table. Range, mode and coarse shift.
   if (tid == 0) {
-    plan::approx_set_range<K>(sm.lookup, bounds[0], bounds[nb - 1], plan::approx_coarse_shift_cap<T>);
+    plan::approx_set_range<K>(sm.lookup, bounds[0], bounds[nb - 1]);
     sm.lookup.num_boundaries = nb;
   }
   __syncthreads();
   const plan::approx_lookup<K>& t = sm.lookup;
-  const std::uint32_t used = t.coarse_used;
-  const K range = static_cast<K>(t.hi - t.lo);
+  const std::uint32_t used = t.coarse_used, forward = t.forward;
+  const bool wrapped = used > forward;  // wrap mode: slots past `forward` hold the pre-keys below lo
+  const K range = plan::approx_range(t);
   for (std::uint32_t i = tid; i < nb; i += nt) atomicAdd(&sm.in_coarse[plan::approx_coarse_of(t, plan::approx_offset(t, bounds[i]))], 1u);
   __syncthreads();
-  // The reserve: a slot per coarse slot with boundaries, one per run without.
+  // The reserve: a slot per forward coarse slot with boundaries, one per run
+  // without, one for the wrapped slots.
   std::uint32_t reserve_part = 0;
 #pragma unroll
   for (int i = 0; i < ncs; ++i) {
     const std::uint32_t c = tid * ncs + i;
-    if (c >= used) continue;
+    if (c >= forward) continue;
     reserve_part += sm.in_coarse[c] > 0 || c == 0 || sm.in_coarse[c - 1] > 0 ? 1u : 0u;
   }
   const std::uint32_t reserve = cub::BlockReduce<std::uint32_t, nt>(sm.tmp.reduce).Sum(reserve_part);
-  if (tid == 0) sm.reserve = reserve;
+  if (tid == 0) sm.reserve = reserve + (wrapped ? 1u : 0u);
   __syncthreads();
   // The largest share scale whose fine slots fit the budget (scale 1 always does).
   const std::uint32_t base_share = static_cast<std::uint32_t>(budget) - sm.reserve;
@@ -205,7 +208,7 @@ __global__ void __launch_bounds__(approx_plan_detail::threads<plan::key_t<T>>)
 #pragma unroll
   for (int i = 0; i < ncs; ++i) {
     const std::uint32_t c = tid * ncs + i;
-    if (c >= used || sm.in_coarse[c] == 0) continue;
+    if (c >= forward || sm.in_coarse[c] == 0) continue;
 #pragma unroll
     for (int k = 0; k < plan::approx_share_scales; ++k) {
       const std::uint32_t bits = static_cast<std::uint32_t>(
@@ -221,7 +224,8 @@ __global__ void __launch_bounds__(approx_plan_detail::threads<plan::key_t<T>>)
     sm.shared_slots = plan::approx_scaled_share(base_share, chosen);
   }
   __syncthreads();
-  // Fine slots per coarse slot, their starts (block scan), the coarse words.
+  // Fine slots per coarse slot, their starts (block scan), the coarse words. A
+  // run of empty forward slots shares one fine slot, and so do the wrapped ones.
   std::uint32_t fine_slots[ncs], fine_shift[ncs], start[ncs];
 #pragma unroll
   for (int i = 0; i < ncs; ++i) {
@@ -229,8 +233,10 @@ __global__ void __launch_bounds__(approx_plan_detail::threads<plan::key_t<T>>)
     fine_slots[i] = 0;
     fine_shift[i] = t.coarse_shift;
     if (c >= used) continue;
-    if (sm.in_coarse[c] == 0) {
-      fine_slots[i] = c == 0 || sm.in_coarse[c - 1] > 0 ? 1u : 0u;  // a run of empty slots shares one
+    if (c >= forward) {
+      fine_slots[i] = c == forward ? 1u : 0u;
+    } else if (sm.in_coarse[c] == 0) {
+      fine_slots[i] = c == 0 || sm.in_coarse[c - 1] > 0 ? 1u : 0u;
     } else {
       fine_shift[i] = t.coarse_shift - static_cast<std::uint32_t>(plan::approx_fine_bits(
                                            sm.in_coarse[c], nb, sm.shared_slots, t.coarse_shift));
@@ -243,12 +249,16 @@ __global__ void __launch_bounds__(approx_plan_detail::threads<plan::key_t<T>>)
   for (int i = 0; i < ncs; ++i) {
     const std::uint32_t c = tid * ncs + i;
     if (c >= used) continue;
-    // Later empty slots of a run use the run's slot, the one before their start.
-    const bool shares = sm.in_coarse[c] == 0 && fine_slots[i] == 0;
+    // The later slots of a shared run use the run's slot, the one before their start.
+    const bool shares = fine_slots[i] == 0 && (c >= forward || sm.in_coarse[c] == 0);
     sm.lookup.coarse[c] = plan::approx_coarse_word(shares ? start[i] - 1 : start[i], fine_shift[i], c, t.coarse_shift);
     sm.coarse_end[c] = start[i] + fine_slots[i];
+    if (c == forward) sm.zero_slot = start[i];  // the wrapped slots' fine slot: bucket 0
   }
-  if (tid == 0) sm.lookup.fine_used = fine_used;
+  if (tid == 0) {
+    sm.lookup.fine_used = fine_used;
+    if (!wrapped) sm.zero_slot = fine_used;  // none
+  }
   for (std::uint32_t f = tid; f < fine_used; f += nt) sm.u.table.fine_count[f] = 0;
   __syncthreads();
   // Boundaries per fine slot, then each slot's word from its count and the
@@ -274,7 +284,8 @@ __global__ void __launch_bounds__(approx_plan_detail::threads<plan::key_t<T>>)
         plan::partition_point(used, [&](std::int64_t x) { return sm.coarse_end[x] <= f; }));
     const K b0 = count[i] >= 1 ? bounds[below[i]] : K(0);
     const K b1 = count[i] >= 2 ? bounds[below[i] + 1] : K(0);
-    out.fine[f] = plan::approx_fine_word<K>(below[i], count[i], b0, b1, t.coarse[c] & 63u, t.lo);
+    out.fine[f] = plan::approx_fine_word<K>(f == sm.zero_slot ? 0u : below[i], count[i], b0, b1, t.coarse[c] & 63u,
+                                            t.lo);
   }
   // The parameters and the coarse words in use, as 32-bit words.
   static_assert(sizeof(plan::approx_lookup<K>) % 4 == 0, "copied as 32-bit words");
