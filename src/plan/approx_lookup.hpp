@@ -33,13 +33,14 @@
 //           without boundaries shares one fine slot), and where its fine slots
 //           start: fine byte offset = (word + ((d >> fine_shift) << 8)) >> 6.
 //   fine:   up to 16384 32-bit words (64 KiB). A word holds the boundaries below
-//           its slot (13 bits) and, when the slot is at most 2^16 pre-keys wide
+//           its slot (13 bits) and, when the slot is at most 2^15 pre-keys wide
 //           and holds no boundary, one, or the two of a singleton key (first and
-//           first + 1), their offset in the slot's 16 low bits. The bucket is
-//           then base + (f >= o1) + (f >= o2) with f = the key's low 16 bits:
-//           compares, no further read. Other slots (several splitters, or wide
-//           slots, which is every slot holding a boundary for 64-bit floats) are
-//           marked `search`: a binary search over their few boundaries.
+//           first + 1), how many and the first one's offset. The bucket is then
+//           base + min(max(f + 1 - offset, 0), count) with f = the key's low 15
+//           bits: no compare, no further read. Other slots (several splitters,
+//           or wide slots, which is every slot holding a boundary for 64-bit
+//           floats) are marked `search`: a binary search over their few
+//           boundaries.
 // Then one shared atomic on the bucket's counter. The fine resolution gets
 // about 16 slots per bucket (approx_fine_budget), so with splitters every 4 to
 // 128 sample keys few slots hold two splitters. Narrow clusters of keys (a few
@@ -217,30 +218,32 @@ KSELECT_HD std::uint32_t approx_fine_index(std::uint32_t coarse_word, K d) {
   return (coarse_word + (static_cast<std::uint32_t>(d >> (coarse_word & 63u)) << 8)) >> 8;
 }
 
-// Fine word layout.
+// Fine word layout: base (13 bits) | search (1) | cap (2) | k (16, signed).
 inline constexpr std::uint32_t approx_base_mask = 0x1fffu;       ///< boundaries below the slot
-inline constexpr std::uint32_t approx_search_bit = 1u << 13;     ///< classify by a search
-inline constexpr std::uint32_t approx_single_bit = 1u << 14;     ///< no second offset
-inline constexpr int approx_offset_shift = 15;                   ///< first offset (17 bits), or the count
-inline constexpr std::uint32_t approx_no_offset = 0x10000u;      ///< above every 16-bit offset
-/// Slots at most 2^16 pre-keys wide keep their boundaries' offsets in the word.
-inline constexpr std::uint32_t approx_max_inline_shift = 16;
+inline constexpr std::uint32_t approx_search_bit = 1u << 13;     ///< classify by a search (k: the count)
+inline constexpr int approx_cap_shift = 14;                      ///< boundaries in the slot, 0 to 2
+inline constexpr int approx_k_shift = 16;                        ///< 1 - the first boundary's offset
+/// Slots at most 2^15 pre-keys wide keep their first boundary's offset in the word.
+inline constexpr std::uint32_t approx_max_inline_shift = 15;
+inline constexpr std::uint32_t approx_offset_mask = 0x7fffu;
 
 /// The fine word of a slot with `count` boundaries, `base` boundaries below it,
 /// 2^fine_shift pre-keys wide; b0, b1 are its first two boundaries (read only when
-/// count is at least 1 or 2), lo the table's lo. An aligned slot at most 2^16 wide
-/// lies in one aligned 2^16 block of offsets, so inside it an offset's low 16 bits
-/// order as the offset does: the decoder compares those.
+/// count is at least 1 or 2), lo the table's lo. Inline, the bucket of a key at
+/// offset f in the slot is base + min(max(f + k, 0), cap) with k = 1 - o for the
+/// first boundary's offset o: 0 below it, 1 on it, cap above (one boundary, or two
+/// at o and o + 1: a key whose pre-keys are one, the usual splitter). An aligned
+/// slot at most 2^15 wide lies in one aligned 2^15 block of offsets, so inside
+/// it an offset's low 15 bits order as the offset does: the decoder uses those.
 template <class K>
 KSELECT_HD std::uint32_t approx_fine_word(std::uint32_t base, std::uint32_t count, K b0, K b1,
                                           std::uint32_t fine_shift, K lo) {
-  if (count == 0) return base | approx_single_bit | (approx_no_offset << approx_offset_shift);
-  if (fine_shift <= approx_max_inline_shift) {
-    const auto o = static_cast<std::uint32_t>(static_cast<K>(b0 - lo) & K(0xffff));
-    if (count == 1) return base | approx_single_bit | (o << approx_offset_shift);
-    if (count == 2 && b1 == static_cast<K>(b0 + 1)) return base | (o << approx_offset_shift);
+  if (count == 0) return base;
+  if (fine_shift <= approx_max_inline_shift && (count == 1 || (count == 2 && b1 == static_cast<K>(b0 + 1)))) {
+    const auto o = static_cast<std::uint32_t>(static_cast<K>(b0 - lo) & K(approx_offset_mask));
+    return base | (count << approx_cap_shift) | ((1u - o) << approx_k_shift);
   }
-  return base | approx_search_bit | (count << approx_offset_shift);
+  return base | approx_search_bit | (count << approx_k_shift);
 }
 
 /// The classifier: the table's scalars by value, its arrays by pointer. The CUDA
@@ -270,14 +273,15 @@ struct approx_classifier {
     const std::uint32_t base = w & approx_base_mask;
     if (w & approx_search_bit) {
       const K p = static_cast<K>(lo + d);
-      const std::uint32_t count = w >> approx_offset_shift;
+      const std::uint32_t count = w >> approx_k_shift;
       return base + static_cast<std::uint32_t>(
                         partition_point(count, [&](std::int64_t i) { return boundaries[base + i] <= p; }));
     }
-    const std::uint32_t f = static_cast<std::uint32_t>(d) & 0xffffu;
-    const std::uint32_t o1 = w >> approx_offset_shift;
-    const std::uint32_t o2 = o1 + 1u + ((w & approx_single_bit) << 2);  // + 2^16 without a second offset
-    return base + (f >= o1 ? 1u : 0u) + (f >= o2 ? 1u : 0u);
+    const std::int32_t t = static_cast<std::int32_t>(static_cast<std::uint32_t>(d) & approx_offset_mask) +
+                           (static_cast<std::int32_t>(w) >> approx_k_shift);
+    const std::int32_t cap = static_cast<std::int32_t>((w >> approx_cap_shift) & 3u);
+    const std::int32_t above = t < 0 ? 0 : t;
+    return base + static_cast<std::uint32_t>(above < cap ? above : cap);
   }
 
   KSELECT_HD std::uint32_t bucket(K pre) const { return wrap ? bucket<true>(pre) : bucket<false>(pre); }

@@ -305,23 +305,35 @@ TEST(ApproxPlanLookup, ModeFollowsTheSpan) {
   EXPECT_EQ(narrow.params.forward, narrow.params.coarse_used);
 }
 
+// The fine word's inline decode, key by key around the boundaries of one slot
+// (2^15 wide, at offset 0x18000 of a table whose lo is 0x10).
 TEST(ApproxPlanLookup, FineWords) {
   using K = std::uint32_t;
-  // No boundary: the base, whatever the offset.
-  const std::uint32_t none = plan::approx_fine_word<K>(7, 0, 0, 0, 10, 0);
-  // One boundary at offset 0x1234 (slot 2^16 wide starting at 0x10000, lo = 0x10).
-  const std::uint32_t one = plan::approx_fine_word<K>(7, 1, 0x10 + 0x11234, 0, 16, 0x10);
-  // A singleton key: boundaries at 0x1234 and 0x1235.
-  const std::uint32_t pair = plan::approx_fine_word<K>(7, 2, 0x10 + 0x11234, 0x10 + 0x11235, 16, 0x10);
-  // Two boundaries that are not a singleton key, and a wide slot: searched.
-  const std::uint32_t apart = plan::approx_fine_word<K>(7, 2, 0x10 + 0x11234, 0x10 + 0x11240, 16, 0x10);
-  const std::uint32_t wide = plan::approx_fine_word<K>(7, 1, 0x10 + 0x11234, 0, 17, 0x10);
-  EXPECT_EQ(none & plan::approx_search_bit, 0u);
-  EXPECT_EQ(one & plan::approx_search_bit, 0u);
-  EXPECT_EQ(pair & plan::approx_search_bit, 0u);
+  constexpr K lo = 0x10, slot = 0x18000, o = 0x1234;
+  auto decode = [](std::uint32_t w, K d) {
+    plan::approx_lookup<K> t{};
+    t.lo = lo;
+    t.hi = ~K(0);
+    t.coarse_shift = 31;  // one coarse slot for these offsets, fine shift 15
+    t.coarse[0] = plan::approx_coarse_word(0, 15, 0, 31);
+    const std::uint32_t fine[4] = {w, w, w, w};  // whichever of them d's slot is
+    return plan::approx_classifier_of<K>(t, fine, nullptr).bucket<true>(static_cast<K>(lo + d));
+  };
+  const std::uint32_t none = plan::approx_fine_word<K>(7, 0, 0, 0, 15, lo);
+  const std::uint32_t one = plan::approx_fine_word<K>(7, 1, lo + slot + o, 0, 15, lo);
+  const std::uint32_t pair = plan::approx_fine_word<K>(7, 2, lo + slot + o, lo + slot + o + 1, 15, lo);
+  for (K f : {K(0), K(1), o - 1, o, o + 1, o + 2, K(0x7fff)}) {
+    EXPECT_EQ(decode(none, slot + f), 7u) << f;
+    EXPECT_EQ(decode(one, slot + f), f >= o ? 8u : 7u) << f;
+    EXPECT_EQ(decode(pair, slot + f), f > o ? 9u : f == o ? 8u : 7u) << f;
+  }
+  // Two boundaries that are not one key's, a slot wider than 2^15: searched.
+  const std::uint32_t apart = plan::approx_fine_word<K>(7, 2, lo + slot + o, lo + slot + o + 9, 15, lo);
+  const std::uint32_t wide = plan::approx_fine_word<K>(7, 1, lo + slot + o, 0, 16, lo);
+  for (std::uint32_t w : {none, one, pair}) EXPECT_EQ(w & plan::approx_search_bit, 0u);
   EXPECT_NE(apart & plan::approx_search_bit, 0u);
   EXPECT_NE(wide & plan::approx_search_bit, 0u);
-  EXPECT_EQ(apart >> plan::approx_offset_shift, 2u);
+  EXPECT_EQ(apart >> plan::approx_k_shift, 2u);
   EXPECT_EQ(apart & plan::approx_base_mask, 7u);
   EXPECT_EQ(plan::approx_fine_budget(2), 8192);
   EXPECT_EQ(plan::approx_fine_budget(128), 8192);
