@@ -161,9 +161,13 @@ void bench_dist(device_dist d, const bench_options& o, cudaStream_t stream, std:
                  "exact query");
       device_buffer<char> ws(ws_bytes);
       const double ms = time_median(stream, o, [&] {
-        check_call(kselect::device::multiselect<T>(ws.data(), ws_bytes, data.data(), n, ranks.data(), nr, out.data(),
-                                                   stream),
-                   "exact select");
+        if (percentiles)
+          check_call(kselect::device::multiselect<T>(ws.data(), ws_bytes, data.data(), n, ranks.data(), nr,
+                                                     out.data(), stream),
+                     "exact multiselect");
+        else
+          check_call(kselect::device::select<T>(ws.data(), ws_bytes, data.data(), n, ranks[0], out.data(), stream),
+                     "exact select");
       });
       cuda_check(cudaStreamSynchronize(stream), "sync");
       std::int64_t max_error = 0;
