@@ -230,6 +230,30 @@ TYPED_TEST(ApproxPlan, LookupEdgeCases) {
   expect_classifies<T>(dense_pairs, 2 * static_cast<int>(dense_pairs.size()) + 3, probes);
 }
 
+// Random boundary sets: sizes 1 to the most, spreads from a few pre-keys to the
+// whole key space, placed anywhere (both modes, lo near 0 and near the top).
+TYPED_TEST(ApproxPlan, LookupRandomBoundarySets) {
+  using T = TypeParam;
+  using K = plan::key_t<T>;
+  constexpr int bits = static_cast<int>(sizeof(K) * 8);
+  std::uint64_t draw = 0;
+  auto next = [&] { return test::random_word(2024, draw++); };
+  for (int trial = 0; trial < 300; ++trial) {
+    const int nb = 1 + static_cast<int>(next() % plan::approx_max_boundaries);
+    const int spread_bits = 4 + static_cast<int>(next() % static_cast<std::uint64_t>(bits - 3));
+    const K spread = spread_bits >= bits ? static_cast<K>(~K(0)) : static_cast<K>((K(1) << spread_bits) - 1);
+    const K origin = static_cast<K>(next());
+    std::vector<K> b(static_cast<std::size_t>(nb));
+    for (K& x : b) x = static_cast<K>(origin + static_cast<K>(next() & spread));
+    std::sort(b.begin(), b.end());
+    std::vector<K> probes;
+    for (int i = 0; i < 200; ++i) probes.push_back(static_cast<K>(origin + static_cast<K>(next() & spread)));
+    SCOPED_TRACE(testing::Message() << "trial " << trial << ", " << nb << " boundaries, spread 2^" << spread_bits);
+    expect_classifies<T>(b, trial % 2 ? plan::approx_max_fine_slots : 2 * nb + 3, probes);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
 // The design point: for smooth float data few keys need the search (most are
 // decided by the fine word alone), and the budget is used. Splitters as the
 // backends draw them (a sorted sample, evenly spread candidates). Uniform floats
