@@ -51,7 +51,8 @@ inline constexpr int approx_max_splitters = approx_max_buckets - 1;
 /// that no splitter lies within 0.1% of n of a rank is about 1.3% per rank for
 /// 1024 buckets and a 4096-key sample (k = 4), but about 1e-4 with 16384 keys
 /// (k = 16) (Poisson model of the sample ranks; docs/algorithms.md). A miss costs an
-/// exact selection (~0.5 ms for 2^28 floats), the larger sort ~10 us more.
+/// exact selection (~0.5 ms for 2^28 floats); the larger sort costs, by estimate
+/// (not measured), ~10 us more in the one-block plan kernel.
 inline constexpr int approx_sample_size = 16384;
 
 /// The sampling seed when the caller gives none (device::approx_config's default;
