@@ -73,7 +73,12 @@ KSELECT_HD key_interval<K> pre_interval(K a, K b, K flip) {
   if (lo_key > greatest_number) lo_key = nan_key;
   if (hi_key > greatest_number && hi_key < nan_key) hi_key = greatest_number;
   if (lo_key > hi_key) return r;
-  K first = traits::pre_key_first(lo_key), last = traits::pre_key_last(hi_key);
+  // The last pre-key below the next key's first: a key to_key never produces
+  // (the bits of -0.0, which becomes +0.0's key) has pre_key_last(k) equal to
+  // the next key's first pre-key, which would overlap the next interval.
+  K first = traits::pre_key_first(lo_key);
+  K last = hi_key < greatest_number ? static_cast<K>(traits::pre_key_first(static_cast<K>(hi_key + 1)) - 1)
+                                    : traits::pre_key_last(hi_key);
   if (flip) {  // pre-keys flip too, and the interval's ends swap
     const K t = first;
     first = static_cast<K>(~last);

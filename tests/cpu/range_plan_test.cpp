@@ -46,6 +46,8 @@ TEST(RangePlan, ClassesArePartitionsOnSpecialFloats) {
       {true, true, ninf, one, max, max},  // high window is the NaN key: inside ends at +inf
       {false, true, 0, 0, max, max},      // the same for top-k
       {true, true, ninf, inf, max, max},  // windows at +inf and NaN touch
+      {false, true, 0, 0, key_traits<float>::to_key(0.0f), two},  // inside ends just below +0.0's key (-0.0's bits)
+      {true, true, ninf, key_traits<float>::to_key(-1.0f), key_traits<float>::to_key(0.0f), one},
   };
   for (const auto& w : cases) {
     check_partition<float>(w, 0, values);
