@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "../cuda/timing.hpp"
 #include "common/device_data.cuh"
 #include "kselect/device.hpp"
 
@@ -46,26 +47,9 @@ struct bench_options {
   std::string json_path;
 };
 
-/// Median time in ms of fn() over reps runs after warm-up (CUDA events on `stream`).
+/// Median time in ms of fn() over the options' runs (bench/cuda/timing.hpp).
 double time_median(cudaStream_t stream, const bench_options& o, const std::function<void()>& fn) {
-  cudaEvent_t start, stop;
-  cuda_check(cudaEventCreate(&start), "event");
-  cuda_check(cudaEventCreate(&stop), "event");
-  for (int i = 0; i < o.warmup; ++i) fn();
-  std::vector<double> ms;
-  for (int i = 0; i < o.reps; ++i) {
-    cuda_check(cudaEventRecord(start, stream), "record");
-    fn();
-    cuda_check(cudaEventRecord(stop, stream), "record");
-    cuda_check(cudaEventSynchronize(stop), "sync");
-    float t = 0;
-    cuda_check(cudaEventElapsedTime(&t, start, stop), "elapsed");
-    ms.push_back(t);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  return kselect::bench::time_median_ms(stream, o.reps, o.warmup, [&](int) { fn(); });
 }
 
 void check_call(cudaError_t st, const char* what) {

@@ -22,16 +22,17 @@ struct bench_options {
   bool topk_only = false;
 };
 
-/// Median time in ms of fn(copy) over reps runs after warm-up, rotating copies.
-inline double time_median(cudaStream_t stream, int copies, const bench_options& o,
-                          const std::function<void(int)>& fn) {
+/// Median time in ms of fn(copy) over `reps` runs after `warmup` ones, the copy
+/// rotating over [0, copies) (so that inputs smaller than L2 are not timed warm).
+inline double time_median_ms(cudaStream_t stream, int reps, int warmup, const std::function<void(int)>& fn,
+                             int copies = 1) {
   using kselect::test::cuda_check;
   cudaEvent_t start, stop;
   cuda_check(cudaEventCreate(&start), "event");
   cuda_check(cudaEventCreate(&stop), "event");
-  for (int i = 0; i < o.warmup; ++i) fn(i % copies);
+  for (int i = 0; i < warmup; ++i) fn(i % copies);
   std::vector<double> ms;
-  for (int i = 0; i < o.reps; ++i) {
+  for (int i = 0; i < reps; ++i) {
     cuda_check(cudaEventRecord(start, stream), "record");
     fn(i % copies);
     cuda_check(cudaEventRecord(stop, stream), "record");
@@ -44,6 +45,12 @@ inline double time_median(cudaStream_t stream, int copies, const bench_options& 
   cudaEventDestroy(stop);
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
+}
+
+/// time_median_ms with kselect-gpu-bench's options.
+inline double time_median(cudaStream_t stream, int copies, const bench_options& o,
+                          const std::function<void(int)>& fn) {
+  return time_median_ms(stream, o.reps, o.warmup, fn, copies);
 }
 
 }  // namespace kselect::bench

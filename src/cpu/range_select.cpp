@@ -20,6 +20,7 @@
 #include "cpu/cpu_select.hpp"
 #include "kselect/types.hpp"  // KSELECT_FOR_EACH_KEY_TYPE
 #include "plan/key_traits.hpp"
+#include "plan/range_plan.hpp"
 
 namespace kselect::cpu {
 namespace {
@@ -81,16 +82,12 @@ void range_select(const T* values, std::int64_t n, std::int64_t lo, std::int64_t
   const order_key<T> key{descending};
   const int threads = num_threads > 0 ? num_threads : omp_get_max_threads();
 
-  // 1. Boundary keys. Descending position p holds the key of ascending rank n-1-p;
-  //    multiselect wants its ranks ascending and unique.
-  const std::int64_t rank_first = descending ? n - 1 - lo : lo;
-  const std::int64_t rank_last = descending ? n - hi : hi - 1;
-  std::int64_t ranks[2] = {std::min(rank_first, rank_last), std::max(rank_first, rank_last)};
+  // 1. Boundary keys, by multiselection (plan::range_boundary_ranks).
+  const plan::boundary_ranks b = plan::range_boundary_ranks(n, lo, hi, descending);
   T bounds[2];
-  multiselect(values, n, ranks, ranks[0] == ranks[1] ? 1 : 2, bounds, num_threads);
-  if (ranks[0] == ranks[1]) bounds[1] = bounds[0];
-  const K first = key(bounds[descending ? 1 : 0]);
-  const K last = key(bounds[descending ? 0 : 1]);
+  multiselect(values, n, b.ranks, b.count, bounds, num_threads);
+  const K first = key(bounds[b.lo_slot]);
+  const K last = key(bounds[b.hi_slot]);
   const bool one_key = first == last;
 
   // 2. Counts per chunk; the chunks are contiguous index ranges in index order.

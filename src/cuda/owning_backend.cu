@@ -7,37 +7,12 @@
 
 #include "cuda/backend.hpp"
 #include "cuda/common.cuh"
+#include "cuda/owning_support.hpp"
 #include "kselect/device.hpp"
 
 namespace kselect::cuda_backend {
-namespace {
-
-void check(cudaError_t status, const char* what) {
-  if (status == cudaSuccess) return;
-  if (status == cudaErrorInvalidValue && *device::last_error_message() != '\0')
-    throw error(device::last_error_message());
-  throw error(std::string("kselect: ") + what + ": " + cudaGetErrorString(status));
-}
-
-/// Device memory released on scope exit, on the stream it was taken on.
-class stream_buffer {
- public:
-  stream_buffer(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
-    if (bytes) check(cudaMallocAsync(&ptr_, bytes, stream), "cudaMallocAsync");
-  }
-  ~stream_buffer() {
-    if (ptr_) cudaFreeAsync(ptr_, stream_);
-  }
-  stream_buffer(const stream_buffer&) = delete;
-  stream_buffer& operator=(const stream_buffer&) = delete;
-  void* get() const { return ptr_; }
-
- private:
-  void* ptr_ = nullptr;
-  cudaStream_t stream_;
-};
-
-}  // namespace
+using detail::check;
+using detail::stream_buffer;
 
 bool available() noexcept {
   int count = 0;

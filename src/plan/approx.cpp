@@ -15,19 +15,6 @@ std::string approx_argument_error(std::int64_t n, std::int64_t num_ranks, std::i
   return {};
 }
 
-std::string sorted_ranks_error(const std::int64_t* ranks, std::int64_t num_ranks, std::int64_t n) {
-  for (std::int64_t i = 0; i < num_ranks; ++i) {
-    if (ranks[i] < 0 || ranks[i] >= n)
-      return "kselect: rank " + std::to_string(ranks[i]) + " (ranks[" + std::to_string(i) + "]) is outside [0, " +
-             std::to_string(n) + ")";
-    if (i > 0 && ranks[i] <= ranks[i - 1])
-      return "kselect: ranks must be sorted ascending without duplicates (ranks[" + std::to_string(i - 1) +
-             "] = " + std::to_string(ranks[i - 1]) + ", ranks[" + std::to_string(i) + "] = " +
-             std::to_string(ranks[i]) + ")";
-  }
-  return {};
-}
-
 std::vector<std::int64_t> approx_keys_below(std::span<const std::uint64_t> counts) {
   std::vector<std::int64_t> below(counts.size() / 2);
   std::uint64_t sum = 0;

@@ -64,10 +64,6 @@ inline constexpr std::uint64_t approx_default_seed = 0x9e3779b97f4a7c15ull;
 std::string approx_argument_error(std::int64_t n, std::int64_t num_ranks, std::int64_t max_rank_error,
                                   int buckets);
 
-/// Why `ranks` (num_ranks of them) is not sorted ascending, unique and inside
-/// [0, n), or "". (The device API reads host ranks; the CPU caller validates.)
-std::string sorted_ranks_error(const std::int64_t* ranks, std::int64_t num_ranks, std::int64_t n);
-
 /// The value whose key_traits<T>::pre_key is `pre`. Pre-keys are a bijection of the
 /// bit patterns (floats: an xor that depends only on the sign, then a constant
 /// subtraction), so a sample sorted as pre-keys still holds every value bit for

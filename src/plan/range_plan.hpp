@@ -189,4 +189,25 @@ inline std::int64_t range_candidate_capacity(std::int64_t n, std::int64_t lo, st
   return std::min(cap, n);
 }
 
+/// The ascending ranks whose keys are the range's boundary keys (positions lo
+/// and hi - 1; a descending position p holds the key of ascending rank n - 1 - p,
+/// whatever the ties), as multiselection takes them: ascending and unique. The
+/// key of position lo is the answer to ranks[lo_slot], that of hi - 1 to
+/// ranks[hi_slot]. Requires lo < hi.
+struct boundary_ranks {
+  std::int64_t ranks[2];
+  int count;
+  int lo_slot, hi_slot;
+};
+
+inline boundary_ranks range_boundary_ranks(std::int64_t n, std::int64_t lo, std::int64_t hi, bool descending) {
+  const std::int64_t r_lo = descending ? n - 1 - lo : lo;
+  const std::int64_t r_hi = descending ? n - hi : hi - 1;
+  boundary_ranks b{{std::min(r_lo, r_hi), std::max(r_lo, r_hi)}, 0, 0, 0};
+  b.count = b.ranks[0] == b.ranks[1] ? 1 : 2;
+  b.lo_slot = r_lo == b.ranks[0] ? 0 : 1;
+  b.hi_slot = r_hi == b.ranks[0] ? 0 : 1;
+  return b;
+}
+
 }  // namespace kselect::plan

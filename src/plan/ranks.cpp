@@ -14,6 +14,19 @@ void check_rank(std::int64_t rank, std::size_t index, std::int64_t n) {
                               std::to_string(n));
 }
 
+std::string sorted_ranks_error(const std::int64_t* ranks, std::int64_t num_ranks, std::int64_t n) {
+  for (std::int64_t i = 0; i < num_ranks; ++i) {
+    if (ranks[i] < 0 || ranks[i] >= n)
+      return "kselect: rank " + std::to_string(ranks[i]) + " (ranks[" + std::to_string(i) + "]) is outside [0, " +
+             std::to_string(n) + ")";
+    if (i > 0 && ranks[i] <= ranks[i - 1])
+      return "kselect: ranks must be sorted ascending without duplicates (ranks[" + std::to_string(i - 1) +
+             "] = " + std::to_string(ranks[i - 1]) + ", ranks[" + std::to_string(i) + "] = " +
+             std::to_string(ranks[i]) + ")";
+  }
+  return {};
+}
+
 rank_set normalize_ranks(std::span<const std::int64_t> ranks, std::int64_t n) {
   rank_set set;
   const std::size_t r = ranks.size();

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace kselect::plan {
@@ -17,6 +18,10 @@ struct rank_set {
 /// Throws std::invalid_argument when ranks[index] = rank is outside [0, n); the
 /// message names the index, the value and n.
 void check_rank(std::int64_t rank, std::size_t index, std::int64_t n);
+
+/// Why `ranks` (num_ranks of them) is not sorted ascending, unique and inside
+/// [0, n), or "" if it is: the device API's check of the host ranks it is given.
+std::string sorted_ranks_error(const std::int64_t* ranks, std::int64_t num_ranks, std::int64_t n);
 
 /// Validates every rank (check_rank) and builds the sorted unique list plus the map
 /// back to the caller's order. O(r) when `ranks` is already ascending and unique.

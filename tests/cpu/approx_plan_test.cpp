@@ -15,6 +15,7 @@
 #include "plan/approx.hpp"
 #include "plan/approx_lookup.hpp"
 #include "plan/key_traits.hpp"
+#include "plan/ranks.hpp"
 #include "plan/sampling.hpp"
 
 namespace kselect {

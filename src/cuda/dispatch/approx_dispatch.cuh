@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cuda/common.cuh"
+#include "cuda/dispatch/arguments.hpp"
 #include "cuda/dispatch/approx_workspace.hpp"
 #include "cuda/dispatch/profiler.hpp"
 #include "cuda/kernels/approx_answer_kernel.cuh"
@@ -185,22 +186,11 @@ cudaError_t approx_multiselect(void* d_workspace, std::size_t& workspace_bytes, 
   std::size_t fallback_bytes = 0;
   KSELECT_CUDA_TRY(fallback_workspace_bytes<T>(n, num_ranks, fallback_bytes));
   const approx_layout layout = plan_approx_workspace<T>(num_ranks, fallback_bytes);
-  if (d_workspace == nullptr) {
-    workspace_bytes = layout.total;
-    return cudaSuccess;
-  }
-  if (workspace_bytes < layout.total)
-    return invalid("kselect: workspace too small: " + std::to_string(workspace_bytes) + " bytes given, " +
-                   std::to_string(layout.total) + " needed");
-  if (num_ranks == 0) return cudaSuccess;
-  if (h_ranks == nullptr) return invalid("kselect: ranks is null");
-  // The host reads the ranks: device memory there would crash the checks below.
-  if (memory_kind_of(h_ranks) == memory_kind::device)
-    return invalid("kselect: ranks must be a host array (got device memory)");
-  const std::string bad_ranks = plan::sorted_ranks_error(h_ranks, num_ranks, n);
-  if (!bad_ranks.empty()) return invalid(bad_ranks);
-  if (d_in == nullptr || !is_device_accessible(d_in))
-    return invalid("kselect: d_in is not device memory (host pointer given to the device API?)");
+  bool size_query = false;
+  KSELECT_CUDA_TRY(workspace_protocol(d_workspace, workspace_bytes, layout.total, size_query));
+  if (size_query || num_ranks == 0) return cudaSuccess;
+  KSELECT_CUDA_TRY(check_host_ranks(h_ranks, num_ranks, n));
+  KSELECT_CUDA_TRY(check_device_input(d_in));
   if (d_out == nullptr || !is_device_accessible(d_out)) return invalid("kselect: d_out is not device memory");
   if (d_out_ranks == nullptr || !is_device_accessible(d_out_ranks))
     return invalid("kselect: d_out_ranks is not device memory");

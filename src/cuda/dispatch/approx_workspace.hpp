@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cuda/dispatch/workspace_carver.hpp"
 #include "plan/approx.hpp"
 #include "plan/approx_lookup.hpp"
 #include "plan/key_traits.hpp"
@@ -27,25 +28,20 @@ template <class T>
 approx_layout plan_approx_workspace(std::int64_t num_ranks, std::size_t fallback_bytes) {
   using K = plan::key_t<T>;
   approx_layout w{};
-  std::size_t at = 0;
-  auto take = [&at](std::size_t bytes) {
-    const std::size_t here = at;
-    at += (bytes + 255) / 256 * 256;
-    return here;
-  };
+  workspace_carver carve;
   const auto r = static_cast<std::size_t>(num_ranks);
-  w.lookup = take(sizeof(plan::approx_lookup<K>));
-  w.fine = take(plan::approx_max_fine_slots * sizeof(std::uint32_t));
-  w.boundaries = take(plan::approx_max_boundaries * sizeof(K));
-  w.splitters = take(plan::approx_max_splitters * sizeof(T));
-  w.hist = take((2 * plan::approx_max_splitters + 1) * sizeof(unsigned long long));
-  w.ranks = take(r * sizeof(std::int64_t));
-  w.verdicts = take(r);
-  w.fallback_index = take(r * sizeof(std::int64_t));
-  w.fallback_out = take(r * sizeof(T));
+  w.lookup = carve.take(sizeof(plan::approx_lookup<K>));
+  w.fine = carve.take(plan::approx_max_fine_slots * sizeof(std::uint32_t));
+  w.boundaries = carve.take(plan::approx_max_boundaries * sizeof(K));
+  w.splitters = carve.take(plan::approx_max_splitters * sizeof(T));
+  w.hist = carve.take((2 * plan::approx_max_splitters + 1) * sizeof(unsigned long long));
+  w.ranks = carve.take(r * sizeof(std::int64_t));
+  w.verdicts = carve.take(r);
+  w.fallback_index = carve.take(r * sizeof(std::int64_t));
+  w.fallback_out = carve.take(r * sizeof(T));
   w.fallback_bytes = fallback_bytes;
-  w.fallback_workspace = take(fallback_bytes);
-  w.total = at;
+  w.fallback_workspace = carve.take(fallback_bytes);
+  w.total = carve.end;
   return w;
 }
 

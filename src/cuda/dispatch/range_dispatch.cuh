@@ -22,7 +22,9 @@
 #include <string>
 
 #include "cuda/common.cuh"
+#include "cuda/dispatch/arguments.hpp"
 #include "cuda/dispatch/full_wave.hpp"
+#include "cuda/dispatch/workspace_carver.hpp"
 #include "cuda/dispatch/profiler.hpp"
 #include "cuda/kernels/range_exact_kernels.cuh"
 #include "cuda/kernels/range_finish_kernels.cuh"
@@ -54,17 +56,21 @@ struct range_layout {
               select_bytes = 0, total = 0;
 };
 
+/// The exact path's multiselection of the two boundary keys: the window
+/// algorithm (no pre-pass, so its workspace stays within ~0.3x the input).
+inline device::select_config exact_path_select_config(const device::topk_config& cfg) {
+  device::select_config sel;
+  sel.algo = algorithm::window;
+  sel.seed = cfg.seed;
+  return sel;
+}
+
 template <class T>
 cudaError_t plan_range_layout(std::int64_t n, const device::detail::range_request& req,
                               const device::topk_config& cfg, range_layout& w) {
   using K = plan::key_t<T>;
   w = range_layout{};
-  std::size_t at = 0;
-  auto take = [&at](std::size_t bytes) {
-    const std::size_t here = at;
-    at += (bytes + 255) / 256 * 256;
-    return here;
-  };
+  workspace_carver carve;
   w.m = req.hi - req.lo;
   const auto m = static_cast<std::size_t>(w.m);
   w.post_sort = cfg.sorted || cfg.deterministic;
@@ -102,34 +108,31 @@ cudaError_t plan_range_layout(std::int64_t n, const device::detail::range_reques
   KSELECT_CUDA_TRY(need(exclusive_sum_u64(nullptr, bytes, nullptr, nullptr, w.tiles + 1, nullptr)));
   w.temp_bytes = temp;
 
-  // The exact path's multiselection of the two boundary keys (window algorithm:
-  // no pre-pass, so its workspace stays within ~0.3x the input).
-  device::select_config sel;
-  sel.algo = algorithm::window;
-  sel.seed = cfg.seed;
+  // The exact path's multiselection of the two boundary keys.
+  const device::select_config sel = exact_path_select_config(cfg);
   const std::int64_t two_ranks[2] = {0, std::min<std::int64_t>(1, n - 1)};
   w.select_bytes = 0;
   KSELECT_CUDA_TRY(device::multiselect<T>(nullptr, w.select_bytes, static_cast<const T*>(nullptr), n, two_ranks,
                                   n > 1 ? 2 : 1, static_cast<T*>(nullptr), nullptr, sel));
 
-  w.state = take(sizeof(range_state<K>));
+  w.state = carve.take(sizeof(range_state<K>));
   for (int b = 0; b < 2; ++b) {
-    w.cand_vals[b] = take(cap * sizeof(T));
-    w.cand_idx[b] = take(cap * sizeof(std::uint64_t));
-    w.sort_keys[b] = take(cap * sizeof(K));
+    w.cand_vals[b] = carve.take(cap * sizeof(T));
+    w.cand_idx[b] = carve.take(cap * sizeof(std::uint64_t));
+    w.sort_keys[b] = carve.take(cap * sizeof(K));
   }
-  w.temp = take(w.temp_bytes);
-  w.indices = take(w.own_indices ? m * static_cast<std::size_t>(w.index_bytes) : 0);
+  w.temp = carve.take(w.temp_bytes);
+  w.indices = carve.take(w.own_indices ? m * static_cast<std::size_t>(w.index_bytes) : 0);
   if (w.post_sort) {
-    w.post_keys[0] = take(m * sizeof(K));
-    w.post_keys[1] = take(m * sizeof(K));
-    w.post_idx = take(m * static_cast<std::size_t>(w.index_bytes));
+    w.post_keys[0] = carve.take(m * sizeof(K));
+    w.post_keys[1] = carve.take(m * sizeof(K));
+    w.post_idx = carve.take(m * static_cast<std::size_t>(w.index_bytes));
   }
-  for (auto& c : w.tile_counts) c = take(static_cast<std::size_t>(w.tiles + 1) * sizeof(unsigned long long));
-  w.below = take(sizeof(unsigned long long));
-  w.thresholds = take(2 * sizeof(T));
-  w.select_ws = take(w.select_bytes);
-  w.total = at;
+  for (auto& c : w.tile_counts) c = carve.take(static_cast<std::size_t>(w.tiles + 1) * sizeof(unsigned long long));
+  w.below = carve.take(sizeof(unsigned long long));
+  w.thresholds = carve.take(2 * sizeof(T));
+  w.select_ws = carve.take(w.select_bytes);
+  w.total = carve.end;
   return cudaSuccess;
 }
 
@@ -272,20 +275,15 @@ class range_driver {
   }
 
   cudaError_t run_exact() {
-    // Boundary keys: positions lo and hi - 1 of the flipped order are ascending
-    // ranks n - 1 - position when descending (equal keys, whatever the ties).
-    auto ascending_rank = [&](std::int64_t position) { return req_.descending ? n_ - 1 - position : position; };
-    std::int64_t r_lo = ascending_rank(req_.lo), r_hi = ascending_rank(req_.hi - 1);
-    std::int64_t ranks[2] = {std::min(r_lo, r_hi), std::max(r_lo, r_hi)};
-    const int num_ranks = ranks[0] == ranks[1] ? 1 : 2;
+    // Boundary keys by exact multiselection (plan::range_boundary_ranks).
+    const plan::boundary_ranks bounds = plan::range_boundary_ranks(n_, req_.lo, req_.hi, req_.descending);
     T* thresholds = reinterpret_cast<T*>(ws_ + w_.thresholds);
-    device::select_config sel;
-    sel.algo = algorithm::window;
-    sel.seed = cfg_.seed;
+    const device::select_config sel = exact_path_select_config(cfg_);
     std::size_t select_bytes = w_.select_bytes;
-    KSELECT_CUDA_TRY(device::multiselect<T>(ws_ + w_.select_ws, select_bytes, in_, n_, ranks, num_ranks, thresholds, stream_, sel));
-    const T* thr_lo = thresholds + (r_lo == ranks[0] ? 0 : 1);
-    const T* thr_hi = thresholds + (r_hi == ranks[0] ? 0 : 1);
+    KSELECT_CUDA_TRY(device::multiselect<T>(ws_ + w_.select_ws, select_bytes, in_, n_, bounds.ranks, bounds.count,
+                                            thresholds, stream_, sel));
+    const T* thr_lo = thresholds + bounds.lo_slot;
+    const T* thr_hi = thresholds + bounds.hi_slot;
 
     range_tile_counts counts{reinterpret_cast<unsigned long long*>(ws_ + w_.tile_counts[0]),
                              reinterpret_cast<unsigned long long*>(ws_ + w_.tile_counts[1]),
@@ -361,8 +359,7 @@ cudaError_t range_select(void* d_workspace, std::size_t& workspace_bytes, const 
                          const device::detail::range_request& req, T* d_keys_out, cudaStream_t stream,
                          const device::topk_config& cfg) {
   clear_error_message();
-  if (n <= 0) return invalid("kselect: empty input (n = " + std::to_string(n) + ")");
-  if (n >= (std::int64_t(1) << 40)) return invalid("kselect: n = " + std::to_string(n) + " exceeds 2^40");
+  KSELECT_CUDA_TRY(check_input_size(n));
   if (req.lo < 0 || req.lo > req.hi || req.hi > n)
     return invalid("kselect: the range [" + std::to_string(req.lo) + ", " + std::to_string(req.hi) +
                    ") is not within [0, n = " + std::to_string(n) + "] (top-k: k must be in [0, n])");
@@ -374,16 +371,10 @@ cudaError_t range_select(void* d_workspace, std::size_t& workspace_bytes, const 
     return invalid("kselect: paired values must be 4 or 8 bytes wide");
   range_layout layout;
   KSELECT_CUDA_TRY(plan_range_layout<T>(n, req, cfg, layout));
-  if (d_workspace == nullptr) {
-    workspace_bytes = layout.total;
-    return cudaSuccess;
-  }
-  if (workspace_bytes < layout.total)
-    return invalid("kselect: workspace too small: " + std::to_string(workspace_bytes) + " bytes given, " +
-                   std::to_string(layout.total) + " needed");
-  if (layout.m == 0) return cudaSuccess;
-  if (d_in == nullptr || !is_device_accessible(d_in))
-    return invalid("kselect: d_in is not device memory (host pointer given to the device API?)");
+  bool size_query = false;
+  KSELECT_CUDA_TRY(workspace_protocol(d_workspace, workspace_bytes, layout.total, size_query));
+  if (size_query || layout.m == 0) return cudaSuccess;
+  KSELECT_CUDA_TRY(check_device_input(d_in));
   if (d_keys_out == nullptr || !is_device_accessible(d_keys_out))
     return invalid("kselect: d_keys_out is not device memory");
   if (req.indices_out && !is_device_accessible(req.indices_out))

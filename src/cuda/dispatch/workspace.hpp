@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cuda/dispatch/workspace_carver.hpp"
 #include "cuda/kernels/bin_prepass_types.cuh"
 #include "cuda/kernels/window_state.cuh"
 #include "cuda/task.cuh"
@@ -53,51 +54,46 @@ struct workspace_layout {
 template <class K>
 workspace_layout plan_workspace(std::int64_t n, std::int64_t num_ranks, algorithm algo) {
   workspace_layout w{};
-  std::size_t at = 0;
-  auto take = [&at](std::size_t bytes) {
-    const std::size_t here = at;
-    at += (bytes + 255) / 256 * 256;
-    return here;
-  };
+  workspace_carver carve;
   const auto r = static_cast<std::size_t>(num_ranks);
   w.tasks_per_launch = static_cast<int>(std::min<std::int64_t>(num_ranks, tuning::max_tasks_per_launch));
   const auto tpl = static_cast<std::size_t>(w.tasks_per_launch);
   // Only multi-rank tasks use the wide splitter count.
   const int max_m = num_ranks > 1 ? tuning::wide_splitters : tuning::oracle_splitters;
-  w.window_state = take(sizeof(window_state<K>));
-  w.ranks = take(r * sizeof(std::int64_t));
-  w.answers = take(r * sizeof(K));
-  w.host_keys = take(r * sizeof(K));
-  w.has_host = take(r);
-  w.tasks = take(tpl * sizeof(task_desc<K>));
-  w.base_tasks = take(tpl * sizeof(base_task));
-  w.stats = take(tpl * static_cast<std::size_t>(stats_view<K>::stride_for(max_m)));
-  w.extract_at = take(tpl * (2 * max_m + 1) * sizeof(std::int64_t));
-  w.cursors = take(tpl * (2 * max_m + 1) * sizeof(unsigned long long));
+  w.window_state = carve.take(sizeof(window_state<K>));
+  w.ranks = carve.take(r * sizeof(std::int64_t));
+  w.answers = carve.take(r * sizeof(K));
+  w.host_keys = carve.take(r * sizeof(K));
+  w.has_host = carve.take(r);
+  w.tasks = carve.take(tpl * sizeof(task_desc<K>));
+  w.base_tasks = carve.take(tpl * sizeof(base_task));
+  w.stats = carve.take(tpl * static_cast<std::size_t>(stats_view<K>::stride_for(max_m)));
+  w.extract_at = carve.take(tpl * (2 * max_m + 1) * sizeof(std::int64_t));
+  w.cursors = carve.take(tpl * (2 * max_m + 1) * sizeof(unsigned long long));
   w.oracles_used = algo == algorithm::sample_select;
-  w.oracles = take(w.oracles_used ? static_cast<std::size_t>(n) : 0);
+  w.oracles = carve.take(w.oracles_used ? static_cast<std::size_t>(n) : 0);
   w.capacity = n > tuning::base_case_max ? buffer_capacity(n, num_ranks, algo) : 0;
-  w.buffer_a = take(static_cast<std::size_t>(w.capacity) * sizeof(K));
-  w.buffer_b = take(static_cast<std::size_t>(w.capacity) * sizeof(K));
+  w.buffer_a = carve.take(static_cast<std::size_t>(w.capacity) * sizeof(K));
+  w.buffer_b = carve.take(static_cast<std::size_t>(w.capacity) * sizeof(K));
   w.prepass_capacity = 0;
   if (num_ranks > 1 && num_ranks <= tuning::bin_prepass_max_ranks && algo == algorithm::automatic &&
       n >= tuning::bin_prepass_min_n) {
     constexpr std::size_t max_bins = plan::bin_map_max_bins;
     // Below 2^32 keys: the scatter places them with 32-bit offsets.
     w.prepass_capacity = std::min<std::int64_t>(n / tuning::bin_prepass_capacity_divisor, 0xffffffffll);
-    w.pre_map = take(sizeof(plan::bin_map<K>));
-    w.pre_hist = take(max_bins * sizeof(unsigned long long));
-    w.pre_selected = take(max_bins / 32 * sizeof(std::uint32_t));
-    w.pre_before_word = take(max_bins / 32 * sizeof(std::uint32_t));
-    w.pre_region = take(r * sizeof(bin_region<K>));
-    w.pre_tasks = take(r * sizeof(bin_rank_task));
-    w.pre_state = take(sizeof(bin_prepass_state));
-    w.pre_copy_cursor = take(sizeof(unsigned long long));
-    w.pre_copy = take(static_cast<std::size_t>(w.prepass_capacity) * sizeof(K));
-    w.pre_regions = take(static_cast<std::size_t>(w.prepass_capacity) * sizeof(K));
-    w.pre_ranks = take(r * sizeof(std::int64_t));
+    w.pre_map = carve.take(sizeof(plan::bin_map<K>));
+    w.pre_hist = carve.take(max_bins * sizeof(unsigned long long));
+    w.pre_selected = carve.take(max_bins / 32 * sizeof(std::uint32_t));
+    w.pre_before_word = carve.take(max_bins / 32 * sizeof(std::uint32_t));
+    w.pre_region = carve.take(r * sizeof(bin_region<K>));
+    w.pre_tasks = carve.take(r * sizeof(bin_rank_task));
+    w.pre_state = carve.take(sizeof(bin_prepass_state));
+    w.pre_copy_cursor = carve.take(sizeof(unsigned long long));
+    w.pre_copy = carve.take(static_cast<std::size_t>(w.prepass_capacity) * sizeof(K));
+    w.pre_regions = carve.take(static_cast<std::size_t>(w.prepass_capacity) * sizeof(K));
+    w.pre_ranks = carve.take(r * sizeof(std::int64_t));
   }
-  w.total = at;
+  w.total = carve.end;
   return w;
 }
 

@@ -44,6 +44,13 @@ __device__ __forceinline__ int exact_class(K u, K klo, K khi) {
   return 4;
 }
 
+/// Class c's contribution to three 21-bit counters packed in one word (classes
+/// 1 to 3; a tile's counts stay below 2^21), so one block reduction or scan
+/// counts all three.
+__device__ __forceinline__ unsigned long long packed_class_count(int c) {
+  return c >= 1 && c <= 3 ? 1ull << (21 * (c - 1)) : 0ull;
+}
+
 template <class T>
 __device__ __forceinline__ plan::key_t<T> flipped_key(T x, plan::key_t<T> flip) {
   return static_cast<plan::key_t<T>>(plan::key_traits<T>::to_key(x) ^ flip);
@@ -70,14 +77,13 @@ __global__ void __launch_bounds__(tuning::stream_threads)
   for (std::int64_t tl = blockIdx.x; tl < tiles; tl += gridDim.x) {
     T vals[items];
     load_tile<items, threads>(src, tl * tile, size, vals);
-    // Three counts of at most 4096 packed in 21-bit fields: one block reduction.
     unsigned long long packed = 0;
 #pragma unroll
     for (int i = 0; i < items; ++i) {
       if (tl * tile + i * threads + threadIdx.x >= size) continue;
       const int c = exact_class(flipped_key(vals[i], flip), klo, khi);
       my_below += c == 0;
-      if (c >= 1 && c <= 3) packed += 1ull << (21 * (c - 1));
+      packed += packed_class_count(c);
     }
     const unsigned long long sum = reduce_t(reduce_storage).Sum(packed);
     if (threadIdx.x == 0) {
@@ -124,7 +130,7 @@ __global__ void __launch_bounds__(tuning::stream_threads)
       const bool valid = first + i < size;
       vals[i] = valid ? load_readonly(src + first + i) : T{};
       cls[i] = valid ? exact_class(flipped_key(vals[i], flip), klo, khi) : 4;
-      if (cls[i] >= 1 && cls[i] <= 3) packed += 1ull << (21 * (cls[i] - 1));
+      packed += packed_class_count(cls[i]);
     }
     unsigned long long offsets = 0;
     scan_t(scan_storage).ExclusiveSum(packed, offsets);

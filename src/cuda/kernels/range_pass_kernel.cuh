@@ -57,7 +57,7 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   static_assert(items <= 16, "two class bits per key in one 32-bit word");
 
   const plan::range_tests<K> t = st->tests;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int lane = threadIdx.x % 32;
   const unsigned lanes_before = (1u << lane) - 1;
   const bool aligned = reinterpret_cast<std::uintptr_t>(src) % 16 == 0;
   unsigned below = 0, lo_cand = 0;

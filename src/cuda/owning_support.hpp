@@ -1,0 +1,43 @@
+// What the owning API's CUDA glue (owning_backend.cu, owning_range.cu,
+// owning_approx.cu) shares: turning a device-API status into an exception, and
+// stream-ordered device buffers.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <string>
+
+#include "kselect/device.hpp"
+#include "kselect/types.hpp"
+
+namespace kselect::cuda_backend::detail {
+
+/// Throws kselect::error: a rejected call's reason (device::last_error_message),
+/// else the CUDA error's name after `what`.
+inline void check(cudaError_t status, const char* what) {
+  if (status == cudaSuccess) return;
+  if (status == cudaErrorInvalidValue && *device::last_error_message() != '\0')
+    throw error(device::last_error_message());
+  throw error(std::string("kselect: ") + what + ": " + cudaGetErrorString(status));
+}
+
+/// Device memory released on scope exit, on the stream it was taken on.
+class stream_buffer {
+ public:
+  stream_buffer(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
+    if (bytes) check(cudaMallocAsync(&ptr_, bytes, stream), "cudaMallocAsync");
+  }
+  ~stream_buffer() {
+    if (ptr_) cudaFreeAsync(ptr_, stream_);
+  }
+  stream_buffer(const stream_buffer&) = delete;
+  stream_buffer& operator=(const stream_buffer&) = delete;
+  void* get() const { return ptr_; }
+
+ private:
+  void* ptr_ = nullptr;
+  cudaStream_t stream_;
+};
+
+}  // namespace kselect::cuda_backend::detail
