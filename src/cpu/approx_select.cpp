@@ -3,10 +3,13 @@
 // splitters, nearest splitter; plan/approx_lookup.hpp: the classifier), so that
 // for one seed both backends choose the same splitters and give the same answers.
 //   1. draw plan::approx_sample_size keys at plan::sample_position, sort them as
-//      pre-keys (values recoverable bit for bit), take buckets - 1 evenly spread
-//      candidates, one splitter per distinct key;
-//   2. one counting pass: every key's bucket from the lookup table, counted per
-//      input chunk, then summed;
+//      pre-keys (values recoverable bit for bit), take the candidates of
+//      plan::approx_choose_candidates (histogram mode: buckets - 1 evenly spread
+//      over the sample; window mode: packed around the ranks' predicted sample
+//      positions), one splitter per distinct key;
+//   2. one counting pass: every key's bucket from the lookup table (window
+//      mode: keys outside the window, below the first boundary or at or above
+//      the last, are only counted), counted per input chunk, then summed;
 //   3. each rank's nearest splitter; ranks it leaves too far are selected exactly
 //      (cpu::multiselect) in one call.
 #include <algorithm>
@@ -36,7 +39,8 @@ struct splitter_set {
 };
 
 template <class T>
-splitter_set<T> choose_splitters(const T* values, std::int64_t n, int buckets, std::uint64_t seed) {
+splitter_set<T> choose_splitters(const T* values, std::int64_t n, const plan::approx_candidates& cand,
+                                 std::uint64_t seed) {
   using K = plan::key_t<T>;
   using traits = plan::key_traits<T>;
   constexpr int s = plan::approx_sample_size;
@@ -45,8 +49,8 @@ splitter_set<T> choose_splitters(const T* values, std::int64_t n, int buckets, s
   std::sort(sample.begin(), sample.end());
   splitter_set<T> out;
   K previous{};
-  for (int j = 0; j + 1 < buckets; ++j) {
-    const T v = plan::value_of_pre_key<T>(sample[static_cast<std::size_t>(plan::approx_candidate_index(j, buckets, s))]);
+  for (int j = 0; j < cand.count; ++j) {
+    const T v = plan::value_of_pre_key<T>(sample[static_cast<std::size_t>(plan::approx_candidate_at(cand, j))]);
     const K key = traits::to_key(v);
     if (plan::approx_keeps_candidate<K>(j, key, previous)) {
       out.values.push_back(v);
@@ -60,12 +64,16 @@ splitter_set<T> choose_splitters(const T* values, std::int64_t n, int buckets, s
 }
 
 /// Keys per bucket (2m + 1 buckets), counted per chunk of the input, then summed.
+/// Window mode (`window`): keys before the first boundary or at or after the
+/// last are counted into the first and the last bucket without the table
+/// (their buckets, 0 and the number of boundaries, are what it would give).
 template <class T>
-std::vector<std::uint64_t> count_buckets(const T* values, std::int64_t n, const splitter_set<T>& sp, int buckets,
-                                         int threads) {
+std::vector<std::uint64_t> count_buckets(const T* values, std::int64_t n, const splitter_set<T>& sp, int budget,
+                                         bool window, int threads) {
   using K = plan::key_t<T>;
-  const plan::approx_lookup_table<K> table =
-      plan::build_approx_lookup<K>(sp.boundaries, plan::approx_fine_budget(buckets));
+  const plan::approx_lookup_table<K> table = plan::build_approx_lookup<K>(sp.boundaries, budget);
+  const K window_lo = sp.boundaries.front(), window_end = sp.boundaries.back();
+  const auto num_boundaries = static_cast<std::uint32_t>(sp.boundaries.size());
   const std::size_t nb = 2 * sp.values.size() + 1;
   const tuning cfg{};  // the exact backend's parallel grain
   const std::int64_t chunks =
@@ -79,8 +87,20 @@ std::vector<std::uint64_t> count_buckets(const T* values, std::int64_t n, const 
     std::uint64_t* const cnt = counts.data() + static_cast<std::size_t>(c) * nb;
     const std::int64_t begin = n / chunks * c + std::min(c, n % chunks);
     const std::int64_t end = n / chunks * (c + 1) + std::min(c + 1, n % chunks);
-    for (std::int64_t i = begin; i < end; ++i)
-      ++cnt[classify.template bucket<Wrap>(plan::key_traits<T>::pre_key(values[i]))];
+    if (!window) {
+      for (std::int64_t i = begin; i < end; ++i)
+        ++cnt[classify.template bucket<Wrap>(plan::key_traits<T>::pre_key(values[i]))];
+      return;
+    }
+    std::uint64_t below = 0, above = 0;
+    for (std::int64_t i = begin; i < end; ++i) {
+      const K p = plan::key_traits<T>::pre_key(values[i]);
+      if (p < window_lo) ++below;
+      else if (p >= window_end) ++above;
+      else ++cnt[classify.template bucket<Wrap>(p)];
+    }
+    cnt[0] += below;
+    cnt[num_boundaries] += above;
   };
   parallel_for(chunks, chunks > 1 ? threads : 1, [&](std::int64_t c) {
     if (classify.wrap) count_chunk.template operator()<true>(c);
@@ -96,7 +116,8 @@ std::vector<std::uint64_t> count_buckets(const T* values, std::int64_t n, const 
 
 template <class T>
 void approx_multiselect(const T* values, std::int64_t n, const std::int64_t* ranks, std::int64_t num_ranks,
-                        std::int64_t max_rank_error, T* out, std::int64_t* out_ranks, int buckets, int num_threads) {
+                        std::int64_t max_rank_error, T* out, std::int64_t* out_ranks, int buckets, int num_threads,
+                        bool allow_window) {
   const std::string problem = plan::approx_argument_error(n, num_ranks, max_rank_error, buckets);
   if (!problem.empty()) throw std::invalid_argument(problem);
   if (num_ranks == 0) return;
@@ -106,8 +127,12 @@ void approx_multiselect(const T* values, std::int64_t n, const std::int64_t* ran
     return;
   }
   const int threads = std::max(1, num_threads > 0 ? num_threads : omp_get_max_threads());
-  const splitter_set<T> sp = choose_splitters(values, n, buckets, plan::approx_default_seed);
-  const std::vector<std::uint64_t> counts = count_buckets(values, n, sp, buckets, threads);
+  const plan::approx_candidates cand = plan::approx_choose_candidates(
+      n, std::span<const std::int64_t>(ranks, static_cast<std::size_t>(num_ranks)), max_rank_error, buckets,
+      allow_window);
+  const splitter_set<T> sp = choose_splitters(values, n, cand, plan::approx_default_seed);
+  const std::vector<std::uint64_t> counts =
+      count_buckets(values, n, sp, plan::approx_table_budget(cand), cand.window, threads);
   const std::vector<std::int64_t> below = plan::approx_keys_below(counts);
   const auto m = static_cast<std::int64_t>(sp.values.size());
   std::vector<std::uint8_t> needs_exact(static_cast<std::size_t>(num_ranks), 0);
@@ -135,7 +160,7 @@ void approx_multiselect(const T* values, std::int64_t n, const std::int64_t* ran
 
 #define KSELECT_INSTANTIATE(T)                                                                              \
   template void approx_multiselect<T>(const T*, std::int64_t, const std::int64_t*, std::int64_t, std::int64_t, \
-                                      T*, std::int64_t*, int, int);
+                                      T*, std::int64_t*, int, int, bool);
 KSELECT_FOR_EACH_KEY_TYPE(KSELECT_INSTANTIATE)
 #undef KSELECT_INSTANTIATE
 

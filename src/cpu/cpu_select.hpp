@@ -24,11 +24,14 @@ void range_select(const T* values, std::int64_t n, std::int64_t lo, std::int64_t
 
 /// For each ranks[i] (sorted ascending, unique, in [0, n)), an element out[i] and
 /// its exact rank out_ranks[i] in the ascending sort, |ranks[i] - out_ranks[i]| <=
-/// max_rank_error (0: exact). `buckets`: splitters + 1 of the counting pass.
+/// max_rank_error (0: exact). `buckets`: splitters + 1 of the counting pass (in
+/// the narrow-window mode, at most). `allow_window`: the narrow-window mode when
+/// the ranks are few and close (plan::approx_choose_candidates); false: always
+/// the histogram over the whole sample.
 template <class T>
 void approx_multiselect(const T* values, std::int64_t n, const std::int64_t* ranks, std::int64_t num_ranks,
                         std::int64_t max_rank_error, T* out, std::int64_t* out_ranks, int buckets = 1024,
-                        int num_threads = 0);
+                        int num_threads = 0, bool allow_window = true);
 
 /// Number of NaNs in values[0..n) (0 for integer types).
 template <class T>

@@ -31,9 +31,11 @@
 #include <type_traits>
 #include <vector>
 
+#include "approx_lookup.hpp"
 #include "hd.hpp"
 #include "int_math.hpp"
 #include "key_traits.hpp"
+#include "sampling.hpp"
 
 namespace kselect::plan {
 
@@ -91,6 +93,80 @@ KSELECT_HD T value_of_pre_key(key_t<T> pre) {
 KSELECT_HD std::int64_t approx_candidate_index(std::int64_t j, std::int64_t buckets, std::int64_t sample_size) {
   return (2 * j + 1) * sample_size / (2 * (buckets - 1));
 }
+
+/// Narrow-window mode. When the requested ranks are few and close, splitters
+/// spread over the whole sample are mostly wasted: the ones far from every rank
+/// answer nothing. Instead the candidates are packed into the stretch of the
+/// sorted sample that holds the ranks' predicted sample positions (the union of
+/// plan::predict_window over the ranks, which must span at most
+/// approx_window_max_width sample positions), spaced so that consecutive
+/// splitters are about max_rank_error / 2 apart in expected rank (at most
+/// buckets - 1 of them). The counting pass then tests each key against the two
+/// ends of the window (the first and the last boundary) and only counts the
+/// keys outside it (bucket 0 and the last bucket), classifying only the few
+/// inside. Correctness does not depend on the window: a rank the sample
+/// mispredicts lies outside it, its nearest splitter is a window end far from
+/// it, and the exact fallback answers it like any rank over the bound.
+///
+/// Half-width of a rank's window in standard deviations of its sample position
+/// (binomial; the jittered stratified sample is tighter), plus a margin in
+/// sample positions: the exact driver's window prediction (cuda/tuning.hpp's
+/// window_sigmas and window_margin). At 4 sigma a rank misses its window with
+/// probability about 6e-5, and then costs an exact selection.
+inline constexpr double approx_window_sigmas = 4.0;
+inline constexpr double approx_window_margin = 2.0;
+/// Window mode only when the window spans at most this many sample positions
+/// (1/8 of the sample: about 1/8 of the keys are classified, the rest only
+/// compared). One rank's window is at most 2 * (4 * 64 + 2) + 1 = 517 wide.
+inline constexpr std::int64_t approx_window_max_width = approx_sample_size / 8;
+
+/// Which sorted-sample indices the plan takes as splitter candidates.
+///   histogram mode (window false): count = buckets - 1, spread over the whole
+///     sample (approx_candidate_index);
+///   window mode: count candidates from index first to first + width, evenly,
+///     both ends included (one candidate: the middle).
+struct approx_candidates {
+  std::int64_t first;  ///< window mode: first sample index (histogram mode: 0)
+  std::int64_t width;  ///< window mode: last - first (histogram mode: sample size)
+  std::int32_t count;  ///< candidates, 1 .. approx_max_splitters
+  bool window;
+};
+
+/// Sorted-sample index of candidate j (0 <= j < c.count), strictly increasing in j.
+KSELECT_HD std::int64_t approx_candidate_at(const approx_candidates& c, std::int64_t j) {
+  if (!c.window) return approx_candidate_index(j, std::int64_t(c.count) + 1, approx_sample_size);
+  if (c.count <= 1) return c.first + c.width / 2;
+  return c.first + j * c.width / (c.count - 1);
+}
+
+/// Fine slots of the counting pass's table for these candidates (the budget
+/// approx_fine_budget gives their bucket count: for the histogram mode, the
+/// buckets asked for).
+KSELECT_HD int approx_table_budget(const approx_candidates& c) { return approx_fine_budget(c.count + 1); }
+
+/// The histogram mode's candidates for `buckets` (2 .. approx_max_buckets).
+KSELECT_HD approx_candidates approx_histogram_candidates(int buckets) {
+  return {0, approx_sample_size, static_cast<std::int32_t>(buckets - 1), false};
+}
+
+/// The window of sample indices, clamped to the sample, that holds the
+/// predicted sample positions of every rank (sorted, in [0, n)): the hull of
+/// plan::predict_window(rank, n, approx_sample_size, approx_window_sigmas,
+/// approx_window_margin). The ranks may be in any order.
+sample_window approx_ranks_window(std::int64_t n, std::span<const std::int64_t> ranks);
+
+/// Sample positions between consecutive window candidates: about
+/// max_rank_error / 2 in expected rank (a sample position stands for
+/// n / approx_sample_size ranks), at least 1.
+std::int64_t approx_window_step(std::int64_t n, std::int64_t max_rank_error);
+
+/// The candidates of a call: window mode if `allow_window`, at least one rank
+/// and max_rank_error > 0 (0 is the exact path) and the ranks' window spans at
+/// most approx_window_max_width sample positions; else the histogram mode.
+/// In window mode, ceil(width / step) + 1 candidates (approx_window_step), at
+/// most buckets - 1: more buckets than needed buy nothing, fewer widen the gaps.
+approx_candidates approx_choose_candidates(std::int64_t n, std::span<const std::int64_t> ranks,
+                                           std::int64_t max_rank_error, int buckets, bool allow_window);
 
 /// Candidate j becomes a splitter unless its key equals candidate j - 1's (the
 /// sample is sorted by pre-key, so keys never decrease: equal keys are adjacent

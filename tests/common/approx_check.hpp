@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "common/reference.hpp"
+#include "plan/approx.hpp"
+#include "plan/sampling.hpp"
 
 namespace kselect::test {
 
@@ -72,6 +74,32 @@ template <class T>
   }
   if (max_error) *max_error = worst;
   return ::testing::AssertionSuccess();
+}
+
+/// One rank at a time, at the ends and the middle: 0, 1, n/2, n - 1 (those < n, unique).
+inline std::vector<std::int64_t> single_ranks(std::int64_t n) {
+  std::vector<std::int64_t> r;
+  for (const std::int64_t k : {std::int64_t(0), std::int64_t(1), n / 2, n - 1})
+    if (k < n) r.push_back(k);
+  std::sort(r.begin(), r.end());
+  r.erase(std::unique(r.begin(), r.end()), r.end());
+  return r;
+}
+
+/// An input whose sample (plan::sample_position for `seed`) misleads: the n
+/// keys are 1000 + (i % 997) except the sampled positions, which hold 100000 + j
+/// (sample j) when `sample_high`, else j % 500. The sample then puts every
+/// middle rank's window among the sampled keys while the rank's key is an
+/// unsampled one, below the window (sample_high) or above it: a forced
+/// sampling miss (n well above the sample size).
+template <class T>
+std::vector<T> sampling_miss_input(std::int64_t n, std::uint64_t seed, bool sample_high) {
+  constexpr std::int64_t s = plan::approx_sample_size;
+  std::vector<T> v(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = static_cast<T>(1000 + i % 997);
+  for (std::int64_t j = 0; j < s; ++j)
+    v[static_cast<std::size_t>(plan::sample_position(j, s, n, seed))] = static_cast<T>(sample_high ? 100000 + j : j % 500);
+  return v;
 }
 
 /// 101 percentiles: rank (n - 1) * p / 100, unique.
