@@ -63,6 +63,12 @@ struct approx_config {
   /// after one pass, but a slower pass.
   int buckets = 1024;
   std::uint64_t seed = 0x9e3779b97f4a7c15ull;
+  /// Narrow-window mode: when the ranks' predicted positions in the sample lie
+  /// close together (one rank, or a few neighbours), the splitters (at most
+  /// buckets - 1) are packed around them and the counting pass only counts the
+  /// keys outside that window (docs/algorithms.md). false: always the histogram
+  /// over the whole key range. Either way every answer is within the bound.
+  bool window = true;
 };
 
 namespace detail {

@@ -2,7 +2,8 @@
 // std::sort reference: each answer is what the sorted input holds at its reported
 // rank, within the error bound, an input element bit for bit when away from its
 // rank; every key type x distribution, bounds 0, small, 0.1% of n and n, 2 to
-// 4096 buckets; ties answered exactly; the error one pass leaves on large smooth
+// 4096 buckets; the narrow-window mode (single and close ranks, forced sampling
+// misses); ties answered exactly; the error one pass leaves on large smooth
 // inputs; the same answers as the CPU backend (same sample, same rules); the
 // owning backend; bad arguments and the workspace protocol.
 #include <gtest/gtest.h>
@@ -33,12 +34,13 @@ struct gpu_answers {
 /// outputs, a non-blocking stream; returns the answers on the host.
 template <class T>
 gpu_answers<T> gpu_approx(const T* d_in, std::int64_t n, std::span<const std::int64_t> ranks, std::int64_t bound,
-                          int buckets, std::uint64_t seed = plan::approx_default_seed) {
+                          int buckets, std::uint64_t seed = plan::approx_default_seed, bool window = true) {
   cudaStream_t stream;
   cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
   device::approx_config cfg;
   cfg.buckets = buckets;
   cfg.seed = seed;
+  cfg.window = window;
   const auto r = static_cast<std::int64_t>(ranks.size());
   std::size_t bytes = 0;
   cudaError_t st = device::approx_multiselect<T>(nullptr, bytes, d_in, n, ranks.data(), r, bound, nullptr, nullptr,
@@ -118,6 +120,96 @@ TYPED_TEST(GpuApprox, SameAnswersAsTheCpuBackend) {
   }
 }
 
+/// The CPU backend's answers (same sample, same plan, same rules).
+template <class T>
+gpu_answers<T> cpu_approx(const std::vector<T>& host, std::span<const std::int64_t> ranks, std::int64_t bound,
+                          int buckets, bool window = true) {
+  gpu_answers<T> want{std::vector<T>(ranks.size()), std::vector<std::int64_t>(ranks.size())};
+  cpu::approx_multiselect(host.data(), static_cast<std::int64_t>(host.size()), ranks.data(),
+                          static_cast<std::int64_t>(ranks.size()), bound, want.values.data(), want.ranks.data(),
+                          buckets, 2, window);
+  return want;
+}
+
+template <class T>
+::testing::AssertionResult same_answers(const gpu_answers<T>& got, const gpu_answers<T>& want) {
+  if (got.ranks != want.ranks) return ::testing::AssertionFailure() << "reported ranks differ from the CPU backend's";
+  for (std::size_t i = 0; i < got.values.size(); ++i)
+    if (bit_pattern(got.values[i]) != bit_pattern(want.values[i]))
+      return ::testing::AssertionFailure() << "answer " << i << " differs from the CPU backend's";
+  return ::testing::AssertionSuccess();
+}
+
+// The narrow-window mode (one rank, or a few close ones): single ranks at 0, 1,
+// n/2 and n - 1 and a cluster of four, every distribution (all-equal and two
+// values: every key inside the window, through the warps' rings; NaN, inf and
+// -0.0), bounds from 1 to n, 2 to 4096 buckets, a partial last tile and an
+// input not 16-byte aligned; each answer checked against the sort and against
+// the CPU backend bit for bit (its window mode counts with plain loops).
+TYPED_TEST(GpuApprox, WindowModeRanks) {
+  using T = TypeParam;
+  for (dist d : all_dists()) {
+    for (std::int64_t n : {std::int64_t(1), std::int64_t(4097), (std::int64_t(1) << 20) + 7}) {
+      SCOPED_TRACE(testing::Message() << name(d) << ", n = " << n);
+      const std::vector<T> host = generate<T>(d, n, 800 + static_cast<std::uint64_t>(n));
+      const auto ref = make_approx_reference(host);
+      const device_buffer<T> data(host);
+      std::vector<std::vector<std::int64_t>> rank_sets;
+      for (std::int64_t r : single_ranks(n)) rank_sets.push_back({r});
+      if (n > 100) rank_sets.push_back({n / 2 - 50, n / 2, n / 2 + 3, n / 2 + 90});
+      for (const auto& ranks : rank_sets) {
+        ASSERT_TRUE(plan::approx_choose_candidates(n, ranks, 1, 1024, true).window);
+        for (std::int64_t bound : {std::int64_t(1), std::int64_t(3), n / 1000, n / 100, n}) {
+          if (bound <= 0) continue;
+          for (int buckets : {2, 128, 1024, 4096}) {
+            SCOPED_TRACE(testing::Message() << "ranks from " << ranks.front() << " (" << ranks.size() << "), bound "
+                                            << bound << ", buckets " << buckets);
+            const gpu_answers<T> got = gpu_approx<T>(data.data(), n, ranks, bound, buckets);
+            ASSERT_TRUE(check_approx_answers<T>(ref, ranks, got.values, got.ranks, bound));
+            ASSERT_TRUE(same_answers(got, cpu_approx(host, ranks, bound, buckets)));
+          }
+        }
+      }
+      // Unaligned input (the kernel's scalar loads): the keys from the second on.
+      if (n > 1) {
+        const std::vector<T> tail(host.begin() + 1, host.end());
+        const auto tail_ref = make_approx_reference(tail);
+        const std::vector<std::int64_t> ranks = {(n - 1) / 2};
+        const gpu_answers<T> got = gpu_approx<T>(data.data() + 1, n - 1, ranks, (n - 1) / 100, 1024);
+        ASSERT_TRUE(check_approx_answers<T>(tail_ref, ranks, got.values, got.ranks, (n - 1) / 100));
+        ASSERT_TRUE(same_answers(got, cpu_approx(tail, ranks, (n - 1) / 100, 1024)));
+      }
+    }
+  }
+}
+
+// A sample that misleads (test::sampling_miss_input for the call's seed): the
+// middle ranks fall outside their window and are selected exactly.
+TYPED_TEST(GpuApprox, WindowModeSamplingMiss) {
+  using T = TypeParam;
+  const std::int64_t n = (std::int64_t(1) << 20) + 3;
+  for (const std::uint64_t seed : {plan::approx_default_seed, std::uint64_t(12345)}) {
+    for (const bool sample_high : {true, false}) {
+      const std::vector<T> host = sampling_miss_input<T>(n, seed, sample_high);
+      const auto ref = make_approx_reference(host);
+      const device_buffer<T> data(host);
+      for (const std::vector<std::int64_t>& ranks :
+           {std::vector<std::int64_t>{n / 2}, std::vector<std::int64_t>{n / 2, n / 2 + 5}}) {
+        ASSERT_TRUE(plan::approx_choose_candidates(n, ranks, n / 1000, 1024, true).window);
+        for (std::int64_t bound : {std::int64_t(3), n / 1000}) {
+          SCOPED_TRACE(testing::Message() << "seed " << seed << ", sample_high " << sample_high << ", bound "
+                                          << bound << ", ranks " << ranks.size());
+          const gpu_answers<T> got = gpu_approx<T>(data.data(), n, ranks, bound, 1024, seed);
+          ASSERT_TRUE(check_approx_answers<T>(ref, ranks, got.values, got.ranks, bound));
+          EXPECT_EQ(got.ranks, ranks);  // the fallback's: exact
+          const T key = ref.sorted[static_cast<std::size_t>(ranks[0])];
+          EXPECT_TRUE(key >= T(1000) && key < T(100000));  // an unsampled key: outside the sample's range
+        }
+      }
+    }
+  }
+}
+
 // Runs of equal keys are answered exactly by their splitter.
 TYPED_TEST(GpuApprox, TiesAnsweredExactly) {
   using T = TypeParam;
@@ -163,6 +255,39 @@ TEST(GpuApproxQuality, ErrorOfOnePass) {
       EXPECT_GT(max_error, 0);
       const gpu_answers<float> bounded = gpu_approx<float>(data.data(), n, ranks, n / 1000, l.buckets);
       ASSERT_TRUE(check_approx_answers<float>(ref, ranks, bounded.values, bounded.ranks, n / 1000));
+    }
+  }
+}
+
+// The window mode on a large smooth input: the median is answered by the
+// window's splitters (error > 0: not the fallback's) within half the bound, in
+// both modes; and for 101 percentiles (the histogram mode) the flag changes
+// nothing.
+TEST(GpuApproxQuality, WindowModeOnePass) {
+  const std::int64_t n = std::int64_t(1) << 22;
+  for (device_dist d : {device_dist::uniform, device_dist::normal}) {
+    device_buffer<float> data(static_cast<std::size_t>(n));
+    generate_on_device<float>(data.data(), n, d, 8);
+    cuda_check(cudaDeviceSynchronize(), "generate");
+    const std::vector<float> host = data.to_host();
+    const auto ref = make_approx_reference(host);
+    for (const std::int64_t bound : {n / 1000, n / 100}) {
+      SCOPED_TRACE(testing::Message() << device_dist_name(d) << ", bound " << bound);
+      const std::vector<std::int64_t> median = {n / 2};
+      for (const bool window : {true, false}) {
+        std::int64_t max_error = -1;
+        const gpu_answers<float> got = gpu_approx<float>(data.data(), n, median, bound, 1024,
+                                                         plan::approx_default_seed, window);
+        ASSERT_TRUE(check_approx_answers<float>(ref, median, got.values, got.ranks, bound, &max_error));
+        EXPECT_GT(max_error, 0) << "window " << window;
+        if (window) EXPECT_LE(max_error, bound / 2);
+        ASSERT_TRUE(same_answers(got, cpu_approx(host, median, bound, 1024, window)));
+      }
+      const std::vector<std::int64_t> pct = percentile_ranks_101(n);
+      const gpu_answers<float> with = gpu_approx<float>(data.data(), n, pct, bound, 1024);
+      const gpu_answers<float> without =
+          gpu_approx<float>(data.data(), n, pct, bound, 1024, plan::approx_default_seed, false);
+      ASSERT_TRUE(same_answers(with, without));
     }
   }
 }

@@ -2,9 +2,14 @@
 // validation, the two-phase workspace protocol, and the driver. One
 // instantiation TU per key type (instantiate/approx_*.cu).
 //
+//   (host)               plan::approx_choose_candidates: the histogram mode
+//                        (splitters spread over the sample) or, for few close
+//                        ranks, the window mode (splitters packed around them)
 //   cudaMemcpyAsync      the ranks to the device
 //   approx_plan_kernel   1 block: sample, splitters, the counting pass's table
 //   approx_count_kernel  one read of the input: every key's bucket, counted
+//                        (window mode: keys outside the window only compared
+//                        and counted in registers)
 //   approx_answer_kernel 1 block: each rank's nearest splitter, value, exact rank, verdict
 //   then, unless no answer can exceed the bound (plan::approx_error_always_within),
 //   one copy of the verdicts to the host and one wait on `stream`; the ranks that
@@ -36,6 +41,8 @@ namespace kselect::cuda_detail {
 
 // Both backends draw the same sample by default (the CPU backend has no seed argument).
 static_assert(device::approx_config{}.seed == plan::approx_default_seed, "default seeds differ");
+// ... and the same candidates (cpu::approx_multiselect allows the window mode by default).
+static_assert(device::approx_config{}.window, "the window mode is the CPU backend's default");
 
 /// The exact multiselect's workspace for any number of the ranks, 1 to num_ranks,
 /// from its own size query (device::multiselect, instantiated in device_api_*.cu).
@@ -76,7 +83,10 @@ class approx_driver {
                                   reinterpret_cast<std::uint32_t*>(ws_ + w_.fine),
                                   reinterpret_cast<K*>(ws_ + w_.boundaries), reinterpret_cast<T*>(ws_ + w_.splitters),
                                   reinterpret_cast<unsigned long long*>(ws_ + w_.hist)};
-    const int budget = plan::approx_fine_budget(cfg_.buckets);
+    const plan::approx_candidates cand = plan::approx_choose_candidates(
+        n_, std::span<const std::int64_t>(ranks_, static_cast<std::size_t>(num_ranks_)), max_rank_error_,
+        cfg_.buckets, cfg_.window);
+    const int budget = plan::approx_table_budget(cand);
     KSELECT_CUDA_TRY(cudaMemcpyAsync(d_ranks, ranks_, static_cast<std::size_t>(num_ranks_) * sizeof(std::int64_t),
                                      cudaMemcpyHostToDevice, stream_));
 
@@ -84,21 +94,16 @@ class approx_driver {
     KSELECT_CUDA_TRY(cudaFuncSetAttribute(approx_plan_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(plan_bytes)));
     prof_.start(stream_, "approx plan (sample, splitters, table)");
-    approx_plan_kernel<T><<<1, approx_plan_detail::threads<K>, plan_bytes, stream_>>>(in_, n_, cfg_.seed,
-                                                                                      cfg_.buckets, budget, tables);
+    approx_plan_kernel<T><<<1, approx_plan_detail::threads<K>, plan_bytes, stream_>>>(in_, n_, cfg_.seed, cand,
+                                                                                      budget, tables);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
 
-    const std::size_t count_bytes = approx_count_detail::shared_bytes<K>(budget, cfg_.buckets);
-    KSELECT_CUDA_TRY(cudaFuncSetAttribute(approx_count_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(count_bytes)));
-    unsigned grid = 1;
-    KSELECT_CUDA_TRY(count_grid(count_bytes, grid));
-    prof_.start(stream_, "approx count (" + std::to_string(cfg_.buckets) + " buckets)");
-    approx_count_kernel<T><<<grid, tuning::stream_threads, count_bytes, stream_>>>(
-        in_, n_, tables.lookup, tables.fine, tables.boundaries, budget, tables.hist);
-    KSELECT_LAUNCH_CHECK();
-    prof_.stop(stream_);
+    if (cand.window) {
+      KSELECT_CUDA_TRY(count<true>(cand, budget, tables));
+    } else {
+      KSELECT_CUDA_TRY(count<false>(cand, budget, tables));
+    }
 
     prof_.start(stream_, "approx answer");
     approx_answer_kernel<T><<<1, approx_answer_detail::threads, 0, stream_>>>(
@@ -122,6 +127,24 @@ class approx_driver {
   }
 
  private:
+  /// The counting pass, in the histogram mode or the window mode.
+  template <bool Window>
+  cudaError_t count(const plan::approx_candidates& cand, int budget, const approx_tables<T>& tables) {
+    const std::size_t bytes = approx_count_detail::shared_bytes<K, Window>(budget, cand.count + 1);
+    KSELECT_CUDA_TRY(cudaFuncSetAttribute(approx_count_kernel<T, Window>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(bytes)));
+    unsigned grid = 1;
+    KSELECT_CUDA_TRY(count_grid(reinterpret_cast<const void*>(approx_count_kernel<T, Window>), bytes, grid));
+    prof_.start(stream_, Window ? "approx count (window, " + std::to_string(cand.count) + " candidates over " +
+                                      std::to_string(cand.width + 1) + " sample keys)"
+                                : "approx count (" + std::to_string(cand.count + 1) + " buckets)");
+    approx_count_kernel<T, Window><<<grid, tuning::stream_threads, bytes, stream_>>>(
+        in_, n_, tables.lookup, tables.fine, tables.boundaries, budget, tables.hist);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    return cudaSuccess;
+  }
+
   /// The ranks the pass left too far, selected exactly, then scattered into place.
   cudaError_t fallback(const plan::approx_fallback& fb, const std::int64_t* d_ranks) {
     const auto k = static_cast<std::int64_t>(fb.ranks.size());
@@ -150,12 +173,12 @@ class approx_driver {
 
   /// A full wave of counting blocks (as many as fit per SM with this much shared
   /// memory), more if a block would count 2^31 keys or more (32-bit counters).
-  cudaError_t count_grid(std::size_t shared_bytes, unsigned& grid) const {
+  cudaError_t count_grid(const void* kernel, std::size_t shared_bytes, unsigned& grid) const {
     int device = 0, sms = 1, per_sm = 0;
     KSELECT_CUDA_TRY(cudaGetDevice(&device));
     KSELECT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    KSELECT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, approx_count_kernel<T>,
-                                                                   tuning::stream_threads, shared_bytes));
+    KSELECT_CUDA_TRY(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, tuning::stream_threads, shared_bytes));
     grid = static_cast<unsigned>(std::max<std::int64_t>(std::int64_t(sms) * std::max(per_sm, 1), (n_ >> 31) + 1));
     return cudaSuccess;
   }

@@ -10,10 +10,25 @@
 // warp vote measured slower there (its shuffle costs a shared-memory wavefront
 // per key, the resource these passes are bound by, docs/algorithms.md).
 //
-// Shared memory (dynamic): the table's parameters and coarse words, its fine
-// words (up to 64 KiB) and the histogram (up to 32 KiB). The boundaries stay in
-// global memory: only keys in `search` slots read them, through L1.
+// Shared memory (dynamic): the table's parameters and coarse words, (window
+// mode) the warps' key rings, its fine words (up to 64 KiB) and the histogram
+// (up to 32 KiB). The boundaries stay in global memory: only keys in `search`
+// slots read them, through L1.
+//
+// Window mode (plan::approx_candidates::window; Window = true): the splitters
+// lie in a narrow window of the key range, and most keys lie outside it, below
+// the first boundary (bucket 0) or at or above the last (bucket nb, the number
+// of boundaries). Such a key costs its pre-key and two compares: it is counted
+// in a per-thread register, the counts summed once per block (cub::BlockReduce)
+// and added to hist[0] and hist[nb]. A key inside the window is put in its
+// warp's ring of 64 pre-keys in shared memory (position from a ballot, no
+// atomic); whenever 32 are waiting the warp classifies them, one per lane with
+// every lane busy, and counts them as above. Classifying in place would run the
+// table lookup in every warp that has one window key among its 32 (about 60% of
+// them at 3% window keys) with most lanes idle.
 #pragma once
+
+#include <cub/block/block_reduce.cuh>
 
 #include <cstddef>
 #include <cstdint>
@@ -26,21 +41,35 @@
 namespace kselect::cuda_detail {
 
 namespace approx_count_detail {
-/// Where the fine words start in the dynamic shared memory (after the parameters).
+constexpr int warps = tuning::stream_threads / 32;
+/// Window mode: pre-keys a warp's ring holds (a power of two, at least 63: at
+/// most 31 wait when a ballot adds up to 32).
+constexpr unsigned ring_keys = 64;
+
+/// Bytes of the window mode's rings (0 in histogram mode).
+template <class K, bool Window>
+constexpr std::size_t ring_bytes = Window ? warps * ring_keys * sizeof(K) : 0;
+
+/// Where the rings start in the dynamic shared memory (after the parameters).
 template <class K>
-constexpr std::size_t fine_offset = (sizeof(plan::approx_lookup<K>) + 15) / 16 * 16;
+constexpr std::size_t ring_offset = (sizeof(plan::approx_lookup<K>) + 15) / 16 * 16;
+
+/// Where the fine words start (after the parameters and the rings).
+template <class K, bool Window>
+constexpr std::size_t fine_offset = ring_offset<K> + ring_bytes<K, Window>;
 
 /// Dynamic shared memory for `fine_capacity` fine words and `buckets` (splitters + 1).
-template <class K>
+template <class K, bool Window>
 constexpr std::size_t shared_bytes(int fine_capacity, int buckets) {
-  return fine_offset<K> + static_cast<std::size_t>(fine_capacity) * 4 + static_cast<std::size_t>(2 * buckets - 1) * 4;
+  return fine_offset<K, Window> + static_cast<std::size_t>(fine_capacity) * 4 +
+         static_cast<std::size_t>(2 * buckets - 1) * 4;
 }
 }  // namespace approx_count_detail
 
 /// Adds each key's bucket count to hist (2m + 1 counters, plan/buckets.hpp layout).
 /// `fine_capacity`: the fine words the dynamic shared memory has room for (the
-/// histogram follows them).
-template <class T>
+/// histogram follows them). Window: the window mode (see above).
+template <class T, bool Window>
 __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
     approx_count_kernel(const T* __restrict__ in, std::int64_t n, const plan::approx_lookup<plan::key_t<T>>* lookup,
                         const std::uint32_t* __restrict__ fine, const plan::key_t<T>* __restrict__ boundaries,
@@ -49,7 +78,7 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   using namespace approx_count_detail;
   extern __shared__ __align__(16) unsigned char approx_dynamic_shared[];
   auto& t = *reinterpret_cast<plan::approx_lookup<K>*>(approx_dynamic_shared);
-  auto* sm_fine = reinterpret_cast<std::uint32_t*>(approx_dynamic_shared + fine_offset<K>);
+  auto* sm_fine = reinterpret_cast<std::uint32_t*>(approx_dynamic_shared + fine_offset<K, Window>);
   unsigned* counts = sm_fine + fine_capacity;
 
   // The parameters and the coarse words in use, the fine words in use; zero counts.
@@ -69,24 +98,75 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   // 32-bit counters: the host sizes the grid so that no block counts 2^32 keys.
   const plan::approx_classifier<K> classify = plan::approx_classifier_of<K>(t, sm_fine, boundaries);
   unsigned run_bucket = 0, run = 0;
-  // The table's mode is fixed per call: one loop for each, no test per key.
-  auto count_all = [&]<bool Wrap>() {
-    stream_tiles(
-        in, n,
-        [&](T x, bool valid) {
-          if (!valid) return;
-          const unsigned b = classify.template bucket<Wrap>(plan::key_traits<T>::pre_key(x));
-          if (b != run_bucket) {
-            if (run != 0) atomicAdd(&counts[run_bucket], run);
-            run_bucket = b;
-            run = 0;
-          }
-          ++run;
-        },
-        [] {});
+  // Each thread adds runs of equal buckets among the keys it classifies.
+  auto count_bucket = [&](unsigned b) {
+    if (b != run_bucket) {
+      if (run != 0) atomicAdd(&counts[run_bucket], run);
+      run_bucket = b;
+      run = 0;
+    }
+    ++run;
   };
-  if (classify.wrap) count_all.template operator()<true>();
-  else count_all.template operator()<false>();
+  if constexpr (!Window) {
+    // The table's mode is fixed per call: one loop for each, no test per key.
+    auto count_all = [&]<bool Wrap>() {
+      stream_tiles(
+          in, n,
+          [&](T x, bool valid) {
+            if (!valid) return;
+            count_bucket(classify.template bucket<Wrap>(plan::key_traits<T>::pre_key(x)));
+          },
+          [] {});
+    };
+    if (classify.wrap) count_all.template operator()<true>();
+    else count_all.template operator()<false>();
+  } else {
+    // The window: pre-keys [first boundary, last boundary). With one boundary
+    // (one splitter, the largest key) it is empty: keys count as 0 or 1.
+    const auto nb = static_cast<unsigned>(lookup->num_boundaries);
+    const K window_lo = boundaries[0];
+    const K window_width = static_cast<K>(boundaries[nb - 1] - window_lo);
+    const unsigned lane = threadIdx.x & 31u;
+    K* ring = reinterpret_cast<K*>(approx_dynamic_shared + ring_offset<K>) + (threadIdx.x / 32) * ring_keys;
+    unsigned head = 0, tail = 0;  // warp-uniform: ring keys [head, tail) wait
+    unsigned below = 0, above = 0;  // per thread: < 2^31 / 256 keys (see above)
+    auto count_all = [&]<bool Wrap>() {
+      stream_tiles(
+          in, n,
+          [&](T x, bool valid) {
+            const K p = plan::key_traits<T>::pre_key(x);
+            const bool low = p < window_lo;
+            const bool inside = valid && static_cast<K>(p - window_lo) < window_width;
+            below += valid && low;
+            above += valid && !low && !inside;
+            const unsigned mask = __ballot_sync(0xffffffffu, inside);
+            if (mask != 0) {  // warp-uniform
+              if (inside) ring[(tail + __popc(mask & ((1u << lane) - 1u))) & (ring_keys - 1)] = p;
+              tail += __popc(mask);
+              if (tail - head >= 32) {
+                __syncwarp();
+                count_bucket(classify.template bucket<Wrap>(ring[(head + lane) & (ring_keys - 1)]));
+                head += 32;
+                __syncwarp();  // read before the next keys may overwrite
+              }
+            }
+          },
+          [] {});
+      __syncwarp();
+      if (lane < tail - head) count_bucket(classify.template bucket<Wrap>(ring[(head + lane) & (ring_keys - 1)]));
+    };
+    if (classify.wrap) count_all.template operator()<true>();
+    else count_all.template operator()<false>();
+    using reduce = cub::BlockReduce<unsigned long long, tuning::stream_threads>;
+    __shared__ typename reduce::TempStorage reduce_tmp;
+    const unsigned long long block_below = reduce(reduce_tmp).Sum(static_cast<unsigned long long>(below));
+    __syncthreads();  // reduce_tmp reused
+    const unsigned long long block_above = reduce(reduce_tmp).Sum(static_cast<unsigned long long>(above));
+    if (threadIdx.x == 0) {
+      if (block_below != 0) atomicAdd(hist, block_below);
+      if (block_above != 0) atomicAdd(hist + nb, block_above);
+    }
+  }
   if (run != 0) atomicAdd(&counts[run_bucket], run);
   __syncthreads();
   for (int b = threadIdx.x; b < buckets; b += blockDim.x)

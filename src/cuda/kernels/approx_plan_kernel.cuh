@@ -7,7 +7,10 @@
 //   1. plan::approx_sample_size keys at plan::sample_position, as pre-keys (a
 //      bijection of the bit patterns: each splitter's value is recovered bit for
 //      bit), sorted by cub::BlockRadixSort in dynamic shared memory;
-//   2. candidates at plan::approx_candidate_index, one splitter per distinct key
+//   2. candidates at plan::approx_candidate_at (the histogram mode's spread over
+//      the sample, or the window mode's packed around the ranks' predicted
+//      sample positions: plan::approx_choose_candidates, on the host), one
+//      splitter per distinct key
 //      (block scan of the kept flags): values to `splitters`, pre-key boundaries
 //      (plan::approx_splitter_bounds) to shared memory and `boundaries`;
 //   3. the table: range, boundaries per coarse slot, the share scale that fits
@@ -105,7 +108,7 @@ constexpr std::size_t shared_bytes = sizeof(plan_shared<T>);
 
 template <class T>
 __global__ void __launch_bounds__(approx_plan_detail::threads<plan::key_t<T>>)
-    approx_plan_kernel(const T* in, std::int64_t n, std::uint64_t seed, int buckets, int budget,
+    approx_plan_kernel(const T* in, std::int64_t n, std::uint64_t seed, plan::approx_candidates cand, int budget,
                        approx_tables<T> out) {
   using K = plan::key_t<T>;
   using traits = plan::key_traits<T>;
@@ -142,8 +145,8 @@ __global__ void __launch_bounds__(approx_plan_detail::threads<plan::key_t<T>>)
   for (int i = 0; i < ni; ++i) sm.u.sorted[tid * ni + i] = keys[i];  // blocked: thread t holds t*ni ..
   __syncthreads();
 
-  // 2. Splitters: candidate j at approx_candidate_index, kept if its key is new.
-  const int num_candidates = buckets - 1;
+  // 2. Splitters: candidate j at approx_candidate_at, kept if its key is new.
+  const int num_candidates = cand.count;
   int keep[nc], at[nc];
   T value[nc] = {};
   K key[nc] = {};
@@ -152,10 +155,10 @@ __global__ void __launch_bounds__(approx_plan_detail::threads<plan::key_t<T>>)
     const int j = tid * nc + i;
     keep[i] = 0;
     if (j < num_candidates) {
-      value[i] = plan::value_of_pre_key<T>(sm.u.sorted[plan::approx_candidate_index(j, buckets, s)]);
+      value[i] = plan::value_of_pre_key<T>(sm.u.sorted[plan::approx_candidate_at(cand, j)]);
       key[i] = traits::to_key(value[i]);
       const K previous =
-          j > 0 ? traits::to_key(plan::value_of_pre_key<T>(sm.u.sorted[plan::approx_candidate_index(j - 1, buckets, s)]))
+          j > 0 ? traits::to_key(plan::value_of_pre_key<T>(sm.u.sorted[plan::approx_candidate_at(cand, j - 1)]))
                 : K(0);
       keep[i] = plan::approx_keeps_candidate<K>(j, key[i], previous) ? 1 : 0;
     }
