@@ -10,6 +10,12 @@
 //     and the largest |r - r'| / n observed;
 //   - max_rank_error = 0.1% of n: the time with the verdicts read back and any
 //     rank left too far selected exactly.
+// Both in the histogram mode (splitters over the whole sample: approx_config
+// window = false). For the single rank also the narrow-window mode (window =
+// true, the default; docs/algorithms.md), at bounds n, 0.1% and 0.01% of n:
+// its splitters are packed around the rank, buckets - 1 at most (the
+// "candidates" column: how many the plan takes), and keys outside the window
+// are only counted.
 // Every answer is checked against a CUB radix sort of the input: the value is
 // what the sorted array holds at the reported rank, within the bound.
 // CUDA events, 3 warm-ups, median of --reps (15) runs.
@@ -32,6 +38,7 @@
 #include "../cuda/timing.hpp"
 #include "common/device_data.cuh"
 #include "kselect/device.hpp"
+#include "plan/approx.hpp"
 
 using kselect::test::cuda_check;
 using kselect::test::device_buffer;
@@ -61,6 +68,7 @@ void check_call(cudaError_t st, const char* what) {
 struct row {
   std::string dist, ranks, method;
   int buckets;               ///< 0 for the floor and exact selection
+  int candidates;            ///< splitter candidates the plan takes (0: not approximate)
   std::int64_t bound;        ///< max_rank_error (-1: not approximate)
   double ms, floor_ms;
   double max_error_fraction; ///< largest |r - r'| / n observed (0 for exact)
@@ -116,12 +124,12 @@ void bench_dist(device_dist d, const bench_options& o, cudaStream_t stream, std:
   }
 
   auto print = [](const row& r) {
-    std::printf("%-7s %-16s %-22s %7d %12lld %9.3f %8.2f %12.6f  %s\n", r.dist.c_str(), r.ranks.c_str(),
-                r.method.c_str(), r.buckets, static_cast<long long>(r.bound), r.ms, r.ms / r.floor_ms,
+    std::printf("%-7s %-16s %-30s %7d %10d %12lld %9.3f %8.2f %12.6f  %s\n", r.dist.c_str(), r.ranks.c_str(),
+                r.method.c_str(), r.buckets, r.candidates, static_cast<long long>(r.bound), r.ms, r.ms / r.floor_ms,
                 r.max_error_fraction, r.correct ? "ok" : "WRONG");
     std::fflush(stdout);
   };
-  rows.push_back({dist, "-", "floor (DeviceReduce)", 0, -1, floor_ms, floor_ms, 0.0, true});
+  rows.push_back({dist, "-", "floor (DeviceReduce)", 0, 0, -1, floor_ms, floor_ms, 0.0, true});
   print(rows.back());
 
   std::vector<int> bucket_counts = {128, 256, 512, 1024, 2048, 4096};
@@ -156,16 +164,33 @@ void bench_dist(device_dist d, const bench_options& o, cudaStream_t stream, std:
       cuda_check(cudaStreamSynchronize(stream), "sync");
       std::int64_t max_error = 0;
       const bool ok = check_answers(sorted, ranks, out.to_host(), ranks, 0, max_error);
-      rows.push_back({dist, rank_name, percentiles ? "exact multiselect" : "exact select", 0, 0, ms, floor_ms, 0.0,
-                      ok});
+      rows.push_back({dist, rank_name, percentiles ? "exact multiselect" : "exact select", 0, 0, 0, ms, floor_ms,
+                      0.0, ok});
       print(rows.back());
     }
 
-    // Approximate: one pass (bound n), then the bound at 0.1% of n.
+    // Approximate: one pass (bound n), then the bound at 0.1% of n, in the
+    // histogram mode; for the single rank also the window mode (and 0.01% of n).
+    struct variant {
+      bool window;
+      std::int64_t bound;
+      const char* method;
+    };
+    std::vector<variant> variants = {{false, n, "approx histogram, one pass"},
+                                     {false, n / 1000, "approx histogram, err <= 0.1% n"}};
+    if (!percentiles) {
+      variants.push_back({true, n, "approx window, one pass"});
+      variants.push_back({true, n / 1000, "approx window, err <= 0.1% n"});
+      variants.push_back({true, n / 10000, "approx window, err <= 0.01% n"});
+    }
     for (const int buckets : bucket_counts) {
-      for (const std::int64_t bound : {n, n / 1000}) {
+      for (const variant& v : variants) {
+        const std::int64_t bound = v.bound;
         kselect::device::approx_config cfg;
         cfg.buckets = buckets;
+        cfg.window = v.window;
+        const kselect::plan::approx_candidates cand =
+            kselect::plan::approx_choose_candidates(n, ranks, bound, buckets, v.window);
         std::size_t ws_bytes = 0;
         check_call(kselect::device::approx_multiselect<T>(nullptr, ws_bytes, data.data(), n, ranks.data(), nr, bound,
                                                           nullptr, nullptr, stream, cfg),
@@ -179,8 +204,8 @@ void bench_dist(device_dist d, const bench_options& o, cudaStream_t stream, std:
         cuda_check(cudaStreamSynchronize(stream), "sync");
         std::int64_t max_error = 0;
         const bool ok = check_answers(sorted, ranks, out.to_host(), out_ranks.to_host(), bound, max_error);
-        rows.push_back({dist, rank_name, bound == n ? "approx, one pass" : "approx, error <= 0.1% n", buckets, bound,
-                        ms, floor_ms, static_cast<double>(max_error) / static_cast<double>(n), ok});
+        rows.push_back({dist, rank_name, v.method, buckets, cand.count, bound, ms, floor_ms,
+                        static_cast<double>(max_error) / static_cast<double>(n), ok && cand.window == v.window});
         print(rows.back());
       }
     }
@@ -213,8 +238,8 @@ int main(int argc, char** argv) {
   cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
   std::printf("device: %s, %d SMs; float 2^%d; median of %d runs after %d warm-ups\n", prop.name,
               prop.multiProcessorCount, o.log2n, o.reps, o.warmup);
-  std::printf("%-7s %-16s %-22s %7s %12s %9s %8s %12s  %s\n", "dist", "ranks", "method", "buckets", "bound", "ms",
-              "x floor", "max err / n", "check");
+  std::printf("%-7s %-16s %-30s %7s %10s %12s %9s %8s %12s  %s\n", "dist", "ranks", "method", "buckets",
+              "candidates", "bound", "ms", "x floor", "max err / n", "check");
   std::vector<row> rows;
   for (device_dist d : {device_dist::uniform, device_dist::normal}) bench_dist(d, o, stream, rows);
   cuda_check(cudaStreamDestroy(stream), "stream destroy");
@@ -235,6 +260,7 @@ int main(int argc, char** argv) {
                            {"ranks", r.ranks},
                            {"method", r.method},
                            {"buckets", r.buckets},
+                           {"candidates", r.candidates},
                            {"max_rank_error", r.bound},
                            {"ms", r.ms},
                            {"floor_ms", r.floor_ms},
