@@ -73,5 +73,17 @@ inline constexpr int range_max_levels = 6;
 /// the median holds ~6.3% of n with 4096 samples at 4 sigma, so 1/8 leaves a
 /// 2x margin; more candidates than this send the call to the exact path.
 inline constexpr std::int64_t range_window_capacity_divisor = 8;
+/// The second sampling round of a range plan (range_refine_kernels.cuh): keys
+/// each thread draws, the keys kept (one block sort), the keys aimed at, and the
+/// largest second sample (2^18 keys: 1 MiB of 4-byte gathers, a few us on the
+/// H100; k = 1024 of 2^28 then gets ~7000 candidates instead of ~2.6e5).
+inline constexpr int refine_items = 8;
+inline constexpr int refine_capacity = 4096;
+inline constexpr std::int64_t refine_target_kept = 2048;
+inline constexpr std::int64_t refine_max_size = std::int64_t(1) << 18;
+/// Keys a warp stages per class in the range pass before one atomic reserves
+/// their output slots (range_pass_kernel.cuh): 8 warps x 2 classes x 64 x
+/// (8 + 8) bytes = 16 KiB of shared memory per block at most (double keys).
+inline constexpr unsigned range_stage_keys = 64;
 
 }  // namespace kselect::cuda_detail::tuning

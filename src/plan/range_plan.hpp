@@ -38,14 +38,51 @@ struct key_interval {
   KSELECT_HD bool contains(K p) const { return enabled && static_cast<K>(p - first) <= span; }
 };
 
+/// Top-k's form of the classification (nothing below, no low window; inside
+/// and the high window adjacent): one subtraction and two compares a key,
+/// half the generic tests' work, in a pass bound by integer throughput.
+/// With d = pre - first (wrapping): inside iff d < split; candidate iff
+/// split <= d <= last.
+template <class K>
+struct split_test {
+  bool enabled = false;
+  K first = 0, split = 0, last = 0;
+};
+
 /// The classification of one range pass, on pre-keys XOR flip (see
 /// range_pre_key): below (counted), lo_window and hi_window (candidates; lo_window
-/// is also counted apart), inside (copied).
+/// is also counted apart), inside (copied). `split` is the same classification
+/// in top-k's cheaper form when it applies (make_range_tests).
 template <class K>
 struct range_tests {
   K flip = 0;
   key_interval<K> below, lo_window, hi_window, inside;
+  split_test<K> split;
 };
+
+/// The split form of t, when nothing is below, there is no low window and the
+/// high window follows the inside interval (or there is nothing inside).
+template <class K>
+KSELECT_HD split_test<K> make_split_test(const range_tests<K>& t) {
+  split_test<K> s;
+  if (t.below.enabled || t.lo_window.enabled || !t.hi_window.enabled) return s;
+  if (!t.inside.enabled) {
+    s.first = t.hi_window.first;
+    s.split = 0;
+    s.last = t.hi_window.span;
+  } else {
+    // Adjacent, and the union does not wrap onto itself.
+    if (static_cast<K>(t.inside.first + t.inside.span + 1) != t.hi_window.first) return s;
+    if (t.inside.span == static_cast<K>(~K(0))) return s;
+    const K split = static_cast<K>(t.inside.span + 1);
+    if (t.hi_window.span > static_cast<K>(static_cast<K>(~K(0)) - split)) return s;
+    s.first = t.inside.first;
+    s.split = split;
+    s.last = static_cast<K>(split + t.hi_window.span);
+  }
+  s.enabled = true;
+  return s;
+}
 
 /// Order keys of [a, b] (inclusive, in flipped order) as an interval of flipped
 /// pre-keys of values read as Src. Empty when a > b.
@@ -109,7 +146,7 @@ struct range_windows {
 /// [lo0, lo1] and [hi0, hi1] are candidates; between them, inside; above hi1,
 /// dropped. Overlapping or touching windows merge.
 template <class Src, class K>
-KSELECT_HD range_tests<K> make_range_tests(const range_windows<K>& w, K flip) {
+KSELECT_HD range_tests<K> make_generic_range_tests(const range_windows<K>& w, K flip) {
   constexpr K max = static_cast<K>(~K(0));
   range_tests<K> t;
   t.flip = flip;
@@ -131,6 +168,14 @@ KSELECT_HD range_tests<K> make_range_tests(const range_windows<K>& w, K flip) {
   if (w.has_hi && w.hi0 == 0) return t;
   const K in_last = w.has_hi ? static_cast<K>(w.hi0 - 1) : max;
   t.inside = pre_interval<Src>(in_first, in_last, flip);
+  return t;
+}
+
+/// The tests, with the split form where it applies.
+template <class Src, class K>
+KSELECT_HD range_tests<K> make_range_tests(const range_windows<K>& w, K flip) {
+  range_tests<K> t = make_generic_range_tests<Src>(w, flip);
+  t.split = make_split_test(t);
   return t;
 }
 
@@ -187,6 +232,49 @@ inline std::int64_t range_candidate_capacity(std::int64_t n, std::int64_t lo, st
   if (lo > 0 && lo < hi) add_window(lo);
   if (hi < n && lo < hi) add_window(hi - 1);
   return std::min(cap, n);
+}
+
+/// A second sampling round narrows the windows (range_refine_kernels.cuh): a
+/// sample `refine_size` times larger than the first, of which only the keys
+/// inside the first round's windows are kept and sorted. Its size is chosen so
+/// that about `target_kept` keys fall into the windows; 0 when the first
+/// sample already covers the input (all candidates) or a second would not
+/// narrow the windows at least twofold (windows shrink as 1/sqrt(sample)).
+inline std::int64_t refine_sample_size(std::int64_t n, std::int64_t lo, std::int64_t hi, std::int64_t sample_size,
+                                       double sigmas, double margin, std::int64_t all_candidates_max,
+                                       std::int64_t target_kept, std::int64_t max_size) {
+  if (n <= all_candidates_max || lo >= hi) return 0;
+  std::int64_t spanned = 0;  // sample positions the windows cover
+  auto add_window = [&](std::int64_t position) {
+    const sample_window w = predict_window(position, n, sample_size, sigmas, margin);
+    spanned += std::min(w.last, sample_size) - std::max<std::int64_t>(w.first, 0) + 1;
+  };
+  if (lo > 0) add_window(lo);
+  if (hi < n) add_window(hi - 1);
+  if (spanned == 0) return 0;
+  const std::int64_t size = std::min(max_size, target_kept * sample_size / spanned);
+  return size >= 4 * sample_size ? size : 0;
+}
+
+/// Where a first-round window's keys lie in the second sample: `below` of the
+/// second sample's keys are below the window's first key; its keys are
+/// kept[first, first + count) of the sorted kept keys.
+struct refine_slice {
+  std::int64_t below = 0;
+  std::int64_t first = 0, count = 0;
+};
+
+/// The window of the second sample (size refine_size) around `position`, as
+/// keys [w0, w1]. Each end stays the first round's where the prediction falls
+/// outside the keys kept (the first round's window bounds the second's).
+template <class K>
+KSELECT_HD void refine_window(std::int64_t position, std::int64_t n, std::int64_t refine_size, double sigmas,
+                              double margin, const K* kept, const refine_slice& slice, K& w0, K& w1) {
+  const sample_window sw = predict_window(position, n, refine_size, sigmas, margin);
+  const std::int64_t a = sw.first - slice.below, b = sw.last - slice.below;
+  if (a >= slice.count || b < 0) return;  // the second sample disagrees: keep the first window
+  if (sw.first >= 0 && a >= 0) w0 = kept[slice.first + a];
+  if (sw.last < refine_size && b < slice.count) w1 = kept[slice.first + b];
 }
 
 /// The ascending ranks whose keys are the range's boundary keys (positions lo

@@ -4,6 +4,7 @@
 // exactly the counts whose boundaries lie in their windows.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -26,6 +27,23 @@ void check_partition(const range_windows<key_t<T>>& w, key_t<T> flip, const std:
     if (w.has_lo) EXPECT_EQ(t.below.contains(p), k < w.lo0) << x;
     if (w.has_lo && k >= w.lo0 && k <= w.lo1) EXPECT_TRUE(t.lo_window.contains(p) || t.hi_window.contains(p)) << x;
     if (w.has_hi && k >= w.hi0 && k <= w.hi1) EXPECT_TRUE(t.lo_window.contains(p) || t.hi_window.contains(p)) << x;
+  }
+}
+
+/// Where the split form applies it classifies every key as the generic tests do.
+template <class T>
+void check_split_form(const range_windows<key_t<T>>& w, key_t<T> flip, const std::vector<T>& values) {
+  using K = key_t<T>;
+  const range_tests<K> t = make_range_tests<T>(w, flip);
+  if (!t.split.enabled) return;
+  for (const T x : values) {
+    const K p = range_pre_key<T>(x, flip);
+    const K d = static_cast<K>(p - t.split.first);
+    const bool in = d < t.split.split;
+    const bool cand = !in && d <= t.split.last;
+    EXPECT_EQ(in, t.inside.contains(p)) << x;
+    EXPECT_EQ(cand, t.lo_window.contains(p) || t.hi_window.contains(p)) << x;
+    EXPECT_FALSE(t.below.contains(p)) << x;
   }
 }
 
@@ -52,7 +70,30 @@ TEST(RangePlan, ClassesArePartitionsOnSpecialFloats) {
   for (const auto& w : cases) {
     check_partition<float>(w, 0, values);
     check_partition<float>(w, ~K(0), values);
+    check_split_form<float>(w, 0, values);
+    check_split_form<float>(w, ~K(0), values);
   }
+}
+
+TEST(RangePlan, SplitFormOnIntegers) {
+  using K = key_t<std::int32_t>;
+  const std::vector<std::int32_t> values = test::generate<std::int32_t>(test::dist::special, 5000, 4);
+  const K max = ~K(0);
+  const std::vector<range_windows<K>> cases = {
+      {false, true, 0, 0, 0, 5},            // nothing inside
+      {false, true, 0, 0, 1u << 31, max},   // up to the largest key
+      {false, true, 0, 0, 100, 1u << 31},   // inside, window, above
+      {false, true, 0, 0, max, max},        // window is the largest key
+  };
+  for (const auto& w : cases) {
+    const auto t = make_range_tests<std::int32_t>(w, K(0));
+    EXPECT_TRUE(t.split.enabled);
+    check_split_form<std::int32_t>(w, 0, values);
+    check_split_form<std::int32_t>(w, max, values);
+  }
+  // A low window or the whole input: the generic tests only.
+  EXPECT_FALSE((make_range_tests<std::int32_t>({true, true, 5, 10, 20, 30}, K(0)).split.enabled));
+  EXPECT_FALSE((make_range_tests<std::int32_t>({false, false, 0, 0, 0, 0}, K(0)).split.enabled));
 }
 
 TEST(RangePlan, LocateRange) {
@@ -84,6 +125,66 @@ TEST(RangePlan, CandidateCapacity) {
   EXPECT_LT(median, n / 6);
   EXPECT_LT(range_candidate_capacity(n, 0, 1024, 4096, 4.0, 2.0, 1 << 16), n / 200);
   EXPECT_EQ(range_candidate_capacity(n, 0, n, 4096, 4.0, 2.0, 1 << 16), 2 * 4096);  // no boundary
+}
+
+TEST(RangePlan, RefineSampleSize) {
+  const std::int64_t n = std::int64_t{1} << 28;
+  auto size = [&](std::int64_t lo, std::int64_t hi, std::int64_t nn) {
+    return refine_sample_size(nn, lo, hi, 4096, 4.0, 2.0, 1 << 16, 2048, 1 << 18);
+  };
+  EXPECT_EQ(size(0, 1024, n), 1 << 18);         // a few sample positions: the largest second sample
+  EXPECT_EQ(size(n - 1024, n, n), 1 << 18);     // the same at the top
+  const std::int64_t median = size(0, n / 2, n);  // ~262 positions: ~32000 keys for 2048 kept
+  EXPECT_GT(median, 4 * 4096);
+  EXPECT_LT(median, 1 << 16);
+  EXPECT_EQ(size(0, 1000, 1 << 16), 0);         // all candidates anyway
+  EXPECT_EQ(size(0, n, n), 0);                  // no boundary
+  EXPECT_EQ(size(5, 5, n), 0);                  // empty range
+  EXPECT_EQ(refine_sample_size(n, 0, n / 2, 4096, 4.0, 2.0, 1 << 16, 2048, 4096 * 3), 0);  // would not narrow 2x
+}
+
+/// Both rounds as the kernels run them, on the host: the narrowed window still
+/// holds the key at the position, lies within the first one and is narrower.
+TEST(RangePlan, RefinedWindowHoldsThePosition) {
+  using K = std::uint32_t;
+  const std::int64_t n = std::int64_t{1} << 22;
+  std::vector<K> keys(static_cast<std::size_t>(n));
+  std::uint64_t x = 12345;
+  for (auto& k : keys) k = static_cast<K>((x = mix64(x)) >> 40);  // 24-bit keys: ties too
+  std::vector<K> sorted = keys;
+  std::sort(sorted.begin(), sorted.end());
+  for (const std::int64_t position : {std::int64_t{0}, std::int64_t{1023}, n / 256, n / 2, n - 1000}) {
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+      std::vector<K> sample;
+      for (std::int64_t j = 0; j < 4096; ++j) sample.push_back(keys[sample_position(j, 4096, n, seed)]);
+      std::sort(sample.begin(), sample.end());
+      const sample_window sw = predict_window(position, n, 4096, 4.0, 2.0);
+      K w0 = sw.first >= 0 ? sample[sw.first] : 0, w1 = sw.last < 4096 ? sample[sw.last] : ~K(0);
+      const K c0 = w0, c1 = w1;
+      const std::int64_t size = refine_sample_size(n, 0, position + 1, 4096, 4.0, 2.0, 1 << 16, 2048, 1 << 18);
+      ASSERT_GT(size, 0);
+      std::vector<K> kept;
+      refine_slice slice;
+      for (std::int64_t j = 0; j < size; ++j) {
+        const K k = keys[sample_position(j, size, n, seed + 100)];
+        slice.below += k < w0;
+        if (k >= w0 && k <= w1) kept.push_back(k);
+      }
+      std::sort(kept.begin(), kept.end());
+      slice.first = 0;
+      slice.count = static_cast<std::int64_t>(kept.size());
+      refine_window(position, n, size, 4.0, 2.0, kept.data(), slice, w0, w1);
+      EXPECT_LE(w0, sorted[position]) << position;
+      EXPECT_GE(w1, sorted[position]) << position;
+      EXPECT_GE(w0, c0);
+      EXPECT_LE(w1, c1);
+      const auto rank_of = [&](K k) { return std::lower_bound(sorted.begin(), sorted.end(), k) - sorted.begin(); };
+      const auto width = [&](K a, K b) {
+        return (b == ~K(0) ? n : std::upper_bound(sorted.begin(), sorted.end(), b) - sorted.begin()) - rank_of(a);
+      };
+      EXPECT_LT(2 * width(w0, w1), width(c0, c1)) << "position " << position << " seed " << seed;
+    }
+  }
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // ascending or, for the largest, descending order; ties by index):
 //
 //   range_plan_kernel   1 block: sample, windows around positions lo and hi - 1
+//   range_refine_*      (large inputs) a second, larger sample narrows them
 //   range_pass_kernel   one read of the input: inside keys to the output,
 //                       boundary-window keys to the candidates
 //   -- a host round trip: the counters (plan::locate_range) --
@@ -30,6 +31,7 @@
 #include "cuda/kernels/range_finish_kernels.cuh"
 #include "cuda/kernels/range_pass_kernel.cuh"
 #include "cuda/kernels/range_plan_kernel.cuh"
+#include "cuda/kernels/range_refine_kernels.cuh"
 #include "cuda/radix_sort_pairs.hpp"
 #include "cuda/tuning.hpp"
 #include "kselect/device.hpp"
@@ -53,7 +55,7 @@ struct range_layout {
   bool post_sort = false;          ///< a sort of the output follows
   std::size_t state = 0, cand_vals[2] = {}, cand_idx[2] = {}, sort_keys[2] = {}, temp = 0, temp_bytes = 0, indices = 0,
               post_keys[2] = {}, post_idx = 0, tile_counts[3] = {}, below = 0, thresholds = 0, select_ws = 0,
-              select_bytes = 0, total = 0;
+              select_bytes = 0, refine_kept = 0, total = 0;
 };
 
 /// The exact path's multiselection of the two boundary keys: the window
@@ -132,6 +134,7 @@ cudaError_t plan_range_layout(std::int64_t n, const device::detail::range_reques
   w.below = carve.take(sizeof(unsigned long long));
   w.thresholds = carve.take(2 * sizeof(T));
   w.select_ws = carve.take(w.select_bytes);
+  w.refine_kept = carve.take(static_cast<std::size_t>(tuning::refine_capacity) * sizeof(K));
   w.total = carve.end;
   return cudaSuccess;
 }
@@ -216,6 +219,22 @@ class range_driver {
                                                                      cfg_.seed + 7919ull * level);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
+    const std::int64_t refine_size =
+        plan::refine_sample_size(size, lo, hi, tuning::sample_size, tuning::window_sigmas, tuning::window_margin,
+                                 tuning::range_all_candidates_max, tuning::refine_target_kept, tuning::refine_max_size);
+    if (refine_size > 0) {
+      auto* kept = reinterpret_cast<K*>(ws_ + w_.refine_kept);
+      constexpr std::int64_t per_block = std::int64_t(tuning::sample_threads) * tuning::refine_items;
+      const auto blocks = static_cast<unsigned>((refine_size + per_block - 1) / per_block);
+      prof_.start(stream_, "range refine");
+      range_refine_gather_kernel<T><<<blocks, tuning::sample_threads, 0, stream_>>>(
+          state, src, size, refine_size, cfg_.seed + 7919ull * level + 104729ull, flip_, kept);
+      KSELECT_LAUNCH_CHECK();
+      range_refine_plan_kernel<T><<<1, tuning::sample_threads, 0, stream_>>>(state, kept, size, lo, hi, refine_size,
+                                                                            flip_);
+      KSELECT_LAUNCH_CHECK();
+      prof_.stop(stream_);
+    }
     range_pass_out<T> out{out_keys_,
                           indices_,
                           w_.index_bytes,
