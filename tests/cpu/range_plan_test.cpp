@@ -127,6 +127,30 @@ TEST(RangePlan, CandidateCapacity) {
   EXPECT_EQ(range_candidate_capacity(n, 0, n, 4096, 4.0, 2.0, 1 << 16), 2 * 4096);  // no boundary
 }
 
+// Candidates lie in the windows' hull; ordering them by the low
+// candidate_key_bits bits orders them as by the whole key.
+TEST(RangePlan, CandidateKeyBits) {
+  using K = std::uint32_t;
+  EXPECT_EQ(candidate_key_bits<K>({false, true, 0, 0, 0x100, 0x1ff}), 8);
+  EXPECT_EQ(candidate_key_bits<K>({true, true, 0x100, 0x120, 0x180, 0x200}), 10);
+  EXPECT_EQ(candidate_key_bits<K>({true, false, 7, 7, 0, 0}), 1);  // one key
+  EXPECT_EQ(candidate_key_bits<K>({false, false, 0, 0, 0, 0}), 32);
+  EXPECT_EQ(candidate_key_bits<K>({true, true, 5, ~K(0), 6, 9}), 32);  // merged: the low window's end
+  std::uint64_t x = 99;
+  for (int trial = 0; trial < 200; ++trial) {
+    const K a = static_cast<K>((x = mix64(x)) >> 32), span = static_cast<K>((x = mix64(x)) >> (40 + trial % 24));
+    const K b = a > ~K(0) - span ? ~K(0) : a + span;
+    const range_windows<K> w{false, true, 0, 0, a, b};
+    const int bits = candidate_key_bits(w);
+    const K mask = bits >= 32 ? ~K(0) : static_cast<K>((K(1) << bits) - 1);
+    for (int i = 0; i < 20; ++i) {
+      const K u = static_cast<K>(a + ((x = mix64(x)) % (std::uint64_t(b) - a + 1)));
+      const K v = static_cast<K>(a + ((x = mix64(x)) % (std::uint64_t(b) - a + 1)));
+      ASSERT_EQ(u < v, (u & mask) < (v & mask)) << a << " " << b;
+    }
+  }
+}
+
 TEST(RangePlan, RefineSampleSize) {
   const std::int64_t n = std::int64_t{1} << 28;
   auto size = [&](std::int64_t lo, std::int64_t hi, std::int64_t nn) {

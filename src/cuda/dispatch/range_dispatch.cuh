@@ -250,10 +250,9 @@ class range_driver {
       range_pass_kernel<T, false><<<grid_, tuning::stream_threads, 0, stream_>>>(state, src, nullptr, size, out);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
-    unsigned long long counters[4];
-    KSELECT_CUDA_TRY(cudaMemcpyAsync(counters, state, sizeof counters, cudaMemcpyDeviceToHost, stream_));
+    KSELECT_CUDA_TRY(cudaMemcpyAsync(&state_, state, sizeof state_, cudaMemcpyDeviceToHost, stream_));
     KSELECT_CUDA_TRY(cudaStreamSynchronize(stream_));
-    counts_ = plan::range_counts{counters[0], counters[1], counters[2], counters[3]};
+    counts_ = plan::range_counts{state_.below, state_.lo_cand, state_.cand, state_.inside};
     return cudaSuccess;
   }
 
@@ -283,7 +282,8 @@ class range_driver {
     // stably by key (the passes wrote the candidates in no particular order).
     if (cfg_.deterministic)
       KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, idx, keys, count, 0, index_bits(), stream_));
-    KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, keys, idx, count, 0, 8 * int(sizeof(K)), stream_));
+    KSELECT_CUDA_TRY(
+        sort_pairs(ws_ + w_.temp, temp_bytes, keys, idx, count, 0, plan::candidate_key_bits(state_.windows), stream_));
     prof_.stop(stream_);
     prof_.start(stream_, "range pick");
     range_pick_kernel<T><<<blocks_for(pick.last - pick.first), 256, 0, stream_>>>(
@@ -366,6 +366,7 @@ class range_driver {
   K flip_;
   void* indices_;
   plan::range_counts counts_{};
+  range_state<K> state_{};  ///< the last level's state, as read back
   unsigned grid_ = 1;
   int levels_ = 0;
   bool exact_ = false;

@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(tuning::sample_threads)
   }
   if (threadIdx.x != 0) return;
   st->tests = plan::make_range_tests<T>(w, flip);
-  st->coarse = w;
+  st->windows = w;
   st->refine_below[0] = st->refine_below[1] = st->refine_kept = 0;
   st->below = 0;
   st->lo_cand = 0;

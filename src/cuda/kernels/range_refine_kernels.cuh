@@ -33,7 +33,7 @@ __global__ void __launch_bounds__(tuning::sample_threads)
                                plan::key_t<T>* kept) {
   using K = plan::key_t<T>;
   constexpr int items = tuning::refine_items;
-  const plan::range_windows<K> w = st->coarse;
+  const plan::range_windows<K> w = st->windows;
   const std::int64_t first_j = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * items;
   std::int64_t pos[items];
 #pragma unroll
@@ -100,7 +100,7 @@ __global__ void __launch_bounds__(tuning::sample_threads)
     s.count = end - s.first;
     return s;
   };
-  plan::range_windows<K> w = st->coarse;
+  plan::range_windows<K> w = st->windows;
   if (w.has_lo)
     plan::refine_window(lo, n, sample_size, tuning::window_sigmas, tuning::window_margin, smem.sorted,
                         slice_of(w.lo0, w.lo1, st->refine_below[0]), w.lo0, w.lo1);
@@ -108,6 +108,7 @@ __global__ void __launch_bounds__(tuning::sample_threads)
     plan::refine_window(hi - 1, n, sample_size, tuning::window_sigmas, tuning::window_margin, smem.sorted,
                         slice_of(w.hi0, w.hi1, st->refine_below[1]), w.hi0, w.hi1);
   st->tests = plan::make_range_tests<T>(w, flip);
+  st->windows = w;
 }
 
 }  // namespace kselect::cuda_detail

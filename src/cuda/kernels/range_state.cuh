@@ -13,9 +13,11 @@ struct range_state {
   // Read back by the host: keep first and together (one copy).
   unsigned long long below, lo_cand, cand, inside;
   plan::range_tests<K> tests;
-  // The second sampling round: the first round's windows, and of the second
-  // sample the keys below each window and the keys kept (in the windows).
-  plan::range_windows<K> coarse;
+  // The windows the tests come from: range_plan_kernel's, narrowed by
+  // range_refine_plan_kernel (until then, the first round's, which the second
+  // round's gather reads). Of the second sample: the keys below each window and
+  // the keys kept (in the windows).
+  plan::range_windows<K> windows;
   unsigned long long refine_below[2], refine_kept;
 };
 
