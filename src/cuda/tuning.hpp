@@ -69,10 +69,6 @@ inline constexpr std::int64_t range_all_candidates_max = std::int64_t(1) << 16;
 /// them and a host round trip, ~40 us); and at most this many levels narrow.
 inline constexpr std::int64_t range_sort_max = std::int64_t(1) << 18;
 inline constexpr int range_max_levels = 6;
-/// Candidate buffer per boundary window, as a fraction of n: the window around
-/// the median holds ~6.3% of n with 4096 samples at 4 sigma, so 1/8 leaves a
-/// 2x margin; more candidates than this send the call to the exact path.
-inline constexpr std::int64_t range_window_capacity_divisor = 8;
 /// The second sampling round of a range plan (range_refine_kernels.cuh): keys
 /// each thread draws, the keys kept (one block sort), the keys aimed at, and the
 /// largest second sample (2^18 keys: 1 MiB of 4-byte gathers, a few us on the

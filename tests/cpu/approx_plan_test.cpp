@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/generate.hpp"
+#include "common/probe_values.hpp"
 #include "common/rng.hpp"
 #include "plan/approx.hpp"
 #include "plan/approx_lookup.hpp"
@@ -30,28 +31,9 @@ plan::key_t<T> bits_of(T x) {
   return u;
 }
 
-// Special values and a random spread, as the window plan test probes.
 template <class T>
 std::vector<T> probe_values() {
-  std::vector<T> v = test::generate<T>(dist::special, 300, 17);
-  const std::vector<T> u = test::generate<T>(dist::normal, 300, 18);
-  v.insert(v.end(), u.begin(), u.end());
-  using lim = std::numeric_limits<T>;
-  v.push_back(lim::max());
-  v.push_back(lim::lowest());
-  v.push_back(T(0));
-  if constexpr (std::is_floating_point_v<T>) {
-    v.push_back(-T(0));
-    v.push_back(lim::infinity());
-    v.push_back(-lim::infinity());
-    v.push_back(lim::quiet_NaN());
-    v.push_back(-lim::quiet_NaN());
-    const auto all = static_cast<plan::key_t<T>>(~plan::key_t<T>(0));  // -NaN, every payload bit set
-    T x;
-    std::memcpy(&x, &all, sizeof x);
-    v.push_back(x);
-  }
-  return v;
+  return test::probe_values<T>(300, 17);
 }
 
 template <class T>

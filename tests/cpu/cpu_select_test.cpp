@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/common.hpp"
+#include "common/key_types.hpp"
 #include "cpu/cpu_select.hpp"
 #include "cpu/sample_select.hpp"
 
@@ -18,19 +19,7 @@ namespace {
 
 using test::dist;
 
-enum class key_type { f32, f64, i32, u32, i64, u64 };
-
-std::string name(key_type t) {
-  switch (t) {
-    case key_type::f32: return "float";
-    case key_type::f64: return "double";
-    case key_type::i32: return "int32";
-    case key_type::u32: return "uint32";
-    case key_type::i64: return "int64";
-    case key_type::u64: return "uint64";
-  }
-  return "?";
-}
+using test::key_type;
 
 // A tuning that recurses a lot on small inputs: few splitters, a tiny base case, so
 // equality buckets, empty buckets and deep levels all occur.
@@ -118,23 +107,15 @@ class CpuSelect : public testing::TestWithParam<std::tuple<key_type, dist>> {};
 
 TEST_P(CpuSelect, MatchesReference) {
   const auto [t, d] = GetParam();
-  switch (t) {
-    case key_type::f32: return check_dist<float>(d);
-    case key_type::f64: return check_dist<double>(d);
-    case key_type::i32: return check_dist<std::int32_t>(d);
-    case key_type::u32: return check_dist<std::uint32_t>(d);
-    case key_type::i64: return check_dist<std::int64_t>(d);
-    case key_type::u64: return check_dist<std::uint64_t>(d);
-  }
+  test::with_key_type(t, [d = d]<class T>() { check_dist<T>(d); });
 }
 
 INSTANTIATE_TEST_SUITE_P(
     AllTypesAndDists, CpuSelect,
-    testing::Combine(testing::Values(key_type::f32, key_type::f64, key_type::i32, key_type::u32,
-                                     key_type::i64, key_type::u64),
+    testing::Combine(testing::ValuesIn(test::all_key_types),
                      testing::ValuesIn(test::all_dists())),
     [](const testing::TestParamInfo<CpuSelect::ParamType>& param_info) {
-      return name(std::get<0>(param_info.param)) + "_" + test::name(std::get<1>(param_info.param));
+      return test::name(std::get<0>(param_info.param)) + "_" + test::name(std::get<1>(param_info.param));
     });
 
 // One large case: 2^24 uniform floats, the median and 101 percentiles.

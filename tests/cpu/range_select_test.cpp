@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/common.hpp"
+#include "common/key_types.hpp"
 #include "common/range_check.hpp"
 #include "common/range_reference.hpp"
 #include "cpu/cpu_select.hpp"
@@ -24,19 +25,7 @@ namespace {
 
 using test::dist;
 
-enum class key_type { f32, f64, i32, u32, i64, u64 };
-
-std::string name(key_type t) {
-  switch (t) {
-    case key_type::f32: return "float";
-    case key_type::f64: return "double";
-    case key_type::i32: return "int32";
-    case key_type::u32: return "uint32";
-    case key_type::i64: return "int64";
-    case key_type::u64: return "uint64";
-  }
-  return "?";
-}
+using test::key_type;
 
 /// An input with its stable orders in both directions (sorted once per input).
 template <class T>
@@ -136,23 +125,15 @@ class CpuRangeSelect : public testing::TestWithParam<std::tuple<key_type, dist>>
 
 TEST_P(CpuRangeSelect, MatchesStableSort) {
   const auto [t, d] = GetParam();
-  switch (t) {
-    case key_type::f32: return check_dist<float>(d);
-    case key_type::f64: return check_dist<double>(d);
-    case key_type::i32: return check_dist<std::int32_t>(d);
-    case key_type::u32: return check_dist<std::uint32_t>(d);
-    case key_type::i64: return check_dist<std::int64_t>(d);
-    case key_type::u64: return check_dist<std::uint64_t>(d);
-  }
+  test::with_key_type(t, [d = d]<class T>() { check_dist<T>(d); });
 }
 
 INSTANTIATE_TEST_SUITE_P(
     AllTypesAndDists, CpuRangeSelect,
-    testing::Combine(testing::Values(key_type::f32, key_type::f64, key_type::i32, key_type::u32,
-                                     key_type::i64, key_type::u64),
+    testing::Combine(testing::ValuesIn(test::all_key_types),
                      testing::ValuesIn(test::all_dists())),
     [](const testing::TestParamInfo<CpuRangeSelect::ParamType>& param_info) {
-      return name(std::get<0>(param_info.param)) + "_" + test::name(std::get<1>(param_info.param));
+      return test::name(std::get<0>(param_info.param)) + "_" + test::name(std::get<1>(param_info.param));
     });
 
 // 2^22 values: the parallel chunks on 1, 2 and 3 threads (3 chunks of uneven size).

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/generate.hpp"
+#include "common/probe_values.hpp"
 #include "common/rng.hpp"
 #include "plan/key_traits.hpp"
 #include "plan/window.hpp"
@@ -18,32 +19,9 @@ namespace {
 
 using test::dist;
 
-// Values every type must get right: the special floats (both NaN signs, +-0,
-// +-inf, denormals, extremes) and the integer extremes, plus a random spread.
 template <class T>
 std::vector<T> probe_values() {
-  std::vector<T> v = test::generate<T>(dist::special, 200, 7);
-  const std::vector<T> u = test::generate<T>(dist::normal, 200, 8);
-  v.insert(v.end(), u.begin(), u.end());
-  using lim = std::numeric_limits<T>;
-  v.push_back(lim::max());
-  v.push_back(lim::lowest());
-  v.push_back(T(0));
-  if constexpr (std::is_floating_point_v<T>) {
-    v.push_back(-T(0));
-    v.push_back(lim::infinity());
-    v.push_back(-lim::infinity());
-    v.push_back(lim::quiet_NaN());
-    v.push_back(-lim::quiet_NaN());
-    v.push_back(lim::denorm_min());
-    v.push_back(-lim::denorm_min());
-    using U = plan::key_t<T>;
-    U bits = ~U(0);  // a negative NaN with every payload bit set
-    T x;
-    std::memcpy(&x, &bits, sizeof x);
-    v.push_back(x);
-  }
-  return v;
+  return test::probe_values<T>(200, 7);
 }
 
 template <class T>

@@ -161,14 +161,14 @@ class range_driver {
     int buf = 0;
     for (int level = 0;; ++level) {
       KSELECT_CUDA_TRY(run_level(level, src, src_idx, size, lo, hi, out_at, buf));
-      const plan::range_pick pick = plan::locate_range(lo, hi, counts_, w_.cand_capacity);
+      const plan::range_pick pick = plan::locate_range(lo, hi, counts(), w_.cand_capacity);
       if (!pick.ok) {
         exact_ = true;
         KSELECT_CUDA_TRY(run_exact());
         break;
       }
-      out_at += static_cast<std::int64_t>(counts_.inside);
-      const auto cand = static_cast<std::int64_t>(counts_.cand);
+      out_at += static_cast<std::int64_t>(state_.inside);
+      const auto cand = static_cast<std::int64_t>(state_.cand);
       if (pick.last <= pick.first) break;
       // Few candidates left, or a level that no longer narrows (ties at a
       // boundary): sort them. Else narrow them like the input.
@@ -200,7 +200,7 @@ class range_driver {
   /// For tests: whether the exact path ran, levels after the first, the last counters.
   bool took_exact_path() const { return exact_; }
   int extra_levels() const { return levels_; }
-  const plan::range_counts& counts() const { return counts_; }
+  plan::range_counts counts() const { return {state_.below, state_.lo_cand, state_.cand, state_.inside}; }
 
  private:
   static unsigned blocks_for(std::int64_t count) {
@@ -210,7 +210,7 @@ class range_driver {
   int index_bits() const { return std::max(1, plan::bit_width_of(static_cast<std::uint64_t>(n_ - 1))); }
 
   /// Plan and pass over [0, size) of src for positions [lo, hi), candidates into
-  /// buffer `buf`; the counters come back to counts_ (one host round trip).
+  /// buffer `buf`; the state comes back to state_ (one host round trip).
   cudaError_t run_level(int level, const T* src, const std::uint64_t* src_idx, std::int64_t size, std::int64_t lo,
                         std::int64_t hi, std::int64_t out_at, int buf) {
     auto* state = reinterpret_cast<range_state<K>*>(ws_ + w_.state);
@@ -252,7 +252,6 @@ class range_driver {
     prof_.stop(stream_);
     KSELECT_CUDA_TRY(cudaMemcpyAsync(&state_, state, sizeof state_, cudaMemcpyDeviceToHost, stream_));
     KSELECT_CUDA_TRY(cudaStreamSynchronize(stream_));
-    counts_ = plan::range_counts{state_.below, state_.lo_cand, state_.cand, state_.inside};
     return cudaSuccess;
   }
 
@@ -365,7 +364,6 @@ class range_driver {
   range_layout w_;
   K flip_;
   void* indices_;
-  plan::range_counts counts_{};
   range_state<K> state_{};  ///< the last level's state, as read back
   unsigned grid_ = 1;
   int levels_ = 0;
