@@ -14,12 +14,13 @@
 //          boundary keys by multiselection, then count, scan and write in input
 //          order (range_exact_kernels.cuh)
 //   then, when asked: sorted output (sort by key, deterministic ties by index
-//   first), deterministic unsorted output (sort by index), the payload gathered
-//   by index.
+//   first), deterministic unsorted output (sort of the indices), the payload
+//   gathered by index.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 #include "cuda/common.cuh"
@@ -95,6 +96,7 @@ cudaError_t plan_range_layout(std::int64_t n, const device::detail::range_reques
     cub::DoubleBuffer<std::uint64_t> idx;
     KSELECT_CUDA_TRY(need(sort_pairs(nullptr, bytes, keys, idx, w.cand_capacity, 0, 8 * sizeof(K), nullptr)));
     KSELECT_CUDA_TRY(need(sort_pairs(nullptr, bytes, idx, keys, w.cand_capacity, 0, 64, nullptr)));
+    KSELECT_CUDA_TRY(need(sort_keys(nullptr, bytes, idx, w.cand_capacity, 0, 64, nullptr)));
   }
   if (w.post_sort) {
     auto post = [&](auto index_tag) -> cudaError_t {
@@ -103,6 +105,7 @@ cudaError_t plan_range_layout(std::int64_t n, const device::detail::range_reques
       cub::DoubleBuffer<I> idx;
       KSELECT_CUDA_TRY(need(sort_pairs(nullptr, bytes, keys, idx, w.m, 0, 8 * sizeof(K), nullptr)));
       KSELECT_CUDA_TRY(need(sort_pairs(nullptr, bytes, idx, keys, w.m, 0, 8 * sizeof(I), nullptr)));
+      KSELECT_CUDA_TRY(need(sort_keys(nullptr, bytes, idx, w.m, 0, 8 * sizeof(I), nullptr)));
       return cudaSuccess;
     };
     KSELECT_CUDA_TRY(w.index_bytes == 4 ? post(std::uint32_t{}) : post(std::uint64_t{}));
@@ -149,6 +152,8 @@ class range_driver {
       : in_(in), n_(n), req_(req), out_keys_(out_keys), stream_(stream), cfg_(cfg), ws_(ws), w_(w) {
     flip_ = req.descending ? static_cast<K>(~K(0)) : K(0);
     indices_ = req.indices_out ? req.indices_out : (w.own_indices ? ws + w.indices : nullptr);
+    if (const char* env = std::getenv("KSELECT_RANGE_BLOCK_RESERVE"); env != nullptr && *env != '\0')
+      block_reserve_fraction_ = std::strtod(env, nullptr);
   }
 
   cudaError_t run() {
@@ -242,7 +247,8 @@ class range_driver {
                           w_.m - out_at,
                           reinterpret_cast<T*>(ws_ + w_.cand_vals[buf]),
                           reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[buf]),
-                          w_.cand_capacity};
+                          w_.cand_capacity,
+                          static_cast<double>(hi - lo) >= block_reserve_fraction_ * static_cast<double>(size)};
     prof_.start(stream_, level == 0 ? "range pass" : "range pass (candidates)");
     if (src_idx)
       range_pass_kernel<T, true><<<grid_, tuning::stream_threads, 0, stream_>>>(state, src, src_idx, size, out);
@@ -269,6 +275,9 @@ class range_driver {
       prof_.stop(stream_);
       return cudaSuccess;
     }
+    const int key_bits = plan::candidate_key_bits(state_.windows);
+    if (cfg_.deterministic && key_bits + index_bits() <= 64)
+      return finish_candidates_composite(buf, count, pick, out_at, key_bits);
     cub::DoubleBuffer<K> keys(reinterpret_cast<K*>(ws_ + w_.sort_keys[0]), reinterpret_cast<K*>(ws_ + w_.sort_keys[1]));
     cub::DoubleBuffer<std::uint64_t> idx(reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[buf]),
                                          reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[buf ^ 1]));
@@ -281,12 +290,39 @@ class range_driver {
     // stably by key (the passes wrote the candidates in no particular order).
     if (cfg_.deterministic)
       KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, idx, keys, count, 0, index_bits(), stream_));
-    KSELECT_CUDA_TRY(
-        sort_pairs(ws_ + w_.temp, temp_bytes, keys, idx, count, 0, plan::candidate_key_bits(state_.windows), stream_));
+    KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, keys, idx, count, 0, key_bits, stream_));
     prof_.stop(stream_);
+    return pick_sorted(idx.Current(), ~std::uint64_t(0), pick, out_at);
+  }
+
+  /// finish_candidates' deterministic sort when the key bits the windows span
+  /// and the index bits fit one 64-bit key: one radix sort of (key, index) keys
+  /// instead of a sort by index and a stable sort by key.
+  cudaError_t finish_candidates_composite(int buf, std::int64_t count, const plan::range_pick& pick,
+                                          std::int64_t out_at, int key_bits) {
+    auto* composite = reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[buf ^ 1]);
+    std::size_t temp_bytes = w_.temp_bytes;
+    prof_.start(stream_, "range candidate sort (composite)");
+    range_composite_keys_kernel<T><<<blocks_for(count), 256, 0, stream_>>>(
+        reinterpret_cast<const T*>(ws_ + w_.cand_vals[buf]),
+        reinterpret_cast<const std::uint64_t*>(ws_ + w_.cand_idx[buf]), count, flip_, key_bits, index_bits(),
+        composite);
+    KSELECT_LAUNCH_CHECK();
+    // The candidates' indices are in the composites now: their buffer is the
+    // sort's second one.
+    cub::DoubleBuffer<std::uint64_t> keys(composite, reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[buf]));
+    KSELECT_CUDA_TRY(sort_keys(ws_ + w_.temp, temp_bytes, keys, count, 0, key_bits + index_bits(), stream_));
+    prof_.stop(stream_);
+    return pick_sorted(keys.Current(), (std::uint64_t(1) << index_bits()) - 1, pick, out_at);
+  }
+
+  /// Copies sorted candidates [pick.first, pick.last) (their indices, under
+  /// index_mask) to the output at out_at.
+  cudaError_t pick_sorted(const std::uint64_t* sorted, std::uint64_t index_mask, const plan::range_pick& pick,
+                          std::int64_t out_at) {
     prof_.start(stream_, "range pick");
     range_pick_kernel<T><<<blocks_for(pick.last - pick.first), 256, 0, stream_>>>(
-        in_, idx.Current(), pick.first, pick.last - pick.first, out_keys_, indices_, w_.index_bytes, out_at);
+        in_, sorted, index_mask, pick.first, pick.last - pick.first, out_keys_, indices_, w_.index_bytes, out_at);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     return cudaSuccess;
@@ -328,7 +364,8 @@ class range_driver {
   }
 
   /// Sorted: by key (ties by index when deterministic). Deterministic unsorted:
-  /// by index. Then the keys gathered from the input by index.
+  /// the indices alone sorted (the keys need not travel with them). Then the
+  /// keys gathered from the input by index.
   cudaError_t order_output() {
     if (!w_.post_sort) return cudaSuccess;
     return w_.index_bytes == 4 ? order_output_as<std::uint32_t>() : order_output_as<std::uint64_t>();
@@ -340,12 +377,22 @@ class range_driver {
     cub::DoubleBuffer<I> idx(static_cast<I*>(indices_), reinterpret_cast<I*>(ws_ + w_.post_idx));
     cub::DoubleBuffer<K> keys(reinterpret_cast<K*>(ws_ + w_.post_keys[0]), reinterpret_cast<K*>(ws_ + w_.post_keys[1]));
     prof_.start(stream_, "range order output");
+    if (!cfg_.sorted) {
+      KSELECT_CUDA_TRY(sort_keys(ws_ + w_.temp, temp_bytes, idx, w_.m, 0, index_bits(), stream_));
+      return gather_ordered(idx);
+    }
     range_output_keys_kernel<T><<<blocks_for(w_.m), 256, 0, stream_>>>(out_keys_, w_.m, flip_, keys.Current());
     KSELECT_LAUNCH_CHECK();
     if (cfg_.deterministic)
       KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, idx, keys, w_.m, 0, index_bits(), stream_));
-    if (cfg_.sorted)
-      KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, keys, idx, w_.m, 0, 8 * int(sizeof(K)), stream_));
+    KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, keys, idx, w_.m, 0, 8 * int(sizeof(K)), stream_));
+    return gather_ordered(idx);
+  }
+
+  /// The output in the order of the sorted indices: keys gathered from the
+  /// input, the indices copied back where the sort left them in the workspace.
+  template <class I>
+  cudaError_t gather_ordered(cub::DoubleBuffer<I>& idx) {
     range_gather_kernel<T><<<blocks_for(w_.m), 256, 0, stream_>>>(
         in_, idx.Current(), w_.index_bytes, w_.m, out_keys_, idx.Current() != indices_ ? indices_ : nullptr, nullptr,
         nullptr, 0);
@@ -366,6 +413,7 @@ class range_driver {
   void* indices_;
   range_state<K> state_{};  ///< the last level's state, as read back
   unsigned grid_ = 1;
+  double block_reserve_fraction_ = tuning::range_block_reserve_fraction;
   int levels_ = 0;
   bool exact_ = false;
   launch_profiler prof_;
