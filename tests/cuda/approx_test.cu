@@ -3,9 +3,10 @@
 // rank, within the error bound, an input element bit for bit when away from its
 // rank; every key type x distribution, bounds 0, small, 0.1% of n and n, 2 to
 // 4096 buckets; the narrow-window mode (single and close ranks, forced sampling
-// misses); ties answered exactly; the error one pass leaves on large smooth
-// inputs; the same answers as the CPU backend (same sample, same rules); the
-// owning backend; bad arguments and the workspace protocol.
+// misses, window keys in the partial last tile); ties answered exactly; the
+// error one pass leaves on large smooth inputs; the same answers as the CPU
+// backend (same sample, same rules); the owning backend; bad arguments and the
+// workspace protocol.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -204,6 +205,75 @@ TYPED_TEST(GpuApprox, WindowModeSamplingMiss) {
           EXPECT_EQ(got.ranks, ranks);  // the fallback's: exact
           const T key = ref.sorted[static_cast<std::size_t>(ranks[0])];
           EXPECT_TRUE(key >= T(1000) && key < T(100000));  // an unsampled key: outside the sample's range
+        }
+      }
+    }
+  }
+}
+
+/// An input whose partial last tile (its last n % 4096 keys, all of them for n
+/// < 4096) holds keys around the median: distinct values 2^23 - tail / 2 + j in
+/// a scrambled order; the keys before it are spread over [0, 2^24). The ranks
+/// near n / 2 then fall among the tail's keys.
+template <class T>
+std::vector<T> window_tail_input(std::int64_t n, std::int64_t tail) {
+  std::vector<T> v(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n - tail; ++i)
+    v[static_cast<std::size_t>(i)] = static_cast<T>(random_word(61, static_cast<std::uint64_t>(i)) >> 40);
+  for (std::int64_t j = 0; j < tail; ++j)  // 1237 is coprime with the tails used: a permutation
+    v[static_cast<std::size_t>(n - tail + j)] = static_cast<T>((std::int64_t(1) << 23) - tail / 2 + (j * 1237) % tail);
+  return v;
+}
+
+/// How many of the last `tail` keys lie in the window the plan takes for these
+/// ranks: [first, last] candidate keys of the sorted sample (the kernel's window
+/// runs from the first splitter boundary to the last).
+template <class T>
+std::int64_t tail_keys_in_window(const std::vector<T>& host, std::int64_t tail, std::span<const std::int64_t> ranks,
+                                 std::int64_t bound) {
+  const auto n = static_cast<std::int64_t>(host.size());
+  const plan::approx_candidates c = plan::approx_choose_candidates(n, ranks, bound, 1024, true);
+  std::vector<T> sample(plan::approx_sample_size);
+  for (std::int64_t j = 0; j < plan::approx_sample_size; ++j)
+    sample[static_cast<std::size_t>(j)] = host[static_cast<std::size_t>(
+        plan::sample_position(j, plan::approx_sample_size, n, plan::approx_default_seed))];
+  std::sort(sample.begin(), sample.end());  // non-negative values: the pre-key order
+  const T lo = sample[static_cast<std::size_t>(c.first)], hi = sample[static_cast<std::size_t>(c.first + c.width)];
+  return std::count_if(host.end() - tail, host.end(), [&](T x) { return x >= lo && x <= hi; });
+}
+
+// The window mode with the window's keys in the partial last tile (n not a
+// multiple of the 4096-key tile; the kernel's bounds-checked tile, its inside
+// bits, ballots and ring): one rank and four close ones around n / 2, bounds 3
+// and n / 300, an input that is one partial tile and one with 256 full tiles
+// before it, 16-byte aligned and not (the keys from the second on); each answer
+// checked against the sort and against the CPU backend bit for bit.
+TYPED_TEST(GpuApprox, WindowModeKeysInThePartialTile) {
+  using T = TypeParam;
+  constexpr std::int64_t tile = 4096;  // tuning::tile_keys
+  for (const std::int64_t size : {std::int64_t(3001), (std::int64_t(1) << 20) + 3001}) {
+    const std::vector<T> full_input = window_tail_input<T>(size, size % tile);
+    const device_buffer<T> data(full_input);
+    for (const bool aligned : {true, false}) {
+      const std::vector<T> host = aligned ? full_input : std::vector<T>(full_input.begin() + 1, full_input.end());
+      const T* d_in = aligned ? data.data() : data.data() + 1;
+      const auto n = static_cast<std::int64_t>(host.size());
+      const std::int64_t tail = n % tile;
+      const auto ref = make_approx_reference(host);
+      for (const std::vector<std::int64_t>& ranks :
+           {std::vector<std::int64_t>{n / 2}, std::vector<std::int64_t>{n / 2 - 50, n / 2, n / 2 + 3, n / 2 + 90}}) {
+        for (const std::int64_t bound : {std::int64_t(3), n / 300}) {
+          SCOPED_TRACE(testing::Message() << "n = " << n << (aligned ? "" : " (unaligned)") << ", ranks "
+                                          << ranks.size() << ", bound " << bound);
+          ASSERT_TRUE(plan::approx_choose_candidates(n, ranks, bound, 1024, true).window);
+          // Keys of the partial tile inside the window (else this tests nothing
+          // new): about 95 for n = 3001, the whole tail for the larger input.
+          ASSERT_GE(tail_keys_in_window(host, tail, ranks, bound), std::min<std::int64_t>(64, tail));
+          for (const int buckets : {128, 1024}) {
+            const gpu_answers<T> got = gpu_approx<T>(d_in, n, ranks, bound, buckets);
+            ASSERT_TRUE(check_approx_answers<T>(ref, ranks, got.values, got.ranks, bound)) << "buckets " << buckets;
+            ASSERT_TRUE(same_answers(got, cpu_approx(host, ranks, bound, buckets))) << "buckets " << buckets;
+          }
         }
       }
     }
