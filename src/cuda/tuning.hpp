@@ -81,13 +81,5 @@ inline constexpr std::int64_t refine_max_size = std::int64_t(1) << 18;
 /// their output slots (range_pass_kernel.cuh): 8 warps x 2 classes x 64 x
 /// (8 + 8) bytes = 16 KiB of shared memory per block at most (double keys).
 inline constexpr unsigned range_stage_keys = 64;
-/// A range pass whose range holds at least this fraction of its keys reserves
-/// the inside keys' output once per block tile (range_pass_kernel.cuh,
-/// reserve_block_share) instead of once per staging run or dense warp tile: at
-/// 1/8 a warp tile of 512 keys holds 64 inside keys on average, a run's worth,
-/// so most warp tiles would write straight out with an atomic each. (The
-/// environment variable KSELECT_RANGE_BLOCK_RESERVE overrides it, for
-/// benchmarks and tests: 0 always, 2 never.)
-inline constexpr double range_block_reserve_fraction = 1.0 / 8;
 
 }  // namespace kselect::cuda_detail::tuning

@@ -20,7 +20,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 
 #include "cuda/common.cuh"
@@ -152,8 +151,6 @@ class range_driver {
       : in_(in), n_(n), req_(req), out_keys_(out_keys), stream_(stream), cfg_(cfg), ws_(ws), w_(w) {
     flip_ = req.descending ? static_cast<K>(~K(0)) : K(0);
     indices_ = req.indices_out ? req.indices_out : (w.own_indices ? ws + w.indices : nullptr);
-    if (const char* env = std::getenv("KSELECT_RANGE_BLOCK_RESERVE"); env != nullptr && *env != '\0')
-      block_reserve_fraction_ = std::strtod(env, nullptr);
   }
 
   cudaError_t run() {
@@ -247,8 +244,7 @@ class range_driver {
                           w_.m - out_at,
                           reinterpret_cast<T*>(ws_ + w_.cand_vals[buf]),
                           reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[buf]),
-                          w_.cand_capacity,
-                          static_cast<double>(hi - lo) >= block_reserve_fraction_ * static_cast<double>(size)};
+                          w_.cand_capacity};
     prof_.start(stream_, level == 0 ? "range pass" : "range pass (candidates)");
     if (src_idx)
       range_pass_kernel<T, true><<<grid_, tuning::stream_threads, 0, stream_>>>(state, src, src_idx, size, out);
@@ -413,7 +409,6 @@ class range_driver {
   void* indices_;
   range_state<K> state_{};  ///< the last level's state, as read back
   unsigned grid_ = 1;
-  double block_reserve_fraction_ = tuning::range_block_reserve_fraction;
   int levels_ = 0;
   bool exact_ = false;
   launch_profiler prof_;

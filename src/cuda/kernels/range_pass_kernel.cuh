@@ -12,18 +12,10 @@
 // one L2 slice: at k = 2^20 of 2^28 (a key or two in most of the 2^19 warp
 // tiles) the pass took 2.5x the read floor. (A decoupled look-back per warp
 // tile, tried instead, took 3.5x: its 32-lane status reads and spins are
-// latency the pass cannot hide.)
-//
-// A dense range (out.block_reserve: most warp tiles hold more inside keys than
-// a run) reserves the inside keys' slots once per block tile instead
-// (reserve_block_share): the warps' counts, a warp scan, one atomic, two
-// barriers; each warp then writes its share straight out. One atomic per warp
-// tile there (2^19 at k = n/2 of 2^28) held the pass at 1.30 ms against a
-// 0.70 ms floor. The order across warps and tiles follows the atomics (not
-// deterministic: range_dispatch.cuh orders the output afterwards when asked).
+// latency the pass cannot hide.) The order across warps follows the atomics
+// (not deterministic: range_dispatch.cuh orders the output afterwards when
+// asked).
 #pragma once
-
-#include <cub/warp/warp_scan.cuh>
 
 #include <cstdint>
 #include <cstring>
@@ -48,7 +40,6 @@ struct range_pass_out {
   T* cand_vals;             ///< candidates, as read
   std::uint64_t* cand_idx;  ///< candidates' input positions
   std::int64_t cand_capacity;
-  bool block_reserve;       ///< inside keys: one reservation per block tile (dense ranges)
 };
 
 /// Stores index `pos` as a 4- or 8-byte integer.
@@ -74,35 +65,6 @@ __device__ __forceinline__ std::int64_t reserve_slots(unsigned long long* counte
   return static_cast<std::int64_t>(__shfl_sync(0xffffffffu, first, 0));
 }
 
-/// Reserves the slots of every warp's `count` keys for the block with one
-/// atomic; returns this warp's first slot (the warps' shares follow each other in
-/// warp order). Every thread of the block calls it (two barriers). `counts` and
-/// `firsts` (a slot per warp, shared) are free again when it returns: the next
-/// call writes counts only after this call's second barrier, which every read
-/// of counts precedes, and firsts only after its own first barrier, which every
-/// read of this call's firsts precedes.
-template <int warps>
-__device__ __forceinline__ std::int64_t reserve_block_share(unsigned long long* counter, unsigned count,
-                                                            unsigned* counts, unsigned long long* firsts) {
-  static_assert(warps <= 32, "one lane per warp");
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  if (lane == 0) counts[warp] = count;
-  __syncthreads();
-  if (warp == 0) {
-    using scan_t = cub::WarpScan<unsigned>;
-    __shared__ typename scan_t::TempStorage scan_tmp;
-    const unsigned mine = lane < warps ? counts[lane] : 0u;
-    unsigned before = 0, total = 0;
-    scan_t(scan_tmp).ExclusiveSum(mine, before, total);
-    unsigned long long first = 0;
-    if (lane == 0 && total != 0) first = atomicAdd(counter, static_cast<unsigned long long>(total));
-    first = __shfl_sync(0xffffffffu, first, 0);
-    if (lane < warps) firsts[lane] = first + before;
-  }
-  __syncthreads();
-  return static_cast<std::int64_t>(firsts[warp]);
-}
-
 /// explicit_idx: the source is a previous level's candidates, whose input
 /// positions are in src_idx; otherwise the input itself.
 template <class T, bool explicit_idx>
@@ -120,8 +82,6 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
 
   __shared__ T stage_keys[2][warps][run];
   __shared__ std::uint64_t stage_pos[2][warps][run];
-  __shared__ unsigned block_counts[warps];
-  __shared__ unsigned long long block_firsts[warps];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   stage_run<T> runs[2] = {{stage_keys[0][warp], stage_pos[0][warp], 0}, {stage_keys[1][warp], stage_pos[1][warp], 0}};
 
@@ -226,21 +186,16 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
     }
     const unsigned n_in = __popc(classes & 0x55555555u), n_cand = __popc(classes & 0xaaaaaaaau);
     const unsigned w_count[2] = {__reduce_add_sync(0xffffffffu, n_in), __reduce_add_sync(0xffffffffu, n_cand)};
-    std::int64_t at[2] = {0, 0};
-    // Dense ranges: the block's inside keys in one reservation (grid-uniform;
-    // every warp takes part, with or without keys).
-    if (out.block_reserve) at[0] = reserve_block_share<warps>(&st->inside, w_count[0], block_counts, block_firsts);
     if (w_count[0] + w_count[1] == 0) continue;  // warp-uniform
     // Per class: keys that fit the staging run go there (flushed first if they
     // would overflow it); a tile with more keys than a run holds (a dense range)
-    // reserves its own slots and writes straight out; so do the inside keys of
-    // a dense range, reserved above.
+    // reserves its own slots and writes straight out.
     bool direct[2];
+    std::int64_t at[2] = {0, 0};
 #pragma unroll
     for (int cls = 0; cls < 2; ++cls) {
-      const bool reserved = cls == 0 && out.block_reserve;
-      direct[cls] = reserved || w_count[cls] > run;
-      if (reserved || w_count[cls] == 0) continue;
+      direct[cls] = w_count[cls] > run;
+      if (w_count[cls] == 0) continue;
       if (direct[cls]) at[cls] = reserve_slots(cls == 0 ? &st->inside : &st->cand, w_count[cls]);
       else if (runs[cls].fill + w_count[cls] > run) flush(cls);
     }
