@@ -18,17 +18,10 @@
 // Window mode (plan::approx_candidates::window; Window = true): the splitters
 // lie in a narrow window of the key range, and most keys lie outside it, below
 // the first boundary (bucket 0) or at or above the last (bucket nb, the number
-// of boundaries). Such a key costs its pre-key and two compares: keys below are
-// counted in a per-thread register, keys above are those seen less those below
-// and inside, the counts summed once per block (cub::BlockReduce) and added to
-// hist[0] and hist[nb]. Per tile (stream_tile_arrays) a thread sets a bit for
-// each of its keys inside the window and the warp ORs them (one
-// __reduce_or_sync, as range_pass_kernel does); only the items where some lane
-// has a key inside take a ballot (f6af91e took a ballot and a branch per key:
-// the pass ran at 1.25x the read floor on the H100). A warp tile with no key
-// inside costs nothing more, but at 3.2% window keys (one rank at the median)
-// that is rare: about a third of the items are skipped. A key inside is put in
-// its warp's ring of 64 pre-keys in shared memory (position from the ballot, no
+// of boundaries). Such a key costs its pre-key and two compares: it is counted
+// in a per-thread register, the counts summed once per block (cub::BlockReduce)
+// and added to hist[0] and hist[nb]. A key inside the window is put in its
+// warp's ring of 64 pre-keys in shared memory (position from a ballot, no
 // atomic); whenever 32 are waiting the warp classifies them, one per lane with
 // every lane busy, and counts them as above. Classifying in place would run the
 // table lookup in every warp that has one window key among its 32 (about 60% of
@@ -134,52 +127,31 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
     const K window_lo = boundaries[0];
     const K window_width = static_cast<K>(boundaries[nb - 1] - window_lo);
     const unsigned lane = threadIdx.x & 31u;
-    const unsigned lanes_before = (1u << lane) - 1u;
     K* ring = reinterpret_cast<K*>(approx_dynamic_shared + ring_offset<K>) + (threadIdx.x / 32) * ring_keys;
     unsigned head = 0, tail = 0;  // warp-uniform: ring keys [head, tail) wait
-    // Per thread (< 2^31 / 256 keys, see above): keys seen, below the window,
-    // inside it; those above are the rest, counted once at the end.
-    unsigned seen = 0, below = 0, inside = 0;
-    constexpr int items = tuning::stream_items;
-    static_assert(items <= 32, "a bit per key in one 32-bit word");
+    unsigned below = 0, above = 0;  // per thread: < 2^31 / 256 keys (see above)
     auto count_all = [&]<bool Wrap>() {
-      stream_tile_arrays(in, n, [&](const T(&vals)[items], auto valid) {
-        // Per key: its pre-key, two compares, a bit for inside keys.
-        unsigned inside_bits = 0;
-#pragma unroll
-        for (int i = 0; i < items; ++i) {
-          const K p = plan::key_traits<T>::pre_key(vals[i]);
-          const bool low = p < window_lo;
-          const bool in_window = static_cast<K>(p - window_lo) < window_width;
-          below += valid(i) && low;
-          inside_bits |= (valid(i) && in_window ? 1u : 0u) << i;
-        }
-        if constexpr (decltype(valid)::full) {
-          seen += items;
-        } else {
-#pragma unroll
-          for (int i = 0; i < items; ++i) seen += valid(i);
-        }
-        const unsigned warp_bits = __reduce_or_sync(0xffffffffu, inside_bits);
-        if (warp_bits == 0) return;  // warp-uniform: no key of the warp's tile inside (the common case)
-        inside += __popc(inside_bits);
-        // Only the items where some lane has a key inside: ring positions from a
-        // ballot, the ring classified whenever 32 wait.
-#pragma unroll
-        for (int i = 0; i < items; ++i) {
-          if (((warp_bits >> i) & 1u) == 0) continue;  // uniform
-          const bool in_window = (inside_bits >> i) & 1u;
-          const unsigned mask = __ballot_sync(0xffffffffu, in_window);
-          if (in_window) ring[(tail + __popc(mask & lanes_before)) & (ring_keys - 1)] = plan::key_traits<T>::pre_key(vals[i]);
-          tail += __popc(mask);
-          if (tail - head >= 32) {
-            __syncwarp();
-            count_bucket(classify.template bucket<Wrap>(ring[(head + lane) & (ring_keys - 1)]));
-            head += 32;
-            __syncwarp();  // read before the next keys may overwrite
-          }
-        }
-      });
+      stream_tiles(
+          in, n,
+          [&](T x, bool valid) {
+            const K p = plan::key_traits<T>::pre_key(x);
+            const bool low = p < window_lo;
+            const bool inside = valid && static_cast<K>(p - window_lo) < window_width;
+            below += valid && low;
+            above += valid && !low && !inside;
+            const unsigned mask = __ballot_sync(0xffffffffu, inside);
+            if (mask != 0) {  // warp-uniform
+              if (inside) ring[(tail + __popc(mask & ((1u << lane) - 1u))) & (ring_keys - 1)] = p;
+              tail += __popc(mask);
+              if (tail - head >= 32) {
+                __syncwarp();
+                count_bucket(classify.template bucket<Wrap>(ring[(head + lane) & (ring_keys - 1)]));
+                head += 32;
+                __syncwarp();  // read before the next keys may overwrite
+              }
+            }
+          },
+          [] {});
       __syncwarp();
       if (lane < tail - head) count_bucket(classify.template bucket<Wrap>(ring[(head + lane) & (ring_keys - 1)]));
     };
@@ -189,7 +161,6 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
     __shared__ typename reduce::TempStorage reduce_tmp;
     const unsigned long long block_below = reduce(reduce_tmp).Sum(static_cast<unsigned long long>(below));
     __syncthreads();  // reduce_tmp reused
-    const unsigned above = seen - below - inside;
     const unsigned long long block_above = reduce(reduce_tmp).Sum(static_cast<unsigned long long>(above));
     if (threadIdx.x == 0) {
       if (block_below != 0) atomicAdd(hist, block_below);
