@@ -133,6 +133,13 @@ KSELECT_HD K range_pre_key(Src x, K flip) {
   return static_cast<K>(key_traits<Src>::pre_key(x) ^ flip);
 }
 
+/// The ordered key of x (key_traits::to_key: -0.0 and +0.0 apart, NaNs last) in
+/// flipped order: what the exact path compares and the finishes sort by.
+template <class Src, class K>
+KSELECT_HD K range_key(Src x, K flip) {
+  return static_cast<K>(key_traits<Src>::to_key(x) ^ flip);
+}
+
 /// Window bounds in flipped keys. A window [w0, w1] exists only for the
 /// boundary it serves (lo > 0, hi < n); an absent bound is the smallest or
 /// largest key.

@@ -300,17 +300,30 @@ TYPED_TEST(GpuApprox, TiesAnsweredExactly) {
   }
 }
 
+/// The quality tests' input: 2^22 floats of a smooth distribution generated on
+/// the device, their host copy and its reference.
+struct smooth_input {
+  static constexpr std::int64_t n = std::int64_t(1) << 22;
+  device_buffer<float> data;
+  std::vector<float> host;
+  approx_reference<float> ref;
+  smooth_input(device_dist d, std::uint64_t seed) : data(static_cast<std::size_t>(n)) {
+    generate_on_device<float>(data.data(), n, d, seed);
+    cuda_check(cudaDeviceSynchronize(), "generate");
+    host = data.to_host();
+    ref = make_approx_reference(host);
+  }
+};
+
 // One pass over a large smooth input: the error of 101 percentiles is at most
 // about half the gap between splitters, n / (2 (b - 1)), as on the CPU; with the
 // bound at 0.1% of n every answer is within it (fallbacks included).
 TEST(GpuApproxQuality, ErrorOfOnePass) {
-  const std::int64_t n = std::int64_t(1) << 22;
+  const std::int64_t n = smooth_input::n;
   for (device_dist d : {device_dist::uniform, device_dist::normal}) {
-    device_buffer<float> data(static_cast<std::size_t>(n));
-    generate_on_device<float>(data.data(), n, d, 7);
-    cuda_check(cudaDeviceSynchronize(), "generate");
-    const std::vector<float> host = data.to_host();
-    const auto ref = make_approx_reference(host);
+    const smooth_input in(d, 7);
+    const device_buffer<float>& data = in.data;
+    const auto& ref = in.ref;
     const std::vector<std::int64_t> ranks = percentile_ranks_101(n);
     struct limit_t {
       int buckets;
@@ -334,13 +347,12 @@ TEST(GpuApproxQuality, ErrorOfOnePass) {
 // both modes; and for 101 percentiles (the histogram mode) the flag changes
 // nothing.
 TEST(GpuApproxQuality, WindowModeOnePass) {
-  const std::int64_t n = std::int64_t(1) << 22;
+  const std::int64_t n = smooth_input::n;
   for (device_dist d : {device_dist::uniform, device_dist::normal}) {
-    device_buffer<float> data(static_cast<std::size_t>(n));
-    generate_on_device<float>(data.data(), n, d, 8);
-    cuda_check(cudaDeviceSynchronize(), "generate");
-    const std::vector<float> host = data.to_host();
-    const auto ref = make_approx_reference(host);
+    const smooth_input in(d, 8);
+    const device_buffer<float>& data = in.data;
+    const std::vector<float>& host = in.host;
+    const auto& ref = in.ref;
     for (const std::int64_t bound : {n / 1000, n / 100}) {
       SCOPED_TRACE(testing::Message() << device_dist_name(d) << ", bound " << bound);
       const std::vector<std::int64_t> median = {n / 2};

@@ -102,9 +102,9 @@ cudaError_t plan_range_layout(std::int64_t n, const device::detail::range_reques
       using I = decltype(index_tag);
       cub::DoubleBuffer<K> keys;
       cub::DoubleBuffer<I> idx;
+      if (!cfg.sorted) return need(sort_keys(nullptr, bytes, idx, w.m, 0, 8 * sizeof(I), nullptr));
       KSELECT_CUDA_TRY(need(sort_pairs(nullptr, bytes, keys, idx, w.m, 0, 8 * sizeof(K), nullptr)));
       KSELECT_CUDA_TRY(need(sort_pairs(nullptr, bytes, idx, keys, w.m, 0, 8 * sizeof(I), nullptr)));
-      KSELECT_CUDA_TRY(need(sort_keys(nullptr, bytes, idx, w.m, 0, 8 * sizeof(I), nullptr)));
       return cudaSuccess;
     };
     KSELECT_CUDA_TRY(w.index_bytes == 4 ? post(std::uint32_t{}) : post(std::uint64_t{}));
@@ -128,8 +128,11 @@ cudaError_t plan_range_layout(std::int64_t n, const device::detail::range_reques
   w.temp = carve.take(w.temp_bytes);
   w.indices = carve.take(w.own_indices ? m * static_cast<std::size_t>(w.index_bytes) : 0);
   if (w.post_sort) {
-    w.post_keys[0] = carve.take(m * sizeof(K));
-    w.post_keys[1] = carve.take(m * sizeof(K));
+    // Deterministic unsorted output sorts the indices alone: no key buffers.
+    if (cfg.sorted) {
+      w.post_keys[0] = carve.take(m * sizeof(K));
+      w.post_keys[1] = carve.take(m * sizeof(K));
+    }
     w.post_idx = carve.take(m * static_cast<std::size_t>(w.index_bytes));
   }
   for (auto& c : w.tile_counts) c = carve.take(static_cast<std::size_t>(w.tiles + 1) * sizeof(unsigned long long));
@@ -371,12 +374,12 @@ class range_driver {
   cudaError_t order_output_as() {
     std::size_t temp_bytes = w_.temp_bytes;
     cub::DoubleBuffer<I> idx(static_cast<I*>(indices_), reinterpret_cast<I*>(ws_ + w_.post_idx));
-    cub::DoubleBuffer<K> keys(reinterpret_cast<K*>(ws_ + w_.post_keys[0]), reinterpret_cast<K*>(ws_ + w_.post_keys[1]));
     prof_.start(stream_, "range order output");
     if (!cfg_.sorted) {
       KSELECT_CUDA_TRY(sort_keys(ws_ + w_.temp, temp_bytes, idx, w_.m, 0, index_bits(), stream_));
       return gather_ordered(idx);
     }
+    cub::DoubleBuffer<K> keys(reinterpret_cast<K*>(ws_ + w_.post_keys[0]), reinterpret_cast<K*>(ws_ + w_.post_keys[1]));
     range_output_keys_kernel<T><<<blocks_for(w_.m), 256, 0, stream_>>>(out_keys_, w_.m, flip_, keys.Current());
     KSELECT_LAUNCH_CHECK();
     if (cfg_.deterministic)

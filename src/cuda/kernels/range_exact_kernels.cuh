@@ -52,11 +52,6 @@ __device__ __forceinline__ unsigned long long packed_class_count(int c) {
 }
 
 template <class T>
-__device__ __forceinline__ plan::key_t<T> flipped_key(T x, plan::key_t<T> flip) {
-  return static_cast<plan::key_t<T>>(plan::key_traits<T>::to_key(x) ^ flip);
-}
-
-template <class T>
 __global__ void __launch_bounds__(tuning::stream_threads)
     range_exact_count_kernel(const T* src, std::int64_t size, const T* thr_lo, const T* thr_hi,
                              plan::key_t<T> flip, range_tile_counts counts, unsigned long long* below) {
@@ -66,7 +61,7 @@ __global__ void __launch_bounds__(tuning::stream_threads)
   constexpr std::int64_t tile = tuning::tile_keys;
   using reduce_t = cub::BlockReduce<unsigned long long, threads>;
   __shared__ typename reduce_t::TempStorage reduce_storage;
-  const K klo = flipped_key(*thr_lo, flip), khi = flipped_key(*thr_hi, flip);
+  const K klo = plan::range_key(*thr_lo, flip), khi = plan::range_key(*thr_hi, flip);
   const std::int64_t tiles = (size + tile - 1) / tile;
   unsigned long long my_below = 0;
   if (blockIdx.x == 0 && threadIdx.x == 0) {
@@ -81,7 +76,7 @@ __global__ void __launch_bounds__(tuning::stream_threads)
 #pragma unroll
     for (int i = 0; i < items; ++i) {
       if (tl * tile + i * threads + threadIdx.x >= size) continue;
-      const int c = exact_class(flipped_key(vals[i], flip), klo, khi);
+      const int c = exact_class(plan::range_key(vals[i], flip), klo, khi);
       my_below += c == 0;
       packed += packed_class_count(c);
     }
@@ -110,7 +105,7 @@ __global__ void __launch_bounds__(tuning::stream_threads)
   constexpr std::int64_t tile = tuning::tile_keys;
   using scan_t = cub::BlockScan<unsigned long long, threads>;
   __shared__ typename scan_t::TempStorage scan_storage;
-  const K klo = flipped_key(*thr_lo, flip), khi = flipped_key(*thr_hi, flip);
+  const K klo = plan::range_key(*thr_lo, flip), khi = plan::range_key(*thr_hi, flip);
   const std::int64_t tiles = (size + tile - 1) / tile;
   const auto below = static_cast<std::int64_t>(*below_count);
   const auto total_lo = static_cast<std::int64_t>(prefix.eq_lo[tiles]);
@@ -129,7 +124,7 @@ __global__ void __launch_bounds__(tuning::stream_threads)
     for (int i = 0; i < items; ++i) {
       const bool valid = first + i < size;
       vals[i] = valid ? load_readonly(src + first + i) : T{};
-      cls[i] = valid ? exact_class(flipped_key(vals[i], flip), klo, khi) : 4;
+      cls[i] = valid ? exact_class(plan::range_key(vals[i], flip), klo, khi) : 4;
       packed += packed_class_count(cls[i]);
     }
     unsigned long long offsets = 0;

@@ -11,6 +11,7 @@
 #include "cuda/kernels/load_tile.cuh"
 #include "cuda/kernels/range_pass_kernel.cuh"
 #include "plan/key_traits.hpp"
+#include "plan/range_plan.hpp"
 
 namespace kselect::cuda_detail {
 
@@ -55,7 +56,7 @@ __global__ void __launch_bounds__(threads)
   for (int i = 0; i < items; ++i) {
     const std::int64_t j = static_cast<std::int64_t>(threadIdx.x) * items + i;
     const bool valid = j < count;  // padding sorts last: largest key and index
-    keys[i] = valid ? static_cast<K>(plan::key_traits<T>::to_key(cand_vals[j]) ^ flip) : static_cast<K>(~K(0));
+    keys[i] = valid ? plan::range_key(cand_vals[j], flip) : static_cast<K>(~K(0));
     idx[i] = valid ? cand_idx[j] : ~std::uint64_t(0);
   }
   if (deterministic) {
@@ -84,8 +85,7 @@ __global__ void range_composite_keys_kernel(const T* vals, const std::uint64_t* 
   const std::uint64_t key_mask = key_bits >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << key_bits) - 1;
   for (std::int64_t j = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; j < count;
        j += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    const auto key = static_cast<std::uint64_t>(
-        static_cast<plan::key_t<T>>(plan::key_traits<T>::to_key(vals[j]) ^ flip));
+    const auto key = static_cast<std::uint64_t>(plan::range_key(vals[j], flip));
     out[j] = ((key & key_mask) << index_bits) | idx[j];
   }
 }
@@ -96,7 +96,7 @@ __global__ void range_output_keys_kernel(const T* out, std::int64_t count, plan:
                                          plan::key_t<T>* keys) {
   for (std::int64_t j = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; j < count;
        j += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
-    keys[j] = static_cast<plan::key_t<T>>(plan::key_traits<T>::to_key(out[j]) ^ flip);
+    keys[j] = plan::range_key(out[j], flip);
 }
 
 /// By index: out_keys[j] = input[idx[j]], optionally the index copied to

@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(tuning::sample_threads)
 #pragma unroll
   for (int i = 0; i < items; ++i) {
     if (pos[i] < 0) continue;
-    const K k = static_cast<K>(plan::key_traits<T>::to_key(raw[i]) ^ flip);
+    const K k = plan::range_key(raw[i], flip);
     below_lo += w.has_lo && k < w.lo0;
     below_hi += w.has_hi && k < w.hi0;
     const bool keep = (w.has_lo && k >= w.lo0 && k <= w.lo1) || (w.has_hi && k >= w.hi0 && k <= w.hi1);
