@@ -77,9 +77,13 @@ inline constexpr int refine_items = 8;
 inline constexpr int refine_capacity = 4096;
 inline constexpr std::int64_t refine_target_kept = 2048;
 inline constexpr std::int64_t refine_max_size = std::int64_t(1) << 18;
-/// Keys a warp stages per class in the range pass before one atomic reserves
-/// their output slots (range_pass_kernel.cuh): 8 warps x 2 classes x 64 x
-/// (8 + 8) bytes = 16 KiB of shared memory per block at most (double keys).
-inline constexpr unsigned range_stage_keys = 64;
+/// Deterministic unsorted output orders by a bitmap of the input positions
+/// (range_order_kernels.cuh) from this many output keys per 4096-key tile on
+/// average, else by a radix sort of the indices. From H100 timings at 2^28
+/// keys: at k = 2^20 (16 a tile) the bitmap made the call 0.762 ms, the sort
+/// ~0.72 (its words and tile counts cost the pass ~0.05 ms, the clear, scan and
+/// expansion another ~0.09); at k = n/2, 2.37 ms against 5.15. 64 is an
+/// estimate between those ends.
+inline constexpr std::int64_t range_order_bitmap_min_per_tile = 64;
 
 }  // namespace kselect::cuda_detail::tuning

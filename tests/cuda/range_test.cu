@@ -195,6 +195,45 @@ TEST(RangeGpu, FastAndExactPaths) {
   }
 }
 
+// Deterministic unsorted output by bitmap (range_order_kernels.cuh): the
+// level-0 pass's words from vector loads (aligned input) and from scalar loads
+// (input one key off 16-byte alignment), sparse (most words skipped) and dense,
+// later levels' keys and the pick marked after, ties; against the stable order
+// exactly.
+TEST(RangeGpu, DeterministicBitmapOrder) {
+  for (const dist d : {dist::uniform, dist::sixteen_values, dist::clustered}) {
+    const std::int64_t n = (std::int64_t{1} << 20) + 5;
+    const std::vector<float> host = generate<float>(d, n, 23);
+    device_buffer<float> dev(host);
+    for (const std::int64_t skip : {0, 1}) {
+      const std::int64_t size = n - skip;
+      const std::vector<float> sub(host.begin() + skip, host.end());
+      for (const bool largest : {false, true}) {
+        const std::vector<std::int64_t> order = stable_order(sub.data(), size, largest);
+        // size / 60: just above the bitmap's threshold, ~2 keys in a warp's 128-key
+        // vector (some skipped); size / 2: dense.
+        for (const std::int64_t k : {size / 60, size / 2}) {
+          const mode md{false, true, 4};
+          device::detail::range_request req;
+          req.hi = k;
+          req.descending = largest;
+          device::topk_config cfg;
+          cfg.deterministic = true;
+          cuda_detail::range_layout layout;
+          ASSERT_EQ(cuda_detail::plan_range_layout<float>(size, req, cfg, layout), cudaSuccess);
+          EXPECT_TRUE(layout.bitmap_order) << "k = " << k;
+          std::vector<float> values;
+          const range_output r = gpu_range(dev.data() + skip, size, 0, k, largest, md, values);
+          ASSERT_TRUE(r.ok);
+          EXPECT_TRUE(check_range_result(sub.data(), size, std::span<const std::int64_t>(order), 0, k, largest, false,
+                                         true, values.data(), r.indices.data()))
+              << name(d) << " offset " << skip << " k = " << k << " largest " << largest;
+        }
+      }
+    }
+  }
+}
+
 // Deterministic output is the same from run to run, bit for bit, with many ties.
 TEST(RangeGpu, DeterministicRepeats) {
   const std::int64_t n = (std::int64_t{1} << 22) + 17;

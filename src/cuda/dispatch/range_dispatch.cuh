@@ -14,7 +14,9 @@
 //          boundary keys by multiselection, then count, scan and write in input
 //          order (range_exact_kernels.cuh)
 //   then, when asked: sorted output (sort by key, deterministic ties by index
-//   first), deterministic unsorted output (sort of the indices), the payload
+//   first), deterministic unsorted output (input order: from 64 output keys
+//   per tile on average, a bitmap of the input positions that level 0 writes,
+//   range_order_kernels.cuh; below, a sort of the indices), the payload
 //   gathered by index.
 #pragma once
 
@@ -29,6 +31,7 @@
 #include "cuda/dispatch/profiler.hpp"
 #include "cuda/kernels/range_exact_kernels.cuh"
 #include "cuda/kernels/range_finish_kernels.cuh"
+#include "cuda/kernels/range_order_kernels.cuh"
 #include "cuda/kernels/range_pass_kernel.cuh"
 #include "cuda/kernels/range_plan_kernel.cuh"
 #include "cuda/kernels/range_refine_kernels.cuh"
@@ -53,9 +56,10 @@ struct range_layout {
   int index_bytes = 0;             ///< width of the indices the pipeline carries (0: none)
   bool own_indices = false;        ///< indices live in the workspace (the caller did not ask for them)
   bool post_sort = false;          ///< a sort of the output follows
+  bool bitmap_order = false;       ///< deterministic unsorted output by bitmap (range_order_kernels.cuh)
   std::size_t state = 0, cand_vals[2] = {}, cand_idx[2] = {}, sort_keys[2] = {}, temp = 0, temp_bytes = 0, indices = 0,
               post_keys[2] = {}, post_idx = 0, tile_counts[3] = {}, below = 0, thresholds = 0, select_ws = 0,
-              select_bytes = 0, refine_kept = 0, total = 0;
+              select_bytes = 0, refine_kept = 0, order_bits = 0, total = 0;
 };
 
 /// The exact path's multiselection of the two boundary keys: the window
@@ -83,6 +87,8 @@ cudaError_t plan_range_layout(std::int64_t n, const device::detail::range_reques
                                                    tuning::window_margin, tuning::range_all_candidates_max);
   const auto cap = static_cast<std::size_t>(w.cand_capacity);
   w.tiles = (n + tuning::tile_keys - 1) / tuning::tile_keys;
+  w.bitmap_order =
+      cfg.deterministic && !cfg.sorted && w.m >= w.tiles * tuning::range_order_bitmap_min_per_tile;
 
   // CUB's temporary storage: the largest of the sorts and the scan this call may run.
   std::size_t temp = 0, bytes = 0;
@@ -140,6 +146,8 @@ cudaError_t plan_range_layout(std::int64_t n, const device::detail::range_reques
   w.thresholds = carve.take(2 * sizeof(T));
   w.select_ws = carve.take(w.select_bytes);
   w.refine_kept = carve.take(static_cast<std::size_t>(tuning::refine_capacity) * sizeof(K));
+  // A bit per input position, whole tiles (cleared, then set by the passes and the pick).
+  w.order_bits = carve.take(w.bitmap_order ? static_cast<std::size_t>(w.tiles) * (tuning::tile_keys / 8) : 0);
   w.total = carve.end;
   return cudaSuccess;
 }
@@ -159,11 +167,21 @@ class range_driver {
   cudaError_t run() {
     if (w_.m == 0) return cudaSuccess;
     KSELECT_CUDA_TRY(full_wave_blocks(range_pass_kernel<T, false>, grid_));
+    // No block may take more tile rounds than a staged position records.
+    grid_ = static_cast<unsigned>(
+        std::max<std::int64_t>(grid_, (w_.tiles + range_pass_max_rounds - 1) / range_pass_max_rounds));
     // Level 0 reads the input; each later level the previous level's candidates.
     const T* src = in_;
     const std::uint64_t* src_idx = nullptr;
     std::int64_t size = n_, lo = req_.lo, hi = req_.hi, out_at = 0;
     int buf = 0;
+    if (w_.bitmap_order) {
+      KSELECT_CUDA_TRY(cudaMemsetAsync(ws_ + w_.tile_counts[0], 0,
+                                       static_cast<std::size_t>(w_.tiles + 1) * sizeof(unsigned long long), stream_));
+      // Level 0 writes only the words where it has output keys.
+      KSELECT_CUDA_TRY(cudaMemsetAsync(ws_ + w_.order_bits, 0,
+                                       static_cast<std::size_t>(w_.tiles) * (tuning::tile_keys / 8), stream_));
+    }
     for (int level = 0;; ++level) {
       KSELECT_CUDA_TRY(run_level(level, src, src_idx, size, lo, hi, out_at, buf));
       const plan::range_pick pick = plan::locate_range(lo, hi, counts(), w_.cand_capacity);
@@ -173,6 +191,7 @@ class range_driver {
         break;
       }
       out_at += static_cast<std::int64_t>(state_.inside);
+      if (level == 0) level0_inside_ = out_at;
       const auto cand = static_cast<std::int64_t>(state_.cand);
       if (pick.last <= pick.first) break;
       // Few candidates left, or a level that no longer narrows (ties at a
@@ -240,14 +259,19 @@ class range_driver {
       KSELECT_LAUNCH_CHECK();
       prof_.stop(stream_);
     }
+    // Deterministic order by bitmap: level 0 marks its inside keys there and
+    // does not write them (range_order_expand_kernel writes the whole output).
+    const bool mark = w_.bitmap_order && level == 0;
     range_pass_out<T> out{out_keys_,
                           indices_,
                           w_.index_bytes,
                           out_at,
-                          w_.m - out_at,
+                          mark ? 0 : w_.m - out_at,
                           reinterpret_cast<T*>(ws_ + w_.cand_vals[buf]),
                           reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[buf]),
-                          w_.cand_capacity};
+                          w_.cand_capacity,
+                          mark ? reinterpret_cast<std::uint32_t*>(ws_ + w_.order_bits) : nullptr,
+                          mark ? reinterpret_cast<unsigned long long*>(ws_ + w_.tile_counts[0]) : nullptr};
     prof_.start(stream_, level == 0 ? "range pass" : "range pass (candidates)");
     if (src_idx)
       range_pass_kernel<T, true><<<grid_, tuning::stream_threads, 0, stream_>>>(state, src, src_idx, size, out);
@@ -367,7 +391,31 @@ class range_driver {
   /// keys gathered from the input by index.
   cudaError_t order_output() {
     if (!w_.post_sort) return cudaSuccess;
+    if (w_.bitmap_order && !exact_) return order_by_bitmap();
     return w_.index_bytes == 4 ? order_output_as<std::uint32_t>() : order_output_as<std::uint64_t>();
+  }
+
+  /// Deterministic unsorted output by bitmap (range_order_kernels.cuh): the
+  /// keys after level 0's marked, the tile counts scanned, the output written
+  /// in input order.
+  cudaError_t order_by_bitmap() {
+    auto* bits = reinterpret_cast<std::uint32_t*>(ws_ + w_.order_bits);
+    auto* tile_counts = reinterpret_cast<unsigned long long*>(ws_ + w_.tile_counts[0]);
+    prof_.start(stream_, "range order output (bitmap)");
+    if (w_.m > level0_inside_) {
+      range_order_mark_kernel<<<blocks_for(w_.m - level0_inside_), 256, 0, stream_>>>(
+          indices_, w_.index_bytes, level0_inside_, w_.m - level0_inside_, bits, tile_counts);
+      KSELECT_LAUNCH_CHECK();
+    }
+    std::size_t temp_bytes = w_.temp_bytes;
+    KSELECT_CUDA_TRY(exclusive_sum_u64(ws_ + w_.temp, temp_bytes, tile_counts, tile_counts, w_.tiles + 1, stream_));
+    constexpr std::int64_t warps = range_order_expand_threads / 32;  // a tile each
+    const auto blocks = static_cast<unsigned>(std::clamp<std::int64_t>((w_.tiles + warps - 1) / warps, 1, 65535));
+    range_order_expand_kernel<T><<<blocks, range_order_expand_threads, 0, stream_>>>(
+        in_, bits, tile_counts, w_.tiles, out_keys_, indices_, w_.index_bytes);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    return cudaSuccess;
   }
 
   template <class I>
@@ -412,6 +460,7 @@ class range_driver {
   void* indices_;
   range_state<K> state_{};  ///< the last level's state, as read back
   unsigned grid_ = 1;
+  std::int64_t level0_inside_ = 0;  ///< output keys level 0 marked in the order bitmap
   int levels_ = 0;
   bool exact_ = false;
   launch_profiler prof_;
