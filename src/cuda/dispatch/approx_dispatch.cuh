@@ -6,7 +6,8 @@
 //                        (splitters spread over the sample) or, for few close
 //                        ranks, the window mode (splitters packed around them)
 //   cudaMemcpyAsync      the ranks to the device
-//   approx_plan_kernel   1 block: sample, splitters, the counting pass's table
+//   approx_sample_kernel the sample's keys, gathered by 64 blocks
+//   approx_plan_kernel   1 block: the sample sorted, splitters, the counting pass's table
 //   approx_count_kernel  one read of the input: every key's bucket, counted
 //                        (window mode: keys outside the window only compared
 //                        and counted in registers)
@@ -32,6 +33,7 @@
 #include "cuda/kernels/approx_answer_kernel.cuh"
 #include "cuda/kernels/approx_count_kernel.cuh"
 #include "cuda/kernels/approx_plan_kernel.cuh"
+#include "cuda/kernels/approx_sample_kernel.cuh"
 #include "cuda/tuning.hpp"
 #include "kselect/device.hpp"
 #include "plan/approx.hpp"
@@ -93,9 +95,14 @@ class approx_driver {
     constexpr std::size_t plan_bytes = approx_plan_detail::shared_bytes<T>;
     KSELECT_CUDA_TRY(cudaFuncSetAttribute(approx_plan_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(plan_bytes)));
-    prof_.start(stream_, "approx plan (sample, splitters, table)");
-    approx_plan_kernel<T><<<1, approx_plan_detail::threads<K>, plan_bytes, stream_>>>(in_, n_, cfg_.seed, cand,
-                                                                                      budget, tables);
+    auto* sample = reinterpret_cast<K*>(ws_ + w_.sample);
+    prof_.start(stream_, "approx sample (gather)");
+    approx_sample_kernel<T><<<approx_sample_detail::blocks, approx_sample_detail::threads, 0, stream_>>>(
+        in_, n_, cfg_.seed, sample);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    prof_.start(stream_, "approx plan (sample sort, splitters, table)");
+    approx_plan_kernel<T><<<1, approx_plan_detail::threads<K>, plan_bytes, stream_>>>(sample, cand, budget, tables);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
 

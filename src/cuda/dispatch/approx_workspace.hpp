@@ -15,6 +15,7 @@
 namespace kselect::cuda_detail {
 
 struct approx_layout {
+  std::size_t sample;                                      ///< the sample's pre-keys (approx_sample_kernel)
   std::size_t lookup, fine, boundaries, splitters, hist;  ///< the plan kernel's tables, the histogram
   std::size_t ranks, verdicts;                             ///< the ranks on the device, one verdict byte each
   std::size_t fallback_index, fallback_out;                ///< the exact fallback's rank indices and answers
@@ -30,6 +31,7 @@ approx_layout plan_approx_workspace(std::int64_t num_ranks, std::size_t fallback
   approx_layout w{};
   workspace_carver carve;
   const auto r = static_cast<std::size_t>(num_ranks);
+  w.sample = carve.take(plan::approx_sample_size * sizeof(K));
   w.lookup = carve.take(sizeof(plan::approx_lookup<K>));
   w.fine = carve.take(plan::approx_max_fine_slots * sizeof(std::uint32_t));
   w.boundaries = carve.take(plan::approx_max_boundaries * sizeof(K));

@@ -6,7 +6,8 @@
 //
 //   1. plan::approx_sample_size keys at plan::sample_position, as pre-keys (a
 //      bijection of the bit patterns: each splitter's value is recovered bit for
-//      bit), sorted by cub::BlockRadixSort in dynamic shared memory;
+//      bit), gathered by approx_sample_kernel, sorted here by
+//      cub::BlockRadixSort in dynamic shared memory;
 //   2. candidates at plan::approx_candidate_at (the histogram mode's spread over
 //      the sample, or the window mode's packed around the ranks' predicted
 //      sample positions: plan::approx_choose_candidates, on the host), one
@@ -25,12 +26,10 @@
 
 #include <cstdint>
 
-#include "cuda/kernels/load_tile.cuh"
 #include "plan/approx.hpp"
 #include "plan/approx_lookup.hpp"
 #include "plan/int_math.hpp"
 #include "plan/key_traits.hpp"
-#include "plan/sampling.hpp"
 
 namespace kselect::cuda_detail {
 
@@ -59,8 +58,6 @@ template <class K>
 constexpr int coarse = (static_cast<int>(plan::approx_max_coarse<K>) + threads<K> - 1) / threads<K>;
 template <class K>
 constexpr int fines = plan::approx_max_fine_slots / threads<K>;
-/// Sample loads a thread has in flight at once.
-constexpr int gather_chunk = 8;
 
 /// Sums of the five candidate share scales' fine slot totals (one block reduction).
 struct scale_totals {
@@ -108,32 +105,20 @@ constexpr std::size_t shared_bytes = sizeof(plan_shared<T>);
 
 template <class T>
 __global__ void __launch_bounds__(approx_plan_detail::threads<plan::key_t<T>>)
-    approx_plan_kernel(const T* in, std::int64_t n, std::uint64_t seed, plan::approx_candidates cand, int budget,
+    approx_plan_kernel(const plan::key_t<T>* sample, plan::approx_candidates cand, int budget,
                        approx_tables<T> out) {
   using K = plan::key_t<T>;
   using traits = plan::key_traits<T>;
   using namespace approx_plan_detail;
   constexpr int nt = threads<K>, ni = items<K>, nc = candidates<K>, ncs = coarse<K>, nf = fines<K>;
-  constexpr int s = plan::approx_sample_size;
   extern __shared__ __align__(16) unsigned char approx_dynamic_shared[];
   auto& sm = *reinterpret_cast<plan_shared<T>*>(approx_dynamic_shared);
   const int tid = static_cast<int>(threadIdx.x);
 
-  // 1. The sample, eight keys at a time: their positions computed, then their
-  // loads issued, then used (all sixteen or thirty-two positions at once, 64-bit
-  // each, spilled registers).
+  // 1. The sample (approx_sample_kernel gathered it), coalesced.
   K keys[ni];
 #pragma unroll
-  for (int h = 0; h < ni; h += gather_chunk) {
-    std::int64_t pos[gather_chunk];
-#pragma unroll
-    for (int i = 0; i < gather_chunk; ++i) pos[i] = plan::sample_position((h + i) * nt + tid, s, n, seed);
-    T raw[gather_chunk];
-#pragma unroll
-    for (int i = 0; i < gather_chunk; ++i) raw[i] = load_readonly(in + pos[i]);
-#pragma unroll
-    for (int i = 0; i < gather_chunk; ++i) keys[h + i] = traits::pre_key(raw[i]);
-  }
+  for (int i = 0; i < ni; ++i) keys[i] = sample[i * nt + tid];
   for (int b = tid; b < 2 * plan::approx_max_splitters + 1; b += nt) out.hist[b] = 0;
   for (int c = tid; c < static_cast<int>(plan::approx_max_coarse<K>); c += nt) {
     sm.lookup.coarse[c] = 0;

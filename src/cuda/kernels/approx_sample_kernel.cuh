@@ -1,0 +1,37 @@
+// Approximate multiselection, step 1 of 3, first part (dispatch/approx_dispatch.cuh):
+// the plan::approx_sample_size keys at plan::sample_position, as pre-keys, into a
+// workspace array, one key per thread, for approx_plan_kernel to sort.
+//
+// Its own kernel because one block gathers slowly: inside the one-block plan
+// kernel (H100, 1 GiB input) the 16384 scattered loads took ~17 us of its
+// ~72 us, all from one SM. Here 64 blocks have them in flight at once. (Sorting
+// the sample device-wide too, with cub::DeviceRadixSort, was tried and dropped:
+// CUB's sort of 16384 keys takes ~54 us by itself, more than the block sort.)
+#pragma once
+
+#include <cstdint>
+
+#include "cuda/kernels/load_tile.cuh"
+#include "plan/approx.hpp"
+#include "plan/key_traits.hpp"
+#include "plan/sampling.hpp"
+
+namespace kselect::cuda_detail {
+
+namespace approx_sample_detail {
+constexpr int threads = 256;
+constexpr int blocks = plan::approx_sample_size / threads;
+static_assert(blocks * threads == plan::approx_sample_size, "one thread per sample slot");
+}  // namespace approx_sample_detail
+
+/// Sample slot j (thread j of the grid) to sample[j]: the same keys the CPU
+/// backend draws (src/cpu/approx_select.cpp), in slot order.
+template <class T>
+__global__ void __launch_bounds__(approx_sample_detail::threads)
+    approx_sample_kernel(const T* in, std::int64_t n, std::uint64_t seed, plan::key_t<T>* sample) {
+  const int j = static_cast<int>(blockIdx.x) * approx_sample_detail::threads + static_cast<int>(threadIdx.x);
+  const std::int64_t pos = plan::sample_position(j, plan::approx_sample_size, n, seed);
+  sample[j] = plan::key_traits<T>::pre_key(load_readonly(in + pos));
+}
+
+}  // namespace kselect::cuda_detail
