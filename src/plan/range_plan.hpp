@@ -24,6 +24,7 @@
 #include <limits>
 
 #include "hd.hpp"
+#include "int_math.hpp"
 #include "key_traits.hpp"
 #include "sampling.hpp"
 
@@ -293,12 +294,7 @@ KSELECT_HD int candidate_key_bits(const range_windows<K>& w) {
   if (!w.has_lo && !w.has_hi) return 8 * static_cast<int>(sizeof(K));
   const K first = w.has_lo ? w.lo0 : w.hi0;
   const K last = w.has_hi ? (w.has_lo && w.lo1 > w.hi1 ? w.lo1 : w.hi1) : w.lo1;
-  K diff = static_cast<K>(first ^ last);
-  int bits = 0;
-  while (diff != 0) {
-    ++bits;
-    diff = static_cast<K>(diff >> 1);
-  }
+  const int bits = bit_width_of(static_cast<K>(first ^ last));
   return bits > 0 ? bits : 1;
 }
 

@@ -62,6 +62,11 @@ struct range_layout {
               select_bytes = 0, refine_kept = 0, order_bits = 0, total = 0;
 };
 
+/// Bytes of the deterministic order's bitmap: a bit per input position, whole tiles.
+inline std::size_t order_bitmap_bytes(std::int64_t tiles) {
+  return static_cast<std::size_t>(tiles) * (tuning::tile_keys / 8);
+}
+
 /// The exact path's multiselection of the two boundary keys: the window
 /// algorithm (no pre-pass, so its workspace stays within ~0.3x the input).
 inline device::select_config exact_path_select_config(const device::topk_config& cfg) {
@@ -146,8 +151,8 @@ cudaError_t plan_range_layout(std::int64_t n, const device::detail::range_reques
   w.thresholds = carve.take(2 * sizeof(T));
   w.select_ws = carve.take(w.select_bytes);
   w.refine_kept = carve.take(static_cast<std::size_t>(tuning::refine_capacity) * sizeof(K));
-  // A bit per input position, whole tiles (cleared, then set by the passes and the pick).
-  w.order_bits = carve.take(w.bitmap_order ? static_cast<std::size_t>(w.tiles) * (tuning::tile_keys / 8) : 0);
+  // Cleared, then set by the level-0 pass and for the later levels' and the pick's keys.
+  w.order_bits = carve.take(w.bitmap_order ? order_bitmap_bytes(w.tiles) : 0);
   w.total = carve.end;
   return cudaSuccess;
 }
@@ -179,8 +184,7 @@ class range_driver {
       KSELECT_CUDA_TRY(cudaMemsetAsync(ws_ + w_.tile_counts[0], 0,
                                        static_cast<std::size_t>(w_.tiles + 1) * sizeof(unsigned long long), stream_));
       // Level 0 writes only the words where it has output keys.
-      KSELECT_CUDA_TRY(cudaMemsetAsync(ws_ + w_.order_bits, 0,
-                                       static_cast<std::size_t>(w_.tiles) * (tuning::tile_keys / 8), stream_));
+      KSELECT_CUDA_TRY(cudaMemsetAsync(ws_ + w_.order_bits, 0, order_bitmap_bytes(w_.tiles), stream_));
     }
     for (int level = 0;; ++level) {
       KSELECT_CUDA_TRY(run_level(level, src, src_idx, size, lo, hi, out_at, buf));

@@ -16,6 +16,8 @@
 // every output key marked by range_order_mark_kernel, 0.04 ms of atomics.)
 #pragma once
 
+#include <cub/warp/warp_scan.cuh>
+
 #include <cstdint>
 
 #include "cuda/kernels/load_tile.cuh"
@@ -56,6 +58,7 @@ __global__ void __launch_bounds__(range_order_expand_threads)
   static_assert(words_per_tile == 4 * 32, "a lane takes four words of its tile");
   static_assert(tuning::tile_keys <= 65536, "tile offsets are staged as 16-bit");
   __shared__ std::uint16_t staged[warps][tuning::tile_keys];
+  __shared__ typename cub::WarpScan<unsigned>::TempStorage scan_storage[warps];
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   std::uint16_t* const stage = staged[warp];
   for (std::int64_t tl = blockIdx.x * static_cast<std::int64_t>(warps) + warp; tl < tiles;
@@ -66,13 +69,8 @@ __global__ void __launch_bounds__(range_order_expand_threads)
     if (total == 0) continue;  // warp-uniform
     const std::uint32_t words[4] = {w4.x, w4.y, w4.z, w4.w};
     const unsigned own = __popc(w4.x) + __popc(w4.y) + __popc(w4.z) + __popc(w4.w);
-    unsigned incl = own;
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-      const unsigned up = __shfl_up_sync(0xffffffffu, incl, d);
-      if (lane >= static_cast<unsigned>(d)) incl += up;
-    }
-    unsigned slot = incl - own;
+    unsigned slot = 0;
+    cub::WarpScan<unsigned>(scan_storage[warp]).ExclusiveSum(own, slot);
 #pragma unroll
     for (int w = 0; w < 4; ++w) {
       std::uint32_t word = words[w];
