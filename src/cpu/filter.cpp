@@ -124,6 +124,21 @@ void partition_chunk(Selected selected, Emit emit, std::int64_t begin, std::int6
   for (; i < end; ++i) emit(at < at_end ? at++ : other++, i);
 }
 
+// filter_inplace's first step on one chunk: its selected elements move to its start,
+// in order; returns how many. The write position never passes the element being
+// read, so no element is overwritten before it is read; branch-free as write_chunk
+// (a write that does not advance lands on a position already read).
+template <class Selected, class T>
+std::int64_t compact_chunk(Selected selected, T* values, std::int64_t begin, std::int64_t end) {
+  std::int64_t at = begin;
+  for (std::int64_t i = begin; i < end; ++i) {
+    const bool s = selected(i);
+    values[at] = values[i];
+    at += s ? 1 : 0;
+  }
+  return at - begin;
+}
+
 }  // namespace
 
 template <class T>
@@ -188,25 +203,17 @@ std::int64_t filter_inplace(T* values, std::int64_t n, const predicate<T>& pred,
   const std::int64_t chunks = chunk_count(n, threads, tuning);
   plan.selected_before.assign(static_cast<std::size_t>(chunks) + 1, 0);
   std::vector<std::int64_t> kept(static_cast<std::size_t>(chunks), 0);
-  // 1. Each chunk compacts itself to its start: the write position never passes
-  //    the element being read, so no element is overwritten before it is read (a
-  //    write that does not advance lands on a position already read).
+  // 1. Each chunk compacts itself to its start.
   with_selector(static_cast<const T*>(values), pred, nullptr, [&](auto selected) {
 #pragma omp parallel for num_threads(threads) schedule(static, 1) if (chunks > 1 && threads > 1)
     for (std::int64_t c = 0; c < chunks; ++c) {
       const std::int64_t begin = plan.chunk_begin(c), end = plan.chunk_begin(c + 1);
-      std::int64_t at = begin;
-      for (std::int64_t i = begin; i < end; ++i) {  // branch-free, as filter_write
-        const bool s = selected(i);
-        values[at] = values[i];
-        at += s ? 1 : 0;
-      }
-      kept[static_cast<std::size_t>(c)] = at - begin;
+      kept[static_cast<std::size_t>(c)] = compact_chunk(selected, values, begin, end);
     }
   });
   // 2. The parts move down in chunk order. Chunk c's part goes to [at, at + kept)
-  //    with at <= its start: only chunk c's own part and earlier, finished output
-  //    lie there, so one memmove per chunk, in order, is safe.
+  //    with at <= its start: that range holds only chunk c's own part and the parts
+  //    of earlier chunks, already moved, so one memmove per chunk, in order, is safe.
   std::int64_t at = kept.empty() ? 0 : kept[0];
   for (std::int64_t c = 1; c < chunks; ++c) {
     const std::int64_t k = kept[static_cast<std::size_t>(c)];
