@@ -1,11 +1,14 @@
 #include "args.hpp"
 
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <string_view>
+#include <type_traits>
 
+#include "dtype.hpp"
 #include "errors.hpp"
 
 namespace kselect_cli {
@@ -105,6 +108,48 @@ std::int64_t resolve_max_rank_error(const rank_error_spec& spec, std::int64_t n)
   return static_cast<std::int64_t>(static_cast<unsigned __int128>(spec.count) * static_cast<std::uint64_t>(n) /
                                    scale);
 }
+
+template <class T>
+T parse_constant(std::string_view option, const std::string& text) {
+  const std::string name(option);
+  const std::string type(dtype_name(dtype_of<T>()));
+  if (text.empty()) throw input_error(name + ": no value given");
+  if constexpr (std::is_floating_point_v<T>) {
+    // strtof / strtod: nearest value, "nan", "inf"; no leading space (they would skip it).
+    if (std::isspace(static_cast<unsigned char>(text.front())))
+      throw input_error(name + ": '" + text + "' is not a " + type + " value");
+    errno = 0;
+    char* end = nullptr;
+    const T v = std::is_same_v<T, float> ? std::strtof(text.c_str(), &end) : std::strtod(text.c_str(), &end);
+    if (end != text.c_str() + text.size()) throw input_error(name + ": '" + text + "' is not a " + type + " value");
+    if (errno == ERANGE && std::isinf(v)) throw input_error(name + ": " + text + " is out of range for " + type);
+    return v;
+  } else {
+    // from_chars takes no '+', and no '-' for unsigned types: a negative integer is
+    // out of their range ("-0" is 0).
+    if (std::is_unsigned_v<T> && text.front() == '-' && text.size() > 1 &&
+        text.find_first_not_of("0123456789", 1) == std::string::npos) {
+      if (text.find_first_not_of('0', 1) == std::string::npos) return 0;
+      throw input_error(name + ": " + text + " is out of range for " + type);
+    }
+    T v = 0;
+    const char* end = text.data() + text.size();
+    const bool plus = text.front() == '+' && text.rfind("+-", 0) != 0;  // "+-5" stays an error
+    const char* first = text.data() + (plus ? 1 : 0);
+    const auto [ptr, ec] = std::from_chars(first, end, v);
+    if (ec == std::errc::result_out_of_range) throw input_error(name + ": " + text + " is out of range for " + type);
+    if (ec != std::errc() || ptr != end)
+      throw input_error(name + ": '" + text + "' is not an integer (the input is " + type + ")");
+    return v;
+  }
+}
+
+template float parse_constant<float>(std::string_view, const std::string&);
+template double parse_constant<double>(std::string_view, const std::string&);
+template std::int32_t parse_constant<std::int32_t>(std::string_view, const std::string&);
+template std::uint32_t parse_constant<std::uint32_t>(std::string_view, const std::string&);
+template std::int64_t parse_constant<std::int64_t>(std::string_view, const std::string&);
+template std::uint64_t parse_constant<std::uint64_t>(std::string_view, const std::string&);
 
 std::vector<double> parse_quantiles(const std::vector<std::string>& items) {
   std::vector<double> qs;

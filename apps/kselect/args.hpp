@@ -33,6 +33,13 @@ rank_error_spec parse_max_rank_error(const std::string& text);
 /// The count a spec means for n values: the count itself, or floor(percent / 100 * n).
 std::int64_t resolve_max_rank_error(const rank_error_spec& spec, std::int64_t n);
 
+/// A filter constant (--lt X, --range A B, ...) as a value of the input's type T:
+/// integer types take integers in their range (no decimal point: "2.5" is not an
+/// int32); float types take decimal or hex numbers, nan, inf and -inf, rounded to
+/// the nearest T; a finite number beyond T's range is an error.
+template <class T>
+T parse_constant(std::string_view option, const std::string& text);
+
 /// -q values: each a number in [0, 1] (NaN rejected).
 std::vector<double> parse_quantiles(const std::vector<std::string>& items);
 

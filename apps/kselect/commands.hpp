@@ -45,6 +45,16 @@ struct range_command_options {
   std::string file;
 };
 
+/// filter: one predicate option (--lt X, ..., --range A B), as given.
+struct filter_command_options {
+  std::string op;                     // "lt", "le", "gt", "ge", "eq", "ne" or "range"; empty: none given
+  std::vector<std::string> operands;  // X, or A and B
+  std::vector<std::string> given;     // every predicate option given ("--lt", ...): exactly one is allowed
+  bool indices = false;               // --indices: write the positions instead of the values
+  std::string output;                 // -o OUT.npy; empty: print the count only
+  std::string file;
+};
+
 struct quantile_options {
   std::vector<std::string> quantiles;  // -q, comma lists
   bool percentiles = false;
@@ -67,6 +77,7 @@ int run_select(const common_options& common, const select_options& opts);
 int run_topk(const common_options& common, const topk_command_options& opts);
 int run_range(const common_options& common, const range_command_options& opts);
 int run_quantile(const common_options& common, const quantile_options& opts);
+int run_filter(const common_options& common, const filter_command_options& opts);
 int run_demo(const common_options& common, const demo_options& opts);
 /// Replaces the process with the benchmark binary; returns only on failure.
 int run_bench(const common_options& common, const bench_options& opts);

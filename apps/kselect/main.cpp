@@ -6,6 +6,8 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "commands.hpp"
 #include "errors.hpp"
@@ -60,7 +62,8 @@ int run(int argc, char** argv) {
       "Input: .npy files (little-endian <f4 <f8 <i4 <u4 <i8 <u8, any shape, flattened) or raw binary\n"
       "(any other extension, or --raw) with --dtype. Output: one value per line (nan, inf, -inf),\n"
       "in the order requested ('index value' with --indices, 'value rank' with select --approx);\n"
-      "with --json one object (non-finite values as strings).\n"
+      "with --json one object (non-finite values as strings). filter prints the count and writes\n"
+      "the values (or, with --indices, their int64 positions) to -o OUT.npy.\n"
       "Exit codes: 0 success, 1 failure (demo check, CUDA error), 2 bad arguments or input.\n");
 
   select_options sel;
@@ -111,6 +114,36 @@ int run(int argc, char** argv) {
   quantile_cmd->add_flag("--nan-ignore", quant.nan_ignore, "Ignore NaNs (numpy.nanquantile)");
   quantile_cmd->add_option("FILE", quant.file, "Input file (.npy or raw)")->required();
 
+  filter_command_options filter;
+  CLI::App* filter_cmd = app.add_subcommand(
+      "filter", "The values satisfying a predicate, in input order, to a .npy file (CPU backend for now)");
+  add_common_options(*filter_cmd, common);
+  std::vector<std::pair<CLI::Option*, std::string>> filter_predicates;
+  for (const auto& [op, help] : {std::pair<std::string, std::string>{"lt", "Values < X"},
+                                 {"le", "Values <= X"},
+                                 {"gt", "Values > X"},
+                                 {"ge", "Values >= X"},
+                                 {"eq", "Values == X (-0.0 == 0.0, NaN equals nothing)"},
+                                 {"ne", "Values != X (NaN included)"}})
+    filter_predicates.emplace_back(
+        filter_cmd->add_option("--" + op, filter.operands, help)
+            ->type_name("X")
+            ->expected(1)
+            ->allow_extra_args(false),
+        op);
+  filter_predicates.emplace_back(
+      filter_cmd->add_option("--range", filter.operands, "--range A B: values x with A <= x < B")
+          ->type_name("BOUND")
+          ->expected(2)
+          ->allow_extra_args(false),
+      "range");
+  filter_cmd->add_flag("--indices", filter.indices, "Write the values' 0-based positions (int64) instead");
+  filter_cmd->add_option("-o,--output", filter.output,
+                         "Write the values (or positions) to OUT.npy; without it only their number is printed")
+      ->type_name("OUT.npy");
+  filter_cmd->add_option("FILE", filter.file, "Input file (.npy or raw)")->required();
+  filter_cmd->footer("Give one predicate; its constants are values of the input's dtype (nan, inf for floats).");
+
   demo_options demo;
   CLI::App* demo_cmd = app.add_subcommand(
       "demo", "Median, percentiles and 1000 smallest of uniform floats, checked against a sort");
@@ -135,7 +168,7 @@ int run(int argc, char** argv) {
       const auto rest = app.remaining();
       what = rest.empty() ? "a subcommand is required"
                           : "unknown subcommand '" + rest.front() + "'";
-      what += " (one of select, quantile, topk, range, demo, bench)";
+      what += " (one of select, quantile, topk, range, filter, demo, bench)";
     }
     report(what + " (run 'kselect --help' for usage)");
     return exit_usage;
@@ -148,6 +181,14 @@ int run(int argc, char** argv) {
   if (topk_cmd->parsed()) return run_topk(common, topk);
   if (range_cmd->parsed()) return run_range(common, range);
   if (quantile_cmd->parsed()) return run_quantile(common, quant);
+  if (filter_cmd->parsed()) {
+    for (const auto& [option, op] : filter_predicates) {
+      if (option->count() == 0) continue;
+      filter.given.push_back("--" + op);
+      filter.op = op;
+    }
+    return run_filter(common, filter);
+  }
   if (demo_cmd->parsed()) {
     demo.n_given = demo_n->count() > 0;
     return run_demo(common, demo);

@@ -207,4 +207,17 @@ std::string shape_string(const std::vector<std::int64_t>& shape) {
   return s + ")";
 }
 
+std::string array_prefix(dtype t, std::int64_t count) {
+  std::string header = "{'descr': '" + std::string(dtype_descr(t)) +
+                       "', 'fortran_order': False, 'shape': " + shape_string({count}) + ", }";
+  constexpr std::size_t preamble_bytes = 10;  // magic, version 1.0, 2-byte length
+  header += std::string(63 - (preamble_bytes + header.size()) % 64, ' ') + '\n';
+  std::string out(magic);
+  out += '\x01';
+  out += '\x00';
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>(header.size() >> 8);  // a one-dimensional header is far below 64 KiB
+  return out + header;
+}
+
 }  // namespace kselect_cli::npy

@@ -1,6 +1,7 @@
-// The NumPy .npy format (versions 1.0, 2.0, 3.0): preamble and header parsing.
-// Pure functions over bytes; reading files is input.cpp's job. Errors throw
-// input_error with a message that does not name the file (the caller adds it).
+// The NumPy .npy format (versions 1.0, 2.0, 3.0): preamble and header parsing, and
+// the header of a file to write. Pure functions over bytes; reading and writing
+// files is input.cpp's and output.cpp's job. Errors throw input_error with a message
+// that does not name the file (the caller adds it).
 #pragma once
 
 #include <cstddef>
@@ -51,5 +52,10 @@ std::int64_t header_count(const header& h, std::size_t item_size);
 
 /// "(3, 4)" as Python writes a shape.
 std::string shape_string(const std::vector<std::int64_t>& shape);
+
+/// The bytes before the data of a version 1.0 file holding a one-dimensional array
+/// of `count` elements of type t, as numpy.save writes them: magic, version, header
+/// length, and the header dict padded with spaces and a newline to a multiple of 64.
+std::string array_prefix(dtype t, std::int64_t count);
 
 }  // namespace kselect_cli::npy

@@ -10,12 +10,16 @@
 // for rank k is the value the ascending sorted array holds at position k (0-based).
 //
 // Supported key types: float, double, int32_t, uint32_t, int64_t, uint64_t.
+//
+// Order-preserving filtering (filter_if, partition, count_if, ...) is declared in
+// kselect/filter.hpp, included here.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "kselect/filter.hpp"
 #include "kselect/types.hpp"
 
 namespace kselect {

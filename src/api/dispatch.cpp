@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "cpu/cpu_select.hpp"
+#include "cpu/filter.hpp"
 #ifdef KSELECT_WITH_CUDA
 #include "cuda/backend.hpp"
 #endif
@@ -31,6 +32,13 @@ auto cpu_call(F&& f) -> decltype(f()) {
 /// Buckets of the CPU approximate counting pass: cpu::approx_multiselect's default,
 /// as device::approx_config's (the owning API has no option for it).
 constexpr int cpu_approx_buckets = 1024;
+
+/// The filters have no CUDA backend yet; the owning API says so for device memory.
+[[noreturn]] void no_cuda_filter() {
+  throw error(
+      "kselect: the CUDA backend for filtering is not built yet (no filter kernels); "
+      "filter host memory on the CPU instead");
+}
 
 }  // namespace
 
@@ -144,6 +152,36 @@ std::int64_t run_count_nan(backend b, const T* values, std::int64_t n, const opt
   }
 }
 
+template <class T>
+std::int64_t run_filter(backend b, const T* values, std::int64_t n, const filter_condition<T>& cond,
+                        const void* payload, std::size_t payload_bytes, bool partition, bool with_indices,
+                        filter_target& target, const options& opt) {
+  if (b == backend::cuda) no_cuda_filter();
+  return cpu_call([&] {
+    const std::uint8_t* flags = cond.flagged ? cond.flags : nullptr;
+    const cpu::filter_plan plan = cpu::filter_count(values, n, cond.pred, flags, opt.cpu_threads);
+    const filter_buffers out = target.allocate(partition ? n : plan.selected());
+    cpu::filter_write(values, n, cond.pred, flags, plan, payload, payload_bytes, partition,
+                      static_cast<T*>(out.values), with_indices ? out.indices : nullptr,
+                      payload_bytes > 0 ? out.payload : nullptr, opt.cpu_threads);
+    return plan.selected();
+  });
+}
+
+template <class T>
+std::int64_t run_count_if(backend b, const T* values, std::int64_t n, const predicate<T>& pred,
+                          const options& opt) {
+  if (b == backend::cuda) no_cuda_filter();
+  return cpu_call([&] { return cpu::count_if(values, n, pred, opt.cpu_threads); });
+}
+
+template <class T>
+std::int64_t run_filter_inplace(backend b, T* values, std::int64_t n, const predicate<T>& pred,
+                                const options& opt) {
+  if (b == backend::cuda) no_cuda_filter();
+  return cpu_call([&] { return cpu::filter_inplace(values, n, pred, opt.cpu_threads); });
+}
+
 #define KSELECT_INSTANTIATE(T)                                                                   \
   template void run_multiselect<T>(backend, const T*, std::int64_t, const std::int64_t*,         \
                                    std::int64_t, T*, const options&);                            \
@@ -152,7 +190,14 @@ std::int64_t run_count_nan(backend b, const T* values, std::int64_t n, const opt
   template void run_approx_multiselect<T>(backend, const T*, std::int64_t, const std::int64_t*,  \
                                           std::int64_t, std::int64_t, T*, std::int64_t*,         \
                                           const options&);                                       \
-  template std::int64_t run_count_nan<T>(backend, const T*, std::int64_t, const options&);
+  template std::int64_t run_count_nan<T>(backend, const T*, std::int64_t, const options&);        \
+  template std::int64_t run_filter<T>(backend, const T*, std::int64_t, const filter_condition<T>&, \
+                                      const void*, std::size_t, bool, bool, filter_target&,      \
+                                      const options&);                                           \
+  template std::int64_t run_count_if<T>(backend, const T*, std::int64_t, const predicate<T>&,    \
+                                        const options&);                                         \
+  template std::int64_t run_filter_inplace<T>(backend, T*, std::int64_t, const predicate<T>&,    \
+                                              const options&);
 KSELECT_FOR_EACH_KEY_TYPE(KSELECT_INSTANTIATE)
 #undef KSELECT_INSTANTIATE
 
