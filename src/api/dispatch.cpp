@@ -42,15 +42,20 @@ constexpr int cpu_approx_buckets = 1024;
 
 }  // namespace
 
+void check_array(const void* array, std::int64_t n, const options& opt, const char* name) {
+  if (n < 0) throw std::invalid_argument("kselect: n = " + std::to_string(n) + " is negative");
+  if (array == nullptr && n > 0)
+    throw std::invalid_argument(std::string("kselect: ") + name + " is null (n = " + std::to_string(n) + ")");
+  if (opt.cpu_threads < 0)
+    throw std::invalid_argument("kselect: options.cpu_threads = " + std::to_string(opt.cpu_threads) +
+                                " is negative (0 means the OpenMP default)");
+}
+
 void check_input(const void* values, std::int64_t n, const options& opt) {
   if (n <= 0)
     throw std::invalid_argument("kselect: n = " + std::to_string(n) +
                                 ": the input is empty (n must be at least 1)");
-  if (values == nullptr)
-    throw std::invalid_argument("kselect: values is null (n = " + std::to_string(n) + ")");
-  if (opt.cpu_threads < 0)
-    throw std::invalid_argument("kselect: options.cpu_threads = " + std::to_string(opt.cpu_threads) +
-                                " is negative (0 means the OpenMP default)");
+  check_array(values, n, opt, "values");
 }
 
 backend choose_backend(const void* values, const options& opt) {
@@ -161,7 +166,7 @@ std::int64_t run_filter(backend b, const T* values, std::int64_t n, const filter
     const std::uint8_t* flags = cond.flagged ? cond.flags : nullptr;
     const cpu::filter_plan plan = cpu::filter_count(values, n, cond.pred, flags, opt.cpu_threads);
     const filter_buffers out = target.allocate(partition ? n : plan.selected());
-    cpu::filter_write(values, n, cond.pred, flags, plan, payload, payload_bytes, partition,
+    cpu::filter_write(values, cond.pred, flags, plan, payload, payload_bytes, partition,
                       static_cast<T*>(out.values), with_indices ? out.indices : nullptr,
                       payload_bytes > 0 ? out.payload : nullptr, opt.cpu_threads);
     return plan.selected();

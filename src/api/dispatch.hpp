@@ -16,6 +16,10 @@ enum class backend { cpu, cuda };
 /// "n = 0: the input is empty") and for a negative options::cpu_threads.
 void check_input(const void* values, std::int64_t n, const options& opt);
 
+/// As check_input where an empty array is valid (the filters): throws for a
+/// negative n, a null `name` array when n > 0, a negative options::cpu_threads.
+void check_array(const void* array, std::int64_t n, const options& opt, const char* name = "values");
+
 /// automatic: CUDA for device memory, else the CPU. Throws std::invalid_argument when
 /// options::device asks for the CPU with device memory, for CUDA with host memory, or
 /// for CUDA in a build without it ("kselect was built without CUDA").

@@ -21,16 +21,6 @@ std::string text_of(T x) {
   return std::string(buf, res.ptr);
 }
 
-/// n >= 0; a pointer the call reads (or writes) is not null when n > 0; cpu_threads >= 0.
-void check_sizes(const void* values, std::int64_t n, const options& opt, const char* values_name = "values") {
-  if (n < 0) throw std::invalid_argument("kselect: n = " + std::to_string(n) + " is negative");
-  if (values == nullptr && n > 0)
-    throw std::invalid_argument(std::string("kselect: ") + values_name + " is null (n = " + std::to_string(n) + ")");
-  if (opt.cpu_threads < 0)
-    throw std::invalid_argument("kselect: options.cpu_threads = " + std::to_string(opt.cpu_threads) +
-                                " is negative (0 means the OpenMP default)");
-}
-
 /// A known op; a range's bounds not NaN and lo <= hi.
 template <class T>
 void check_predicate(const predicate<T>& pred) {
@@ -73,15 +63,15 @@ template <class T>
 std::int64_t filter(const T* values, std::int64_t n, const filter_condition<T>& cond, const void* payload,
                     std::size_t payload_bytes, bool partition, bool with_indices, filter_target& target,
                     const options& opt) {
-  check_sizes(values, n, opt);
+  check_array(values, n, opt);
   if (cond.flagged) {
-    check_sizes(cond.flags, n, opt, "flags");
+    check_array(cond.flags, n, opt, "flags");
     check_same_memory(values, cond.flags, "flags");
   } else {
     check_predicate(cond.pred);
   }
   if (payload_bytes > 0) {
-    check_sizes(payload, n, opt, "payload");
+    check_array(payload, n, opt, "payload");
     check_same_memory(values, payload, "payload");
   }
   if (n == 0) {
@@ -96,7 +86,7 @@ std::int64_t filter(const T* values, std::int64_t n, const filter_condition<T>& 
 
 template <class T>
 std::int64_t count_if(const T* values, std::int64_t n, const predicate<T>& pred, const options& opt) {
-  check_sizes(values, n, opt);
+  detail::check_array(values, n, opt);
   check_predicate(pred);
   if (n == 0) return 0;
   return detail::run_count_if(detail::choose_backend(values, opt), values, n, pred, opt);
@@ -104,7 +94,7 @@ std::int64_t count_if(const T* values, std::int64_t n, const predicate<T>& pred,
 
 template <class T>
 std::int64_t filter_if_inplace(T* values, std::int64_t n, const predicate<T>& pred, const options& opt) {
-  check_sizes(values, n, opt);
+  detail::check_array(values, n, opt);
   check_predicate(pred);
   if (n == 0) return 0;
   return detail::run_filter_inplace(detail::choose_backend(values, opt), values, n, pred, opt);

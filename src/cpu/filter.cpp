@@ -22,6 +22,14 @@ std::int64_t chunk_count(std::int64_t n, int threads, const filter_tuning& tunin
   return std::max<std::int64_t>(1, tuning.chunks > 0 ? tuning.chunks : threads);
 }
 
+/// A plan of an n-element input's chunks, their counts still zero.
+filter_plan chunked_plan(std::int64_t n, int threads, const filter_tuning& tuning) {
+  filter_plan plan;
+  plan.n = n;
+  plan.selected_before.assign(static_cast<std::size_t>(chunk_count(n, threads, tuning)) + 1, 0);
+  return plan;
+}
+
 /// Calls f(selected) with `selected(i)` telling whether element i is selected:
 /// flags[i] != 0 when flags is not null, else pred(values[i]) for pred's comparison.
 template <class T, class F>
@@ -145,10 +153,8 @@ template <class T>
 filter_plan filter_count(const T* values, std::int64_t n, const predicate<T>& pred, const std::uint8_t* flags,
                          int num_threads, const filter_tuning& tuning) {
   const int threads = thread_count(num_threads);
-  filter_plan plan;
-  plan.n = n;
-  const std::int64_t chunks = chunk_count(n, threads, tuning);
-  plan.selected_before.assign(static_cast<std::size_t>(chunks) + 1, 0);
+  filter_plan plan = chunked_plan(n, threads, tuning);
+  const std::int64_t chunks = plan.chunks();
   with_selector(values, pred, flags, [&](auto selected) {
 #pragma omp parallel for num_threads(threads) schedule(static, 1) if (chunks > 1 && threads > 1)
     for (std::int64_t c = 0; c < chunks; ++c) {
@@ -165,13 +171,12 @@ filter_plan filter_count(const T* values, std::int64_t n, const predicate<T>& pr
 }
 
 template <class T>
-void filter_write(const T* values, std::int64_t n, const predicate<T>& pred, const std::uint8_t* flags,
+void filter_write(const T* values, const predicate<T>& pred, const std::uint8_t* flags,
                   const filter_plan& plan, const void* payload, std::size_t payload_bytes, bool partition,
                   T* out_values, std::int64_t* out_indices, void* out_payload, int num_threads) {
   const int threads = thread_count(num_threads);
   const std::int64_t chunks = plan.chunks();
   const std::int64_t total = plan.selected();
-  (void)n;  // plan.n
   with_emitter(values, payload, payload_bytes, out_values, out_indices, out_payload, [&](auto emit) {
     with_selector(values, pred, flags, [&](auto selected) {
 #pragma omp parallel for num_threads(threads) schedule(static, 1) if (chunks > 1 && threads > 1)
@@ -198,10 +203,8 @@ template <class T>
 std::int64_t filter_inplace(T* values, std::int64_t n, const predicate<T>& pred, int num_threads,
                             const filter_tuning& tuning) {
   const int threads = thread_count(num_threads);
-  filter_plan plan;  // only for its chunking
-  plan.n = n;
-  const std::int64_t chunks = chunk_count(n, threads, tuning);
-  plan.selected_before.assign(static_cast<std::size_t>(chunks) + 1, 0);
+  const filter_plan plan = chunked_plan(n, threads, tuning);  // only for its chunking
+  const std::int64_t chunks = plan.chunks();
   std::vector<std::int64_t> kept(static_cast<std::size_t>(chunks), 0);
   // 1. Each chunk compacts itself to its start.
   with_selector(static_cast<const T*>(values), pred, nullptr, [&](auto selected) {
@@ -227,7 +230,7 @@ std::int64_t filter_inplace(T* values, std::int64_t n, const predicate<T>& pred,
 #define KSELECT_INSTANTIATE(T)                                                                                   \
   template filter_plan filter_count<T>(const T*, std::int64_t, const predicate<T>&, const std::uint8_t*, int,    \
                                        const filter_tuning&);                                                   \
-  template void filter_write<T>(const T*, std::int64_t, const predicate<T>&, const std::uint8_t*,               \
+  template void filter_write<T>(const T*, const predicate<T>&, const std::uint8_t*,               \
                                 const filter_plan&, const void*, std::size_t, bool, T*, std::int64_t*, void*, int); \
   template std::int64_t count_if<T>(const T*, std::int64_t, const predicate<T>&, int, const filter_tuning&);    \
   template std::int64_t filter_inplace<T>(T*, std::int64_t, const predicate<T>&, int, const filter_tuning&);

@@ -58,7 +58,7 @@ filter_plan filter_count(const T* values, std::int64_t n, const predicate<T>& pr
 /// each, from `payload`) to out_payload. With `partition`, the other elements follow
 /// in index order, up to position n. Values and payload are copied bit for bit.
 template <class T>
-void filter_write(const T* values, std::int64_t n, const predicate<T>& pred, const std::uint8_t* flags,
+void filter_write(const T* values, const predicate<T>& pred, const std::uint8_t* flags,
                   const filter_plan& plan, const void* payload, std::size_t payload_bytes, bool partition,
                   T* out_values, std::int64_t* out_indices, void* out_payload, int num_threads = 0);
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/common.hpp"
+#include "common/expect_invalid.hpp"
 #include "common/filter_reference.hpp"
 #include "common/key_types.hpp"
 #include "common/probe_values.hpp"
@@ -26,16 +27,7 @@ namespace {
 using test::key_type;
 using test::mask_pattern;
 
-// Runs f, expects std::invalid_argument whose message contains `needle`.
-template <class F>
-void expect_invalid(F&& f, const std::string& needle) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception; expected one mentioning '" << needle << "'";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
+using test::expect_invalid;
 
 /// A payload that is none of the fixed copy sizes (12 bytes).
 struct triple {
@@ -351,7 +343,7 @@ TEST(FilterCpu, ManyChunks) {
         std::vector<std::int64_t> indices(static_cast<std::size_t>(n), -1);
         std::vector<double> payload(static_cast<std::size_t>(n)), out_payload(static_cast<std::size_t>(n));
         for (std::int64_t i = 0; i < n; ++i) payload[static_cast<std::size_t>(i)] = static_cast<double>(i);
-        cpu::filter_write(v.data(), n, p, nullptr, plan, payload.data(), sizeof(double), true, values.data(),
+        cpu::filter_write(v.data(), p, nullptr, plan, payload.data(), sizeof(double), true, values.data(),
                           indices.data(), out_payload.data(), t);
         std::vector<std::int64_t> order = want.indices;
         const std::vector<std::int64_t> rest = others(want.indices, n);
@@ -365,7 +357,7 @@ TEST(FilterCpu, ManyChunks) {
             cpu::filter_count(v.data(), n, predicate<float>{}, mask.data(), t, tuning);
         EXPECT_EQ(by_flags.selected_before, plan.selected_before);
         std::vector<float> flagged(static_cast<std::size_t>(m));
-        cpu::filter_write(v.data(), n, predicate<float>{}, mask.data(), by_flags, nullptr, 0, false, flagged.data(),
+        cpu::filter_write(v.data(), predicate<float>{}, mask.data(), by_flags, nullptr, 0, false, flagged.data(),
                           nullptr, nullptr, t);
         EXPECT_TRUE(test::same_bits(flagged, want.values));
 

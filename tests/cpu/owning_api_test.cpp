@@ -8,21 +8,13 @@
 #include <vector>
 
 #include "common/common.hpp"
+#include "common/expect_invalid.hpp"
 #include "kselect/kselect.hpp"
 
 namespace kselect {
 namespace {
 
-// Runs f, expects std::invalid_argument whose message contains `needle`.
-template <class F>
-void expect_invalid(F&& f, const std::string& needle) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception; expected one mentioning '" << needle << "'";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
+using test::expect_invalid;
 
 TEST(OwningApi, SelectAndMultiselect) {
   const std::vector<double> v = test::generate<double>(test::dist::normal, 5000, 3);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/common.hpp"
+#include "common/expect_invalid.hpp"
 #include "common/range_check.hpp"
 #include "common/range_reference.hpp"
 #include "kselect/kselect.hpp"
@@ -18,16 +19,7 @@
 namespace kselect {
 namespace {
 
-// Runs f, expects std::invalid_argument whose message contains `needle`.
-template <class F>
-void expect_invalid(F&& f, const std::string& needle) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception; expected one mentioning '" << needle << "'";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
+using test::expect_invalid;
 
 template <class T>
 void expect_topk_all_options(const std::vector<T>& v) {
