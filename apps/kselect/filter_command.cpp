@@ -66,10 +66,7 @@ int run_filter(const common_options& common, const filter_command_options& opts)
   if (opts.given.empty()) throw input_error("give a predicate: one of " + names);
   if (opts.given.size() > 1)
     throw input_error("give one predicate, not " + opts.given[0] + " and " + opts.given[1]);
-  // The CUDA backend has no filter kernels yet: auto runs on the CPU, and an explicit
-  // --device cuda reaches the library, which says so.
-  const backend b = common.device == "cuda" ? choose_backend(common.device)
-                                            : backend{false, "CPU backend (filter has no CUDA kernels yet)"};
+  const backend b = choose_backend(common.device);
   const loaded_input in = load_command_input(common, opts.file);
 
   timings t;

@@ -35,6 +35,14 @@
 
 namespace kselect {
 
+// The predicates are device functors too when nvcc compiles this header (the
+// device filters of kselect/device_filter.cuh take them).
+#if defined(__CUDACC__)
+#define KSELECT_PREDICATE_HD __host__ __device__
+#else
+#define KSELECT_PREDICATE_HD
+#endif
+
 /// The comparison a predicate makes: element < c, <= c, > c, >= c, == c, != c, or
 /// lo <= element < hi (range).
 enum class filter_op { lt, le, gt, ge, eq, ne, range };
@@ -49,7 +57,7 @@ struct predicate {
   T hi{};     ///< for range only: the exclusive upper bound
 
   /// Whether x satisfies the predicate (IEEE comparisons: NaN compares false).
-  constexpr bool operator()(T x) const noexcept {
+  KSELECT_PREDICATE_HD constexpr bool operator()(T x) const noexcept {
     switch (op) {
       case filter_op::lt: return x < value;
       case filter_op::le: return x <= value;

@@ -33,13 +33,6 @@ auto cpu_call(F&& f) -> decltype(f()) {
 /// as device::approx_config's (the owning API has no option for it).
 constexpr int cpu_approx_buckets = 1024;
 
-/// The filters have no CUDA backend yet; the owning API says so for device memory.
-[[noreturn]] void no_cuda_filter() {
-  throw error(
-      "kselect: the CUDA backend for filtering is not built yet (no filter kernels); "
-      "filter host memory on the CPU instead");
-}
-
 }  // namespace
 
 void check_array(const void* array, std::int64_t n, const options& opt, const char* name) {
@@ -161,7 +154,12 @@ template <class T>
 std::int64_t run_filter(backend b, const T* values, std::int64_t n, const filter_condition<T>& cond,
                         const void* payload, std::size_t payload_bytes, bool partition, bool with_indices,
                         filter_target& target, const options& opt) {
-  if (b == backend::cuda) no_cuda_filter();
+#ifdef KSELECT_WITH_CUDA
+  if (b == backend::cuda)
+    return cuda_backend::filter(values, n, cond, payload, payload_bytes, partition, with_indices, target, opt);
+#else
+  (void)b;
+#endif
   return cpu_call([&] {
     const std::uint8_t* flags = cond.flagged ? cond.flags : nullptr;
     const cpu::filter_plan plan = cpu::filter_count(values, n, cond.pred, flags, opt.cpu_threads);
@@ -176,14 +174,22 @@ std::int64_t run_filter(backend b, const T* values, std::int64_t n, const filter
 template <class T>
 std::int64_t run_count_if(backend b, const T* values, std::int64_t n, const predicate<T>& pred,
                           const options& opt) {
-  if (b == backend::cuda) no_cuda_filter();
+#ifdef KSELECT_WITH_CUDA
+  if (b == backend::cuda) return cuda_backend::count_if(values, n, pred, opt);
+#else
+  (void)b;
+#endif
   return cpu_call([&] { return cpu::count_if(values, n, pred, opt.cpu_threads); });
 }
 
 template <class T>
 std::int64_t run_filter_inplace(backend b, T* values, std::int64_t n, const predicate<T>& pred,
                                 const options& opt) {
-  if (b == backend::cuda) no_cuda_filter();
+#ifdef KSELECT_WITH_CUDA
+  if (b == backend::cuda) return cuda_backend::filter_inplace(values, n, pred, opt);
+#else
+  (void)b;
+#endif
   return cpu_call([&] { return cpu::filter_inplace(values, n, pred, opt.cpu_threads); });
 }
 

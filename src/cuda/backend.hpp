@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "kselect/filter.hpp"
 #include "kselect/types.hpp"
 
 namespace kselect::cuda_backend {
@@ -31,5 +32,20 @@ void approx_multiselect(const T* d_values, std::int64_t n, const std::int64_t* r
 /// NaN count of device array values[0..n).
 template <class T>
 std::int64_t count_nan(const T* d_values, std::int64_t n, const options& opt);
+
+/// Like the CPU filters (api/dispatch.cpp's run_filter), but `values`, the flags and
+/// the payload are device memory; the results go to the target's host vectors.
+template <class T>
+std::int64_t filter(const T* d_values, std::int64_t n, const kselect::detail::filter_condition<T>& cond,
+                    const void* d_payload, std::size_t payload_bytes, bool partition, bool with_indices,
+                    kselect::detail::filter_target& target, const options& opt);
+
+/// Number of device keys satisfying pred.
+template <class T>
+std::int64_t count_if(const T* d_values, std::int64_t n, const predicate<T>& pred, const options& opt);
+
+/// Filters device array values[0..n) in place; returns the count.
+template <class T>
+std::int64_t filter_inplace(T* d_values, std::int64_t n, const predicate<T>& pred, const options& opt);
 
 }  // namespace kselect::cuda_backend

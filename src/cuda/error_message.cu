@@ -2,6 +2,7 @@
 #include <string>
 
 #include "cuda/common.cuh"
+#include "kselect/detail/rejection.hpp"
 #include "kselect/device.hpp"
 
 namespace kselect::cuda_detail {
@@ -15,3 +16,10 @@ void clear_error_message() { last_message.clear(); }
 const char* kselect::device::last_error_message() noexcept {
   return kselect::cuda_detail::last_message.c_str();
 }
+
+cudaError_t kselect::device::detail::reject_argument(const std::string& reason) {
+  kselect::cuda_detail::set_error_message(reason);
+  return cudaErrorInvalidValue;
+}
+
+void kselect::device::detail::clear_rejection() noexcept { kselect::cuda_detail::last_message.clear(); }

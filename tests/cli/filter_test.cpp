@@ -239,20 +239,30 @@ TEST_F(CliTest, FilterBadArguments) {
   EXPECT_FALSE(fs::exists(out));  // no output file after an error
 }
 
-// Filtering has no CUDA kernels yet: --device auto runs on the CPU; --device cuda is
-// a usage error without a CUDA device, and a runtime failure (exit 1) with one.
+// --device cuda is a usage error without a CUDA device; with one, the GPU's output
+// file is the CPU's, byte for byte (values, then positions).
 TEST_F(CliTest, FilterDeviceCuda) {
   const std::string f32 = path("f.npy").string();
-  write_npy(f32, std::vector<float>{1, 2, 3});
-  EXPECT_EQ(run_ok({"filter", "--lt", "2", f32}), std::vector<std::string>{"1"});
+  std::vector<float> v(100000);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 7919) % 1000) - 500.0f;
+  write_npy(f32, v);
   if (!kselect::cuda_available()) {
     expect_error({"filter", "--lt", "1", "--device", "cuda", f32}, "--device cuda");
     return;
   }
-  const tool_result r = run({"filter", "--lt", "1", "--device", "cuda", f32});
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.out, "");
-  EXPECT_NE(r.err.find("the CUDA backend for filtering is not built yet"), std::string::npos) << r.err;
+  for (const bool indices : {false, true}) {
+    const std::string cpu_out = path("cpu.npy").string(), gpu_out = path("gpu.npy").string();
+    std::vector<std::string> args{"filter", "--range", "-100", "250", f32};
+    if (indices) args.push_back("--indices");
+    auto with = [&](const std::string& device, const std::string& out) {
+      auto a = args;
+      a.insert(a.end(), {"--device", device, "-o", out});
+      return a;
+    };
+    const std::vector<std::string> cpu_count = run_ok(with("cpu", cpu_out));
+    EXPECT_EQ(run_ok(with("cuda", gpu_out)), cpu_count);
+    EXPECT_EQ(read_text(gpu_out), read_text(cpu_out)) << "indices " << indices;
+  }
 }
 
 }  // namespace

@@ -1,22 +1,9 @@
-// Carving one workspace allocation into regions: each region starts on a 256-byte
-// boundary (CUB's alignment for its temporaries, and enough for 16-byte vector
-// loads), in the order they are taken. Used by every layout function, so the size
-// query and the call carve the same way.
+// The workspace carver lives with the public headers (the header-only device filters
+// use it too); the CUDA backend knows it by its old name.
 #pragma once
 
-#include <cstddef>
+#include "kselect/detail/workspace_carver.hpp"
 
 namespace kselect::cuda_detail {
-
-struct workspace_carver {
-  std::size_t end = 0;  ///< bytes taken so far, padded: the workspace's size once all is taken
-
-  /// The offset of a new region of `bytes` bytes.
-  std::size_t take(std::size_t bytes) {
-    const std::size_t here = end;
-    end += (bytes + 255) / 256 * 256;
-    return here;
-  }
-};
-
+using kselect::detail::workspace_carver;
 }  // namespace kselect::cuda_detail

@@ -1,0 +1,35 @@
+// CUDA helpers shared by the compiled CUDA backend (src/cuda) and the header-only
+// device filters (kselect/device_filter.cuh): status propagation and where a
+// pointer lives.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+namespace kselect::detail {
+
+/// Where a pointer lives, as far as kernels and the host can read it.
+enum class memory_kind { host, device, managed };
+
+/// cudaPointerGetAttributes, with unknown pointers (plain host memory) as host.
+inline memory_kind memory_kind_of(const void* p) {
+  cudaPointerAttributes attr{};
+  if (p == nullptr || cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+    (void)cudaGetLastError();  // an unknown pointer leaves an error behind; clear it
+    return memory_kind::host;
+  }
+  if (attr.type == cudaMemoryTypeDevice) return memory_kind::device;
+  if (attr.type == cudaMemoryTypeManaged) return memory_kind::managed;
+  return memory_kind::host;
+}
+
+/// Kernels can read p (device or managed memory).
+inline bool is_device_accessible(const void* p) { return memory_kind_of(p) != memory_kind::host; }
+
+}  // namespace kselect::detail
+
+/// Evaluates a cudaError_t expression and returns it from the enclosing function on failure.
+#define KSELECT_CUDA_TRY(expr)                      \
+  do {                                              \
+    const cudaError_t kselect_status_ = (expr);     \
+    if (kselect_status_ != cudaSuccess) return kselect_status_; \
+  } while (0)

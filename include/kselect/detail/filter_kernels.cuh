@@ -1,0 +1,326 @@
+// The kernels of the device filters (kselect/device_filter.cuh). Header-only because
+// the predicate is the caller's device functor. Shapes and workspace layout:
+// kselect/detail/filter_plan.hpp. Both algorithms order a tile's selected keys the
+// same way: per warp, 32 consecutive keys at a time, one __ballot_sync each (the
+// ballot compaction paper's warp step), the rank of a key among the selected ones
+// being the popcounts before it.
+#pragma once
+
+#include <cub/block/block_reduce.cuh>
+#include <cub/agent/single_pass_scan_operators.cuh>
+#include <cub/block/block_load.cuh>
+#include <cub/warp/warp_scan.cuh>
+#include <cuda/barrier>
+#include <cuda/ptx>
+#include <cuda/std/functional>
+#include <nv/target>
+
+#include <cstdint>
+
+#include "kselect/detail/filter_plan.hpp"
+
+namespace kselect::device::detail {
+
+/// Where a filter writes. keys may be null (indices only); values_in/values_out
+/// (a payload gathered with the keys) and indices are null when not wanted.
+template <class T, class V, class IndexT>
+struct filter_outputs {
+  T* keys = nullptr;
+  const V* values_in = nullptr;
+  V* values_out = nullptr;
+  IndexT* indices = nullptr;
+  std::int64_t* num_selected = nullptr;
+  bool partition = false;  ///< also write the rejected keys after the selected ones
+};
+
+/// Writes input element i (key k) to output position pos.
+template <class T, class V, class IndexT>
+__device__ __forceinline__ void filter_emit(const filter_outputs<T, V, IndexT>& out, std::int64_t pos,
+                                            std::int64_t i, T k) {
+  if (out.keys) out.keys[pos] = k;
+  if (out.indices) out.indices[pos] = static_cast<IndexT>(i);
+  if (out.values_out) out.values_out[pos] = out.values_in[i];
+}
+
+/// Selection by a predicate on the key.
+template <class Pred>
+struct predicate_selector {
+  Pred pred;
+  template <class T>
+  __device__ __forceinline__ bool operator()(T key, std::int64_t) const {
+    return static_cast<bool>(pred(key));
+  }
+};
+
+/// Selection by a flag array: element i is selected when flags[i] converts to true.
+template <class Flag>
+struct flag_selector {
+  const Flag* flags;
+  template <class T>
+  __device__ __forceinline__ bool operator()(T, std::int64_t i) const {
+    return static_cast<bool>(flags[i]);
+  }
+};
+
+// ---------------------------------------------------------------------------------
+// Single pass
+// ---------------------------------------------------------------------------------
+
+// The look-back uses CUB's ScanTileState and TilePrefixCallbackOp (cub/agent/, an
+// internal interface: tested with CCCL 3.0). The callback must run in warp 0: it
+// publishes from threadIdx.x == 0.
+using filter_tile_state = cub::ScanTileState<long long>;
+
+/// Resets the look-back states of `tiles` tiles and the tile-id counter (a template
+/// only so that the header can be included by several translation units).
+template <class TileState = filter_tile_state>
+__global__ void single_pass_init_kernel(TileState state, int tiles, std::uint32_t* tile_counter) {
+  state.InitializeStatus(tiles);
+  if (blockIdx.x == 0 && threadIdx.x == 0) *tile_counter = 0;
+}
+
+/// One tile per block, tiles handed out in launch order by an atomic counter (so a
+/// tile's predecessors have all started: the look-back cannot wait on a block that
+/// is not resident). The tile goes to shared memory in one bulk copy when the input
+/// is 16-byte aligned (bulk), else by coalesced loads. Safe in place (out.keys ==
+/// in): a tile writes only below its own end, and only after every predecessor has
+/// published its count, which each does after its tile is in shared memory.
+template <class T, class V, class IndexT, class Selector>
+__global__ void __launch_bounds__(filter_block_threads)
+    single_pass_kernel(const T* in, std::int64_t n, Selector select, filter_outputs<T, V, IndexT> out,
+                       filter_tile_state state, std::uint32_t* tile_counter, int tiles, bool bulk) {
+  constexpr int tile_items = static_cast<int>(single_pass_tile_items(sizeof(T)));
+  constexpr int warp_items = tile_items / filter_warps;
+  constexpr int rounds = warp_items / 32;
+  static_assert(rounds <= 32, "a lane keeps the ballot of one round");
+  using prefix_op = cub::TilePrefixCallbackOp<long long, ::cuda::std::plus<>, filter_tile_state>;
+  using warp_scan = cub::WarpScan<int>;
+  using barrier_t = ::cuda::barrier<::cuda::thread_scope_block>;
+
+  __shared__ alignas(128) T keys[tile_items];
+  __shared__ typename prefix_op::TempStorage prefix_storage;
+  __shared__ typename warp_scan::TempStorage scan_storage[filter_warps];
+  __shared__ int warp_count[filter_warps];
+  __shared__ int tile_id;
+  __shared__ long long tile_prefix;
+#pragma nv_diag_suppress static_var_with_dynamic_init
+  __shared__ barrier_t loaded;
+#pragma nv_diag_default static_var_with_dynamic_init
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (threadIdx.x == 0) {
+    tile_id = static_cast<int>(atomicAdd(tile_counter, 1u));
+    init(&loaded, blockDim.x);
+    NV_IF_TARGET(NV_PROVIDES_SM_90, (::cuda::ptx::fence_proxy_async(::cuda::ptx::space_shared);));
+  }
+  __syncthreads();
+  const int tile = tile_id;
+  const std::int64_t base = static_cast<std::int64_t>(tile) * tile_items;
+  const int items = static_cast<int>(n - base < tile_items ? n - base : tile_items);
+
+  // Load the tile. The bulk copy moves whole 16-byte units; the threads load the rest.
+  int bulk_bytes = 0;
+  NV_IF_TARGET(NV_PROVIDES_SM_90, (if (bulk) bulk_bytes = (items * static_cast<int>(sizeof(T))) & ~15;));
+  for (int i = bulk_bytes / static_cast<int>(sizeof(T)) + threadIdx.x; i < items; i += blockDim.x)
+    keys[i] = in[base + i];
+  barrier_t::arrival_token token;
+  NV_IF_ELSE_TARGET(
+      NV_PROVIDES_SM_90,
+      (if (threadIdx.x == 0 && bulk_bytes > 0) {
+        ::cuda::device::memcpy_async_tx(keys, in + base, ::cuda::aligned_size_t<16>(bulk_bytes), loaded);
+        token = ::cuda::device::barrier_arrive_tx(loaded, 1, bulk_bytes);
+      } else { token = loaded.arrive(); }),
+      (token = loaded.arrive();));
+  loaded.wait(::cuda::std::move(token));
+
+  // Count: lane r keeps round r's ballot.
+  const int warp_base = warp * warp_items;
+  unsigned my_mask = 0;
+  int count = 0;
+#pragma unroll
+  for (int r = 0; r < rounds; ++r) {
+    const int i = warp_base + r * 32 + lane;
+    const bool s = i < items && select(keys[i], base + i);
+    const unsigned m = __ballot_sync(0xffffffffu, s);
+    if (lane == r) my_mask = m;
+    count += __popc(m);
+  }
+  if (lane == 0) warp_count[warp] = count;
+  __syncthreads();
+
+  // Warp 0: the warps' offsets in the tile, then the tile's offset by look-back.
+  if (warp == 0) {
+    const int c = lane < filter_warps ? warp_count[lane] : 0;
+    int offset, total;
+    warp_scan(scan_storage[0]).ExclusiveSum(c, offset, total);
+    if (lane < filter_warps) warp_count[lane] = offset;
+    long long prefix = 0;
+    if (tile == 0) {
+      if (lane == 0) state.SetInclusive(0, total);
+    } else {
+      prefix_op op(state, prefix_storage, ::cuda::std::plus<>{}, tile);
+      prefix = op(total);
+    }
+    if (lane == 0) {
+      tile_prefix = prefix;
+      if (tile == tiles - 1) *out.num_selected = prefix + total;
+    }
+  }
+  __syncthreads();
+
+  // Write: round r's selected keys go after those of the rounds before.
+  const std::int64_t warp_out = tile_prefix + warp_count[warp];
+  int round_offset;
+  warp_scan(scan_storage[warp]).ExclusiveSum(__popc(my_mask), round_offset);
+  const unsigned lanes_below = (1u << lane) - 1u;
+#pragma unroll 4
+  for (int r = 0; r < rounds; ++r) {
+    const unsigned m = __shfl_sync(0xffffffffu, my_mask, r);
+    const int r_offset = __shfl_sync(0xffffffffu, round_offset, r);
+    if (m >> lane & 1u) {
+      const int i = warp_base + r * 32 + lane;
+      filter_emit(out, warp_out + r_offset + __popc(m & lanes_below), base + i, keys[i]);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------
+// Three phases
+// ---------------------------------------------------------------------------------
+
+/// VEC keys loaded as one 16-byte unit (VEC == 1: one key).
+template <class T, int VEC>
+struct alignas(sizeof(T) * VEC) key_vector {
+  T k[VEC];
+};
+
+/// A warp's keys as VEC-wide vectors, warp-striped: lane l's vector q holds keys
+/// first + (q * 32 + l) * VEC + c, c < VEC. Keys past n are loaded as `fill`.
+template <class T, int VEC, int CHUNKS>
+__device__ __forceinline__ void load_warp_keys(const T* in, std::int64_t first, std::int64_t n, int lane, T fill,
+                                               key_vector<T, VEC> (&v)[CHUNKS]) {
+  if (first + CHUNKS * 32 * VEC <= n) {
+    cub::LoadDirectWarpStriped(lane, reinterpret_cast<const key_vector<T, VEC>*>(in + first), v);
+  } else {
+#pragma unroll
+    for (int q = 0; q < CHUNKS; ++q)
+#pragma unroll
+      for (int c = 0; c < VEC; ++c) {
+        const std::int64_t i = first + (q * 32 + lane) * VEC + c;
+        v[q].k[c] = i < n ? in[i] : fill;
+      }
+  }
+}
+
+/// Phase 1: the predicate words of each warp's keys and each block's count. Word
+/// q * VEC + c of a warp is the ballot of its lanes' key c of vector q. With
+/// bits == null (count_if), the block's count is added to *total instead.
+template <class T, int VEC, class Selector>
+__global__ void __launch_bounds__(filter_block_threads)
+    three_phase_count_kernel(const T* in, std::int64_t n, Selector select, std::uint32_t* bits,
+                             std::int64_t* block_counts, std::int64_t blocks, unsigned long long* total) {
+  constexpr int chunks = static_cast<int>(three_phase_warp_items / (32 * VEC));
+  using block_reduce = cub::BlockReduce<int, filter_block_threads>;
+  __shared__ typename block_reduce::TempStorage reduce_storage;
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * three_phase_block_items +
+                             static_cast<std::int64_t>(warp) * three_phase_warp_items;
+  key_vector<T, VEC> v[chunks];
+  load_warp_keys<T, VEC, chunks>(in, first, n, lane, T{}, v);
+  unsigned my_word = 0;
+  int count = 0;
+#pragma unroll
+  for (int q = 0; q < chunks; ++q)
+#pragma unroll
+    for (int c = 0; c < VEC; ++c) {
+      const std::int64_t i = first + (q * 32 + lane) * VEC + c;
+      const unsigned m = __ballot_sync(0xffffffffu, i < n && select(v[q].k[c], i));
+      if (lane == q * VEC + c) my_word = m;
+      count += __popc(m);
+    }
+  if (bits && lane < three_phase_warp_words)
+    bits[(static_cast<std::int64_t>(blockIdx.x) * filter_warps + warp) * three_phase_warp_words + lane] = my_word;
+  const int block_count = block_reduce(reduce_storage).Sum(lane == 0 ? count : 0);
+  if (threadIdx.x == 0) {
+    if (bits) {
+      block_counts[blockIdx.x] = block_count;
+      if (blockIdx.x == 0) block_counts[blocks] = 0;
+    } else if (block_count) {
+      atomicAdd(total, static_cast<unsigned long long>(block_count));
+    }
+  }
+}
+
+/// Phase 3: each block writes its selected keys from offsets[block] on, in order,
+/// using the saved words; a lane loads its vector only when one of its keys is
+/// selected (every vector for a partition, whose rejected keys go after all the
+/// selected ones: to total + i - (selected keys before i)). offsets[blocks] is the total.
+template <class T, class V, class IndexT, int VEC>
+__global__ void __launch_bounds__(filter_block_threads)
+    three_phase_write_kernel(const T* in, std::int64_t n, const std::uint32_t* bits, const std::int64_t* offsets,
+                             std::int64_t blocks, filter_outputs<T, V, IndexT> out) {
+  constexpr int chunks = static_cast<int>(three_phase_warp_items / (32 * VEC));
+  using warp_scan = cub::WarpScan<int>;
+  __shared__ typename warp_scan::TempStorage scan_storage[filter_warps];
+  __shared__ int warp_offset[filter_warps];
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * three_phase_block_items +
+                             static_cast<std::int64_t>(warp) * three_phase_warp_items;
+  const unsigned my_word =
+      lane < three_phase_warp_words
+          ? bits[(static_cast<std::int64_t>(blockIdx.x) * filter_warps + warp) * three_phase_warp_words + lane]
+          : 0u;
+  int word_offset, warp_total;
+  warp_scan(scan_storage[warp]).ExclusiveSum(__popc(my_word), word_offset, warp_total);
+  if (lane == 0) warp_offset[warp] = warp_total;
+  __syncthreads();
+  if (warp == 0) {
+    int c = lane < filter_warps ? warp_offset[lane] : 0, offset;
+    warp_scan(scan_storage[0]).ExclusiveSum(c, offset);
+    __syncwarp();
+    if (lane < filter_warps) warp_offset[lane] = offset;
+  }
+  __syncthreads();
+  const std::int64_t total = offsets[blocks];
+  if (blockIdx.x == 0 && threadIdx.x == 0) *out.num_selected = total;
+  const std::int64_t warp_out = offsets[blockIdx.x] + warp_offset[warp];
+  const unsigned lanes_below = (1u << lane) - 1u;
+
+#pragma unroll
+  for (int q = 0; q < chunks; ++q) {
+    unsigned m[VEC];
+    int before = 0;  // selected keys of the lanes below in this vector row
+    bool any = false;
+#pragma unroll
+    for (int c = 0; c < VEC; ++c) {
+      m[c] = __shfl_sync(0xffffffffu, my_word, q * VEC + c);
+      before += __popc(m[c] & lanes_below);
+      any |= (m[c] >> lane & 1u) != 0;
+    }
+    const int row_offset = __shfl_sync(0xffffffffu, word_offset, q * VEC);
+    if (!(any || out.partition)) continue;
+    const std::int64_t at = first + (q * 32 + lane) * VEC;
+    key_vector<T, VEC> v;
+    if (at + VEC <= n) {
+      v = reinterpret_cast<const key_vector<T, VEC>*>(in + first)[q * 32 + lane];
+    } else {
+#pragma unroll
+      for (int c = 0; c < VEC; ++c) v.k[c] = at + c < n ? in[at + c] : T{};
+    }
+    std::int64_t rank = warp_out + row_offset + before;  // selected keys before key c
+#pragma unroll
+    for (int c = 0; c < VEC; ++c) {
+      const std::int64_t i = at + c;
+      if (m[c] >> lane & 1u) {
+        filter_emit(out, rank, i, v.k[c]);
+        ++rank;
+      } else if (out.partition && i < n) {
+        filter_emit(out, total + (i - rank), i, v.k[c]);
+      }
+    }
+  }
+}
+
+}  // namespace kselect::device::detail

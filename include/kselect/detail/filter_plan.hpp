@@ -1,0 +1,116 @@
+// Host-side planning of the device filters (kselect/device_filter.cuh): the tile
+// shapes, the workspace layout of each algorithm and the choice between them. Plain
+// C++ (no CUDA), so the CPU test suite checks it.
+//
+// Tuning (H100, 2026-11-22 measurements in bench/results, issue 4):
+//  - single pass: one 32 KiB tile (8192 keys at most) per block of 256 threads,
+//    copied into shared memory by one bulk copy (TMA), so a block has its whole tile in flight at once; six such
+//    blocks fit an SM. Per warp, the tile's 1/8 is walked 32 keys at a time (4-byte
+//    keys: 32 rounds, one ballot each; 8-byte keys: 16 rounds).
+//  - three phases: 4096 keys per block of 256 threads (16 per thread, loaded 16 bytes
+//    at a time when the input is 16-byte aligned), one predicate bit saved per key.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kselect/detail/workspace_carver.hpp"
+
+namespace kselect::device {
+
+/// Which device filter algorithm runs (filter_config::algo).
+///  - single_pass: reads the input once; each tile's output offset comes from its
+///    predecessors by decoupled look-back. Filters and in-place filters only.
+///  - three_phase: the ballot method (bench/results, docs/algorithms.md): predicate
+///    bits and per-block counts saved, a scan of the counts, then a pass that writes
+///    using the saved bits (it reads again only the 32-byte sectors holding selected
+///    keys, all of them for a partition).
+///  - automatic: single_pass for filters, three_phase for partitions.
+enum class filter_algorithm { automatic, single_pass, three_phase };
+
+}  // namespace kselect::device
+
+namespace kselect::device::detail {
+
+inline constexpr int filter_block_threads = 256;
+inline constexpr int filter_warps = filter_block_threads / 32;
+
+/// Single pass: bytes of one tile (shared memory per block).
+inline constexpr std::int64_t single_pass_tile_bytes = 32768;
+/// Keys per single-pass tile: 32 KiB of them, at most 8192 (a warp's 1/8 of the
+/// tile in at most 32 rounds of 32, a lane keeping one round's ballot).
+constexpr std::int64_t single_pass_tile_items(std::size_t key_bytes) {
+  const std::int64_t by_bytes = single_pass_tile_bytes / static_cast<std::int64_t>(key_bytes);
+  return by_bytes < 8192 ? by_bytes : 8192;
+}
+
+/// Three phases: keys per block, and per warp (a warp's keys are contiguous).
+inline constexpr std::int64_t three_phase_block_items = 4096;
+inline constexpr std::int64_t three_phase_warp_items = three_phase_block_items / filter_warps;
+/// 32-bit predicate words per block and per warp.
+inline constexpr std::int64_t three_phase_block_words = three_phase_block_items / 32;
+inline constexpr std::int64_t three_phase_warp_words = three_phase_warp_items / 32;
+
+constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+/// The algorithm that runs for a request (automatic resolved).
+constexpr filter_algorithm resolve_algorithm(filter_algorithm asked, bool partition) {
+  if (asked != filter_algorithm::automatic) return asked;
+  return partition ? filter_algorithm::three_phase : filter_algorithm::single_pass;
+}
+
+/// Workspace of the single pass: the look-back tile states (their size comes from
+/// cub::ScanTileState::AllocationSize, which the caller passes) and the counter that
+/// hands out tile ids in launch order.
+struct single_pass_layout {
+  std::int64_t tiles = 0;
+  std::size_t tile_state = 0, tile_state_bytes = 0;
+  std::size_t tile_counter = 0;
+  std::size_t bytes = 0;
+};
+
+constexpr single_pass_layout plan_single_pass(std::int64_t n, std::size_t key_bytes,
+                                              std::size_t tile_state_bytes) {
+  single_pass_layout l;
+  l.tiles = ceil_div(n, single_pass_tile_items(key_bytes));
+  kselect::detail::workspace_carver c;
+  l.tile_state = c.take(tile_state_bytes);
+  l.tile_state_bytes = tile_state_bytes;
+  l.tile_counter = c.take(sizeof(std::uint32_t));
+  l.bytes = c.end;
+  return l;
+}
+
+/// Workspace of the three phases: the predicate bits (one 32-bit word per 32 keys,
+/// whole blocks), the per-block counts with one extra zero at the end, their
+/// exclusive scan (whose last entry is the total) and the scan's temporary storage
+/// (its size from cub::DeviceScan, passed by the caller).
+struct three_phase_layout {
+  std::int64_t blocks = 0;
+  std::size_t bits = 0, bits_bytes = 0;
+  std::size_t counts = 0, offsets = 0, counts_bytes = 0;
+  std::size_t scan_temp = 0, scan_temp_bytes = 0;
+  std::size_t bytes = 0;
+};
+
+constexpr three_phase_layout plan_three_phase(std::int64_t n, std::size_t scan_temp_bytes) {
+  three_phase_layout l;
+  l.blocks = ceil_div(n, three_phase_block_items);
+  kselect::detail::workspace_carver c;
+  l.bits_bytes = static_cast<std::size_t>(l.blocks * three_phase_block_words) * sizeof(std::uint32_t);
+  l.bits = c.take(l.bits_bytes);
+  l.counts_bytes = static_cast<std::size_t>(l.blocks + 1) * sizeof(std::int64_t);
+  l.counts = c.take(l.counts_bytes);
+  l.offsets = c.take(l.counts_bytes);
+  l.scan_temp_bytes = scan_temp_bytes;
+  l.scan_temp = c.take(scan_temp_bytes);
+  l.bytes = c.end;
+  return l;
+}
+
+/// Blocks of count_if (each counts three_phase_block_items keys), and its workspace:
+/// none is needed, but CUB's protocol reads a null workspace as a size query, so a
+/// size of 0 would make the second call a query again; it asks for one region.
+inline constexpr std::size_t count_if_workspace_bytes = 256;
+
+}  // namespace kselect::device::detail
