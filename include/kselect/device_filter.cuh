@@ -27,8 +27,8 @@
 //
 // Algorithms (filter_config::algo, kselect/detail/filter_plan.hpp): the single pass
 // (reads the input once) and the paper's three phases (predicate bits saved, counts
-// scanned, then written). automatic picks the single pass for filters and the three
-// phases for partitions, which the single pass cannot do.
+// scanned, then written). automatic picks the single pass, the faster in every case
+// measured (bench/results). Outputs must not overlap inputs (filter_if_inplace aside).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -38,6 +38,7 @@
 #include <type_traits>
 
 #include "kselect/detail/filter_dispatch.cuh"
+#include "kselect/device.hpp"  // last_error_message()
 #include "kselect/filter.hpp"
 
 namespace kselect::device {
@@ -52,6 +53,15 @@ inline constexpr bool is_filter_key_v =
     std::is_trivially_copyable_v<T> && sizeof(T) <= 16 && 16 % sizeof(T) == 0;
 template <class I>
 inline constexpr bool is_filter_index_v = std::is_same_v<I, std::int32_t> || std::is_same_v<I, std::int64_t>;
+/// int32_t positions need n < 2^31.
+template <class IndexT>
+cudaError_t check_index_type(std::int64_t n) {
+  if (sizeof(IndexT) == 4 && n > INT32_MAX) {
+    clear_rejection();
+    return reject_argument("kselect: int32_t indices need n < 2^31 (n = " + std::to_string(n) + ")");
+  }
+  return cudaSuccess;
+}
 }  // namespace detail
 
 /// The elements x of d_in[0..n) with pred(x), in input order, into d_out.
@@ -75,9 +85,7 @@ template <class T, class IndexT, class Pred>
 cudaError_t filter_if_indices(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out,
                               IndexT* d_indices_out, std::int64_t* d_num_selected, std::int64_t n, Pred pred,
                               cudaStream_t stream = nullptr, const filter_config& cfg = {}) {
-  if constexpr (sizeof(IndexT) == 4)
-    if (n > INT32_MAX)
-      return detail::reject_argument("kselect: int32_t indices need n < 2^31 (n = " + std::to_string(n) + ")");
+  KSELECT_CUDA_TRY(detail::check_index_type<IndexT>(n));
   detail::filter_outputs<T, T, IndexT> out;
   out.keys = d_out;
   out.indices = d_indices_out;
@@ -103,12 +111,17 @@ cudaError_t filter_if_pairs(void* d_workspace, std::size_t& workspace_bytes, con
                             out, {.algo = cfg.algo, .values_required = true}, stream);
 }
 
-/// filter_if with kselect::in_range(lo, hi): the elements with lo <= x < hi.
+/// filter_if with kselect::in_range(lo, hi): the elements with lo <= x < hi
+/// (lo > hi or a NaN bound is rejected, as in the owning API).
 template <class T>
   requires detail::is_filter_key_v<T>
 cudaError_t filter_range(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out,
                          std::int64_t* d_num_selected, std::int64_t n, T lo, T hi, cudaStream_t stream = nullptr,
                          const filter_config& cfg = {}) {
+  if (!(lo <= hi)) {
+    detail::clear_rejection();
+    return detail::reject_argument("kselect: filter_range needs lo <= hi and no NaN bound");
+  }
   return filter_if(d_workspace, workspace_bytes, d_in, d_out, d_num_selected, n, kselect::in_range(lo, hi), stream,
                    cfg);
 }
@@ -133,9 +146,7 @@ cudaError_t filter_flagged_indices(void* d_workspace, std::size_t& workspace_byt
                                    const Flag* d_flags, T* d_out, IndexT* d_indices_out,
                                    std::int64_t* d_num_selected, std::int64_t n, cudaStream_t stream = nullptr,
                                    const filter_config& cfg = {}) {
-  if constexpr (sizeof(IndexT) == 4)
-    if (n > INT32_MAX)
-      return detail::reject_argument("kselect: int32_t indices need n < 2^31 (n = " + std::to_string(n) + ")");
+  KSELECT_CUDA_TRY(detail::check_index_type<IndexT>(n));
   detail::filter_outputs<T, T, IndexT> out;
   out.keys = d_out;
   out.indices = d_indices_out;
@@ -147,8 +158,8 @@ cudaError_t filter_flagged_indices(void* d_workspace, std::size_t& workspace_byt
 }
 
 /// All n elements into d_out[0..n): those with pred(x) first (their count to
-/// *d_num_selected), then the others, each part in input order. Three phases (the
-/// single pass cannot place the rejected part before it knows the count).
+/// *d_num_selected), then the others, each part in input order. The single pass
+/// writes the others backwards from the end and then reverses them in place.
 template <class T, class Pred>
   requires detail::is_filter_key_v<T>
 cudaError_t partition(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out,
@@ -171,9 +182,7 @@ cudaError_t partition_pairs(void* d_workspace, std::size_t& workspace_bytes, con
                             const V* d_values_in, T* d_keys_out, V* d_values_out, IndexT* d_indices_out,
                             std::int64_t* d_num_selected, std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
                             const filter_config& cfg = {}) {
-  if constexpr (sizeof(IndexT) == 4)
-    if (n > INT32_MAX)
-      return detail::reject_argument("kselect: int32_t indices need n < 2^31 (n = " + std::to_string(n) + ")");
+  KSELECT_CUDA_TRY(detail::check_index_type<IndexT>(n));
   detail::filter_outputs<T, V, IndexT> out;
   out.keys = d_keys_out;
   out.values_in = d_values_in;

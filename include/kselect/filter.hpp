@@ -15,9 +15,10 @@
 // Unlike selection, an empty input (n == 0) is valid here and gives an empty result
 // (no backend is involved then).
 //
-// Backends: the CPU (OpenMP) only for now. Device memory throws kselect::error: the
-// CUDA filtering kernels are not written yet. options::device == cuda with host
-// memory, or in a build without CUDA, is a caller mistake as elsewhere.
+// Backends: the CPU (OpenMP) for host memory, the GPU for device memory (the device
+// filters of kselect/device_filter.cuh; the results come back to host vectors).
+// options::device == cuda with host memory, or in a build without CUDA, is a caller
+// mistake as elsewhere.
 //
 // Key types: float, double, int32_t, uint32_t, int64_t, uint64_t; the payload of
 // the *_pairs functions: any trivially copyable, default-constructible type.

@@ -49,19 +49,19 @@ std::int64_t run_count_nan(backend b, const T* values, std::int64_t n, const opt
 
 /// The filters (kselect/filter.hpp) on the CPU: cpu::filter_count, then target's
 /// buffers (size: the count, or n for a partition), then cpu::filter_write; returns
-/// the count. On CUDA it throws kselect::error: the CUDA filter kernels are not
-/// written yet. Arguments validated by the caller; n > 0.
+/// the count. On CUDA: cuda_backend::filter (src/cuda/owning_filter.cuh).
+/// Arguments validated by the caller; n > 0.
 template <class T>
 std::int64_t run_filter(backend b, const T* values, std::int64_t n, const filter_condition<T>& cond,
                         const void* payload, std::size_t payload_bytes, bool partition, bool with_indices,
                         filter_target& target, const options& opt);
 
-/// cpu::count_if; CUDA: as run_filter.
+/// cpu::count_if; CUDA: cuda_backend::count_if.
 template <class T>
 std::int64_t run_count_if(backend b, const T* values, std::int64_t n, const predicate<T>& pred,
                           const options& opt);
 
-/// cpu::filter_inplace; CUDA: as run_filter.
+/// cpu::filter_inplace; CUDA: cuda_backend::filter_inplace.
 template <class T>
 std::int64_t run_filter_inplace(backend b, T* values, std::int64_t n, const predicate<T>& pred,
                                 const options& opt);

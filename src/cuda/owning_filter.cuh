@@ -1,6 +1,6 @@
 // The CUDA side of the owning API's filters (cuda_backend::filter, count_if,
-// filter_inplace): counts on the device first so that the host vectors and the
-// device buffers get exactly the selected size, runs the device filter of
+// filter_inplace): counts on the device first (filters; a partition's size is n)
+// so that the host vectors and the device buffers get exactly the selected size, runs the device filter of
 // kselect/device_filter.cuh, gathers an arbitrary-size payload by the selected
 // positions, and brings the results to the host. Instantiated per key type in
 // src/cuda/instantiate/filter_*.cu.
@@ -55,8 +55,8 @@ std::int64_t filter(const T* d_values, std::int64_t n, const kselect::detail::fi
                     const void* d_payload, std::size_t payload_bytes, bool partition, bool with_indices,
                     kselect::detail::filter_target& target, const options& opt) {
   auto stream = static_cast<cudaStream_t>(opt.stream);
-  const std::int64_t selected = filter_detail::count_selected(d_values, n, cond, stream);
-  const std::int64_t m = partition ? n : selected;
+  // A partition writes all n; a filter first counts, so that the buffers are exact.
+  const std::int64_t m = partition ? n : filter_detail::count_selected(d_values, n, cond, stream);
   const kselect::detail::filter_buffers host = target.allocate(m);
   if (m == 0) return 0;
   const auto um = static_cast<std::size_t>(m);
@@ -97,6 +97,10 @@ std::int64_t filter(const T* d_values, std::int64_t n, const kselect::detail::fi
   if (payload_bytes > 0)
     detail::check(cudaMemcpyAsync(host.payload, payload.get(), um * payload_bytes, cudaMemcpyDeviceToHost, stream),
                   "copying the payload");
+  std::int64_t selected = m;
+  if (partition)
+    detail::check(cudaMemcpyAsync(&selected, out.num_selected, sizeof selected, cudaMemcpyDeviceToHost, stream),
+                  "copying the count");
   detail::check(cudaStreamSynchronize(stream), "filter");
   return selected;
 }

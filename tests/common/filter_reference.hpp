@@ -1,4 +1,4 @@
-// The filters' reference and inputs (CPU suite now, the GPU suite later): which
+// The filters' reference and inputs (CPU and GPU suites): which
 // elements a predicate keeps, written out comparison by comparison; std::copy_if
 // of the elements and their positions; selection masks of given selectivities and
 // patterns, and keys that a threshold predicate selects exactly by such a mask.
@@ -50,6 +50,26 @@ reference_selection<T> reference_filter(const std::vector<T>& values, Keep keep)
   std::int64_t i = 0;
   std::copy_if(values.begin(), values.end(), std::back_inserter(r.values), [&](const T&) { return keep(i++); });
   return r;
+}
+
+/// The elements of v at `indices`, in that order.
+template <class V>
+std::vector<V> gather(const std::vector<V>& v, const std::vector<std::int64_t>& indices) {
+  std::vector<V> out;
+  out.reserve(indices.size());
+  for (const std::int64_t i : indices) out.push_back(v[static_cast<std::size_t>(i)]);
+  return out;
+}
+
+/// A partition's order: the selected positions (ascending), then the others (ascending).
+inline std::vector<std::int64_t> partition_order(const std::vector<std::int64_t>& selected, std::int64_t n) {
+  std::vector<std::int64_t> order = selected;
+  std::size_t j = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (j < selected.size() && selected[j] == i) ++j;
+    else order.push_back(i);
+  }
+  return order;
 }
 
 /// Equal sizes and equal bits (NaN payloads and the sign of zero included).

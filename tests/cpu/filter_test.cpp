@@ -28,6 +28,7 @@ using test::key_type;
 using test::mask_pattern;
 
 using test::expect_invalid;
+using test::gather;
 
 /// A payload that is none of the fixed copy sizes (12 bytes).
 struct triple {
@@ -41,25 +42,6 @@ triple triple_of(std::int64_t i) {
 }
 
 bool operator==(const triple& x, const triple& y) { return std::memcmp(&x, &y, sizeof x) == 0; }
-
-/// The elements of v at `indices`, in that order.
-template <class V>
-std::vector<V> gather(const std::vector<V>& v, const std::vector<std::int64_t>& indices) {
-  std::vector<V> out;
-  for (const std::int64_t i : indices) out.push_back(v[static_cast<std::size_t>(i)]);
-  return out;
-}
-
-/// The complement of r's indices in [0, n), ascending.
-std::vector<std::int64_t> others(const std::vector<std::int64_t>& selected, std::int64_t n) {
-  std::vector<std::int64_t> out;
-  std::size_t j = 0;
-  for (std::int64_t i = 0; i < n; ++i) {
-    if (j < selected.size() && selected[j] == i) ++j;
-    else out.push_back(i);
-  }
-  return out;
-}
 
 /// Every filter of the owning API on `v` with predicate `p` (and, for the flagged
 /// ones, the flags that p gives, as bytes other than 1) against the reference.
@@ -81,9 +63,7 @@ void expect_filters(const std::vector<T>& v, const predicate<T>& p, const option
 
   // partition: the selected ones, then the others, each in input order.
   const partitioned<T> parts = partition(v.data(), n, p, {.indices = true}, opt);
-  std::vector<std::int64_t> order = want.indices;
-  const std::vector<std::int64_t> rest = others(want.indices, n);
-  order.insert(order.end(), rest.begin(), rest.end());
+  const std::vector<std::int64_t> order = test::partition_order(want.indices, n);
   EXPECT_EQ(parts.selected, m);
   EXPECT_EQ(parts.indices, order);
   EXPECT_TRUE(test::same_bits(parts.values, gather(v, order)));
@@ -345,9 +325,7 @@ TEST(FilterCpu, ManyChunks) {
         for (std::int64_t i = 0; i < n; ++i) payload[static_cast<std::size_t>(i)] = static_cast<double>(i);
         cpu::filter_write(v.data(), p, nullptr, plan, payload.data(), sizeof(double), true, values.data(),
                           indices.data(), out_payload.data(), t);
-        std::vector<std::int64_t> order = want.indices;
-        const std::vector<std::int64_t> rest = others(want.indices, n);
-        order.insert(order.end(), rest.begin(), rest.end());
+        const std::vector<std::int64_t> order = test::partition_order(want.indices, n);
         EXPECT_EQ(indices, order);
         EXPECT_TRUE(test::same_bits(values, gather(v, order)));
         for (std::size_t i = 0; i < order.size(); ++i) ASSERT_EQ(out_payload[i], static_cast<double>(order[i]));

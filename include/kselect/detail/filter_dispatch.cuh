@@ -28,10 +28,11 @@ inline cudaError_t check_device_array(const void* p, const char* name, bool opti
   return cudaSuccess;
 }
 
-/// Whether byte ranges [a, a + a_bytes) and [b, b + b_bytes) overlap.
+/// Whether byte ranges [a, a + a_bytes) and [b, b + b_bytes) overlap (a null
+/// pointer is an absent array: no overlap).
 inline bool overlaps(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
   const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
-  return a_bytes && b_bytes && x < y + b_bytes && y < x + a_bytes;
+  return x && y && a_bytes && b_bytes && x < y + b_bytes && y < x + a_bytes;
 }
 
 inline constexpr std::int64_t filter_max_items = std::int64_t(1) << 40;
@@ -83,13 +84,15 @@ struct filter_request {
   bool in_place = false;          ///< out.keys == d_in is intended
 };
 
-/// The checks of the flags, the outputs and the payload input.
+/// The checks of the flags, the outputs and the payload input. With n == 0 only
+/// d_num_selected is needed (written 0).
 template <class T, class V, class IndexT>
 cudaError_t check_filter_arrays(const T* d_in, std::int64_t n, const filter_outputs<T, V, IndexT>& out,
                                 const filter_request& req) {
-  if (n > 0) KSELECT_CUDA_TRY(check_device_array(d_in, "d_in"));
-  if (n > 0 && req.flagged) KSELECT_CUDA_TRY(check_device_array(req.flags, "d_flags"));
   KSELECT_CUDA_TRY(check_device_array(out.num_selected, "d_num_selected"));
+  if (n == 0) return cudaSuccess;
+  KSELECT_CUDA_TRY(check_device_array(d_in, req.in_place ? "d_data" : "d_in"));
+  if (req.flagged) KSELECT_CUDA_TRY(check_device_array(req.flags, "d_flags"));
   KSELECT_CUDA_TRY(check_device_array(out.keys, "d_out", req.keys_optional));
   KSELECT_CUDA_TRY(check_device_array(out.indices, "d_indices_out", !req.indices_required));
   if ((out.values_in == nullptr) != (out.values_out == nullptr))
@@ -98,9 +101,16 @@ cudaError_t check_filter_arrays(const T* d_in, std::int64_t n, const filter_outp
   KSELECT_CUDA_TRY(check_device_array(out.values_out, "d_values_out", !req.values_required));
   if (out.keys == nullptr && out.indices == nullptr && out.values_out == nullptr)
     return reject_argument("kselect: no output given (d_out and d_indices_out are null)");
-  const std::size_t key_bytes = static_cast<std::size_t>(n) * sizeof(T);
+  // Outputs must not overlap the inputs (in place: the keys only, by design).
+  const auto un = static_cast<std::size_t>(n);
+  const std::size_t key_bytes = un * sizeof(T), index_bytes = un * sizeof(IndexT), value_bytes = un * sizeof(V);
   if (!req.in_place && overlaps(d_in, key_bytes, out.keys, key_bytes))
     return reject_argument("kselect: d_out overlaps d_in (filter in place with filter_if_inplace)");
+  if (overlaps(d_in, key_bytes, out.indices, index_bytes) || overlaps(out.values_in, value_bytes, out.indices, index_bytes))
+    return reject_argument("kselect: d_indices_out overlaps an input");
+  if (overlaps(d_in, key_bytes, out.values_out, value_bytes) ||
+      overlaps(out.values_in, value_bytes, out.values_out, value_bytes))
+    return reject_argument("kselect: d_values_out overlaps an input");
   return cudaSuccess;
 }
 
@@ -115,11 +125,7 @@ cudaError_t run_filter(void* d_workspace, std::size_t& workspace_bytes, const T*
   if (asked != filter_algorithm::automatic && asked != filter_algorithm::single_pass &&
       asked != filter_algorithm::three_phase)
     return reject_argument("kselect: unknown filter_algorithm " + std::to_string(static_cast<int>(asked)));
-  const filter_algorithm algo = resolve_algorithm(asked, out.partition);
-  if (algo == filter_algorithm::single_pass && out.partition)
-    return reject_argument(
-        "kselect: filter_algorithm::single_pass cannot partition (the rejected keys' places need the total "
-        "count first); use three_phase or automatic");
+  const filter_algorithm algo = resolve_algorithm(asked);
   if (algo == filter_algorithm::three_phase && req.in_place)
     return reject_argument("kselect: an in-place filter runs the single pass only");
 
@@ -139,13 +145,24 @@ cudaError_t run_filter(void* d_workspace, std::size_t& workspace_bytes, const T*
     filter_tile_state state;
     const int tiles = static_cast<int>(sp.tiles);
     KSELECT_CUDA_TRY(state.Init(tiles, ws + sp.tile_state, sp.tile_state_bytes));
-    auto* counter = reinterpret_cast<std::uint32_t*>(ws + sp.tile_counter);
     const int init_blocks = (tiles + 32 + filter_block_threads - 1) / filter_block_threads;
-    single_pass_init_kernel<<<init_blocks, filter_block_threads, 0, stream>>>(state, tiles, counter);
+    single_pass_init_kernel<<<init_blocks, filter_block_threads, 0, stream>>>(state, tiles);
     KSELECT_CUDA_TRY(cudaPeekAtLastError());
+    const auto kernel = single_pass_kernel<T, V, IndexT, Selector>;
+    // Six 33 KiB blocks per SM need the largest shared-memory carveout; ask once.
+    static const cudaError_t carveout =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
+    KSELECT_CUDA_TRY(carveout);
     const bool bulk = reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0;
-    single_pass_kernel<T, V, IndexT, Selector>
-        <<<tiles, filter_block_threads, 0, stream>>>(d_in, n, select, out, state, counter, tiles, bulk);
+    kernel<<<tiles, filter_block_threads, 0, stream>>>(d_in, n, select, out, state, tiles, bulk);
+    KSELECT_CUDA_TRY(cudaPeekAtLastError());
+    if (!out.partition) return cudaSuccess;
+    int sms = 0, device = 0;
+    KSELECT_CUDA_TRY(cudaGetDevice(&device));
+    KSELECT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const auto reverse_blocks =
+        static_cast<unsigned>(std::min<std::int64_t>(ceil_div(n / 2 + 1, filter_block_threads), sms * 8));
+    reverse_rejected_kernel<T, V, IndexT><<<reverse_blocks, filter_block_threads, 0, stream>>>(n, out);
     return cudaPeekAtLastError();
   }
 

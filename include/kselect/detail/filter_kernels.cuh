@@ -71,24 +71,26 @@ struct flag_selector {
 // publishes from threadIdx.x == 0.
 using filter_tile_state = cub::ScanTileState<long long>;
 
-/// Resets the look-back states of `tiles` tiles and the tile-id counter (a template
-/// only so that the header can be included by several translation units).
+/// Resets the look-back states of `tiles` tiles (a template only so that the header
+/// can be included by several translation units).
 template <class TileState = filter_tile_state>
-__global__ void single_pass_init_kernel(TileState state, int tiles, std::uint32_t* tile_counter) {
+__global__ void single_pass_init_kernel(TileState state, int tiles) {
   state.InitializeStatus(tiles);
-  if (blockIdx.x == 0 && threadIdx.x == 0) *tile_counter = 0;
 }
 
-/// One tile per block, tiles handed out in launch order by an atomic counter (so a
-/// tile's predecessors have all started: the look-back cannot wait on a block that
-/// is not resident). The tile goes to shared memory in one bulk copy when the input
-/// is 16-byte aligned (bulk), else by coalesced loads. Safe in place (out.keys ==
-/// in): a tile writes only below its own end, and only after every predecessor has
-/// published its count, which each does after its tile is in shared memory.
+/// One tile per block, tile blockIdx.x: like CUB's single-pass scans, this relies on
+/// blocks being dispatched in index order, so that a tile's predecessors have all
+/// started and the look-back never waits on a block that is not resident. The tile
+/// goes to shared memory in one bulk copy when the input is 16-byte aligned (bulk),
+/// else by coalesced loads. Safe in place (out.keys == in, no partition): a tile
+/// writes only below its own end, and only after every predecessor has published
+/// its count, which each does after its tile is in shared memory. A partition
+/// writes the rejected keys from the end backwards (rejected key j at n - 1 - j);
+/// reverse_rejected_kernel then puts them in input order.
 template <class T, class V, class IndexT, class Selector>
 __global__ void __launch_bounds__(filter_block_threads)
     single_pass_kernel(const T* in, std::int64_t n, Selector select, filter_outputs<T, V, IndexT> out,
-                       filter_tile_state state, std::uint32_t* tile_counter, int tiles, bool bulk) {
+                       filter_tile_state state, int tiles, bool bulk) {
   constexpr int tile_items = static_cast<int>(single_pass_tile_items(sizeof(T)));
   constexpr int warp_items = tile_items / filter_warps;
   constexpr int rounds = warp_items / 32;
@@ -101,7 +103,6 @@ __global__ void __launch_bounds__(filter_block_threads)
   __shared__ typename prefix_op::TempStorage prefix_storage;
   __shared__ typename warp_scan::TempStorage scan_storage[filter_warps];
   __shared__ int warp_count[filter_warps];
-  __shared__ int tile_id;
   __shared__ long long tile_prefix;
 #pragma nv_diag_suppress static_var_with_dynamic_init
   __shared__ barrier_t loaded;
@@ -109,12 +110,11 @@ __global__ void __launch_bounds__(filter_block_threads)
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (threadIdx.x == 0) {
-    tile_id = static_cast<int>(atomicAdd(tile_counter, 1u));
     init(&loaded, blockDim.x);
     NV_IF_TARGET(NV_PROVIDES_SM_90, (::cuda::ptx::fence_proxy_async(::cuda::ptx::space_shared);));
   }
   __syncthreads();
-  const int tile = tile_id;
+  const int tile = static_cast<int>(blockIdx.x);
   const std::int64_t base = static_cast<std::int64_t>(tile) * tile_items;
   const int items = static_cast<int>(n - base < tile_items ? n - base : tile_items);
 
@@ -177,9 +177,39 @@ __global__ void __launch_bounds__(filter_block_threads)
   for (int r = 0; r < rounds; ++r) {
     const unsigned m = __shfl_sync(0xffffffffu, my_mask, r);
     const int r_offset = __shfl_sync(0xffffffffu, round_offset, r);
-    if (m >> lane & 1u) {
-      const int i = warp_base + r * 32 + lane;
-      filter_emit(out, warp_out + r_offset + __popc(m & lanes_below), base + i, keys[i]);
+    const int i = warp_base + r * 32 + lane;
+    const std::int64_t selected_before = warp_out + r_offset + __popc(m & lanes_below);
+    if (m >> lane & 1u)
+      filter_emit(out, selected_before, base + i, keys[i]);
+    else if (out.partition && i < items)
+      filter_emit(out, n - 1 - (base + i - selected_before), base + i, keys[i]);
+  }
+}
+
+/// After a single-pass partition: reverses out[count, n) (keys, positions, payload),
+/// which the single pass wrote from the end backwards; count = *out.num_selected.
+template <class T, class V, class IndexT>
+__global__ void __launch_bounds__(filter_block_threads)
+    reverse_rejected_kernel(std::int64_t n, filter_outputs<T, V, IndexT> out) {
+  const std::int64_t count = *out.num_selected;
+  const std::int64_t half = (n - count) / 2;
+  for (std::int64_t t = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; t < half;
+       t += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t a = count + t, b = n - 1 - t;
+    if (out.keys) {
+      const T x = out.keys[a];
+      out.keys[a] = out.keys[b];
+      out.keys[b] = x;
+    }
+    if (out.indices) {
+      const IndexT x = out.indices[a];
+      out.indices[a] = out.indices[b];
+      out.indices[b] = x;
+    }
+    if (out.values_out) {
+      const V x = out.values_out[a];
+      out.values_out[a] = out.values_out[b];
+      out.values_out[b] = x;
     }
   }
 }

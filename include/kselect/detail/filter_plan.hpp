@@ -20,12 +20,13 @@ namespace kselect::device {
 
 /// Which device filter algorithm runs (filter_config::algo).
 ///  - single_pass: reads the input once; each tile's output offset comes from its
-///    predecessors by decoupled look-back. Filters and in-place filters only.
+///    predecessors by decoupled look-back. A partition writes its rejected part
+///    backwards from the end, then reverses it (one more read and write of it).
 ///  - three_phase: the ballot method (bench/results, docs/algorithms.md): predicate
 ///    bits and per-block counts saved, a scan of the counts, then a pass that writes
 ///    using the saved bits (it reads again only the 32-byte sectors holding selected
 ///    keys, all of them for a partition).
-///  - automatic: single_pass for filters, three_phase for partitions.
+///  - automatic: single_pass.
 enum class filter_algorithm { automatic, single_pass, three_phase };
 
 }  // namespace kselect::device
@@ -53,19 +54,17 @@ inline constexpr std::int64_t three_phase_warp_words = three_phase_warp_items / 
 
 constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-/// The algorithm that runs for a request (automatic resolved).
-constexpr filter_algorithm resolve_algorithm(filter_algorithm asked, bool partition) {
-  if (asked != filter_algorithm::automatic) return asked;
-  return partition ? filter_algorithm::three_phase : filter_algorithm::single_pass;
+/// The algorithm that runs for a request (automatic resolved): the single pass,
+/// faster in every case measured (bench/results, issue 4).
+constexpr filter_algorithm resolve_algorithm(filter_algorithm asked) {
+  return asked == filter_algorithm::automatic ? filter_algorithm::single_pass : asked;
 }
 
 /// Workspace of the single pass: the look-back tile states (their size comes from
-/// cub::ScanTileState::AllocationSize, which the caller passes) and the counter that
-/// hands out tile ids in launch order.
+/// cub::ScanTileState::AllocationSize, which the caller passes).
 struct single_pass_layout {
   std::int64_t tiles = 0;
   std::size_t tile_state = 0, tile_state_bytes = 0;
-  std::size_t tile_counter = 0;
   std::size_t bytes = 0;
 };
 
@@ -76,7 +75,6 @@ constexpr single_pass_layout plan_single_pass(std::int64_t n, std::size_t key_by
   kselect::detail::workspace_carver c;
   l.tile_state = c.take(tile_state_bytes);
   l.tile_state_bytes = tile_state_bytes;
-  l.tile_counter = c.take(sizeof(std::uint32_t));
   l.bytes = c.end;
   return l;
 }
