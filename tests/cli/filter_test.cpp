@@ -146,7 +146,8 @@ TYPED_TEST(FilterTypes, RawInputAndJson) {
   write_bytes(in, raw_bytes(v));
   std::vector<T> want;
   std::copy_if(v.begin(), v.end(), std::back_inserter(want), [](T x) { return x >= T(3); });
-  const auto r = this->run({"--json", "filter", "--dtype", dtype_name<T>(), "--ge", "3", in, "-o", out});
+  const auto r =
+      this->run({"--json", "filter", "--dtype", dtype_name<T>(), "--ge", "3", "--device", "cpu", in, "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["command"], "filter");
