@@ -356,18 +356,20 @@ bool bench_type(const char* type, std::int64_t n, const std::vector<selectivity>
       add(s.label, t, "cub::DevicePartition::If (rejected reversed)", "cub", want_part, part_ms, 2 * in_bytes, 0,
           "ref");
 
-      poison(ours.data(), n, stream);
-      const double ms = time_call(stream, o, [&] {
-        check_call(kselect::device::partition(ws.data(), ws_bytes, data.data(), ours.data(), our_count, n, pred,
-                                              stream, {filter_algorithm::three_phase}),
-                   "partition");
-      });
-      const std::int64_t got = read_count(our_count, stream);
-      const std::string method = "partition three_phase";
-      // Ours keeps the rejected keys in input order, CUB reverses them.
-      const auto differing = count_mismatches(ours.data(), ref.data(), n, std::min(got, want_part), stream);
-      add(s.label, t, method, "ours", got, ms, 2 * in_bytes, part_ms,
-          verdict(s.label, method, got, want_part, differing));
+      for (const filter_algorithm a : {filter_algorithm::single_pass, filter_algorithm::three_phase}) {
+        poison(ours.data(), n, stream);
+        const double ms = time_call(stream, o, [&] {
+          check_call(kselect::device::partition(ws.data(), ws_bytes, data.data(), ours.data(), our_count, n, pred,
+                                                stream, {a}),
+                     "partition");
+        });
+        const std::int64_t got = read_count(our_count, stream);
+        const std::string method = std::string("partition ") + algo_name(a);
+        // Ours keeps the rejected keys in input order, CUB reverses them: the selected part is compared.
+        const auto differing = count_mismatches(ours.data(), ref.data(), n, std::min(got, want_part), stream);
+        add(s.label, t, method, "ours", got, ms, 2 * in_bytes, part_ms,
+            verdict(s.label, method, got, want_part, differing));
+      }
     }
   }
   return all_ok;

@@ -33,8 +33,8 @@ TEST(FilterPlan, SinglePassTilesCoverTheInput) {
     EXPECT_LE(tile * static_cast<std::int64_t>(key_bytes), single_pass_tile_bytes);
     if (key_bytes >= 4) EXPECT_EQ(tile * static_cast<std::int64_t>(key_bytes), single_pass_tile_bytes);
     // The kernel's warps walk the tile 32 keys at a time, a lane keeping one round's ballot.
-    EXPECT_EQ(tile % (filter_warps * 32), 0);
-    EXPECT_LE(tile / filter_warps / 32, 32);
+    EXPECT_EQ(tile % (single_pass_threads / 32 * 32), 0);
+    EXPECT_LE(tile / (single_pass_threads / 32) / 32, 32);
     for (const std::int64_t n : sizes) {
       const single_pass_layout l = plan_single_pass(n, key_bytes, 1000);
       EXPECT_GE(l.tiles * tile, n);
@@ -64,10 +64,13 @@ TEST(FilterPlan, ThreePhaseLayoutHoldsBitsCountsAndScan) {
   }
 }
 
-TEST(FilterPlan, AutomaticPicksTheSinglePass) {
-  EXPECT_EQ(resolve_algorithm(filter_algorithm::automatic), filter_algorithm::single_pass);
-  EXPECT_EQ(resolve_algorithm(filter_algorithm::single_pass), filter_algorithm::single_pass);
-  EXPECT_EQ(resolve_algorithm(filter_algorithm::three_phase), filter_algorithm::three_phase);
+TEST(FilterPlan, AutomaticPicksSinglePassForFiltersThreePhasesForPartitions) {
+  EXPECT_EQ(resolve_algorithm(filter_algorithm::automatic, false), filter_algorithm::single_pass);
+  EXPECT_EQ(resolve_algorithm(filter_algorithm::automatic, true), filter_algorithm::three_phase);
+  for (const bool partition : {false, true}) {
+    EXPECT_EQ(resolve_algorithm(filter_algorithm::single_pass, partition), filter_algorithm::single_pass);
+    EXPECT_EQ(resolve_algorithm(filter_algorithm::three_phase, partition), filter_algorithm::three_phase);
+  }
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 //  - the device API of kselect/device_filter.cuh: every key type with the lt, ge and
 //    in_range predicates (all six comparisons in the special-values test); sizes
 //    0, 1, 2, 3, 31, 32, 33, 2^k - 1, 2^k, 2^k + 1 up to 2^17 + 1 (around the tiles:
-//    8192 keys per single-pass tile for 4-byte keys, 4096 for 8-byte ones, 4096 per
+//    16384 keys per single-pass tile for 4-byte keys, 8192 for 8-byte ones, 4096 per
 //    three-phase block), some tile multiples and a few million; selectivities 0% to
 //    100%; alternating, clustered, first-only and last-only selections; NaN,
 //    +-inf, -0.0 == +0.0 and denormals, as keys and as constants;
@@ -340,11 +340,12 @@ void expect_device_filters(const std::vector<T>& v, const Pred& p, std::int64_t 
 // Sizes and inputs
 // ---------------------------------------------------------------------------------
 
-/// test_sizes up to 2^17 + 1 (2^k - 1, 2^k, 2^k + 1 around both tile sizes, 4096 and
-/// 8192), and multiples of the tiles that are not powers of two, with remainders.
+/// test_sizes up to 2^17 + 1 (2^k - 1, 2^k, 2^k + 1 around the tile sizes, 4096,
+/// 8192 and 16384), and multiples of the tiles that are not powers of two, with remainders.
 std::vector<std::int64_t> gpu_sizes() {
   std::vector<std::int64_t> sizes = test_sizes((std::int64_t{1} << 17) + 1);
-  for (const std::int64_t extra : {3 * 4096 - 1, 3 * 4096 + 1, 2 * 8192 + 5, 5 * 8192 - 7, 7 * 4096 + 2048 + 31})
+  for (const std::int64_t extra : {3 * 4096 - 1, 3 * 4096 + 1, 2 * 8192 + 5, 5 * 8192 - 7, 7 * 4096 + 2048 + 31,
+                                   3 * 16384 - 1, 3 * 16384 + 1, 5 * 16384 + 8192 + 33})
     sizes.push_back(extra);
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());

@@ -125,7 +125,7 @@ cudaError_t run_filter(void* d_workspace, std::size_t& workspace_bytes, const T*
   if (asked != filter_algorithm::automatic && asked != filter_algorithm::single_pass &&
       asked != filter_algorithm::three_phase)
     return reject_argument("kselect: unknown filter_algorithm " + std::to_string(static_cast<int>(asked)));
-  const filter_algorithm algo = resolve_algorithm(asked);
+  const filter_algorithm algo = resolve_algorithm(asked, out.partition);
   if (algo == filter_algorithm::three_phase && req.in_place)
     return reject_argument("kselect: an in-place filter runs the single pass only");
 
@@ -149,12 +149,18 @@ cudaError_t run_filter(void* d_workspace, std::size_t& workspace_bytes, const T*
     single_pass_init_kernel<<<init_blocks, filter_block_threads, 0, stream>>>(state, tiles);
     KSELECT_CUDA_TRY(cudaPeekAtLastError());
     const auto kernel = single_pass_kernel<T, V, IndexT, Selector>;
-    // Six 33 KiB blocks per SM need the largest shared-memory carveout; ask once.
-    static const cudaError_t carveout =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
-    KSELECT_CUDA_TRY(carveout);
+    const int tile_bytes = static_cast<int>(single_pass_tile_items(sizeof(T)) * sizeof(T));
+    // 64 KiB of dynamic shared memory needs an opt-in, and three such blocks per SM
+    // the largest carveout; asked once per kernel.
+    static const cudaError_t attributes = [&] {
+      const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, tile_bytes);
+      return e != cudaSuccess ? e
+                              : cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                                     cudaSharedmemCarveoutMaxShared);
+    }();
+    KSELECT_CUDA_TRY(attributes);
     const bool bulk = reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0;
-    kernel<<<tiles, filter_block_threads, 0, stream>>>(d_in, n, select, out, state, tiles, bulk);
+    kernel<<<tiles, single_pass_threads, tile_bytes, stream>>>(d_in, n, select, out, state, tiles, bulk);
     KSELECT_CUDA_TRY(cudaPeekAtLastError());
     if (!out.partition) return cudaSuccess;
     int sms = 0, device = 0;

@@ -87,22 +87,27 @@ __global__ void single_pass_init_kernel(TileState state, int tiles) {
 /// its count, which each does after its tile is in shared memory. A partition
 /// writes the rejected keys from the end backwards (rejected key j at n - 1 - j);
 /// reverse_rejected_kernel then puts them in input order.
-template <class T, class V, class IndexT, class Selector>
-__global__ void __launch_bounds__(filter_block_threads)
+/// Threads and TileItems: the block and tile shape (defaults: filter_plan.hpp); the
+/// tile is dynamic shared memory of TileItems * sizeof(T) bytes.
+template <class T, class V, class IndexT, class Selector, int Threads = single_pass_threads,
+          int TileItems = static_cast<int>(single_pass_tile_items(sizeof(T)))>
+__global__ void __launch_bounds__(Threads)
     single_pass_kernel(const T* in, std::int64_t n, Selector select, filter_outputs<T, V, IndexT> out,
                        filter_tile_state state, int tiles, bool bulk) {
-  constexpr int tile_items = static_cast<int>(single_pass_tile_items(sizeof(T)));
-  constexpr int warp_items = tile_items / filter_warps;
+  constexpr int tile_items = TileItems;
+  constexpr int warps = Threads / 32;
+  constexpr int warp_items = tile_items / warps;
   constexpr int rounds = warp_items / 32;
-  static_assert(rounds <= 32, "a lane keeps the ballot of one round");
+  static_assert(warp_items % 32 == 0 && rounds >= 1 && rounds <= 32, "a lane keeps the ballot of one round");
   using prefix_op = cub::TilePrefixCallbackOp<long long, ::cuda::std::plus<>, filter_tile_state>;
   using warp_scan = cub::WarpScan<int>;
   using barrier_t = ::cuda::barrier<::cuda::thread_scope_block>;
 
-  __shared__ alignas(128) T keys[tile_items];
+  extern __shared__ __align__(128) unsigned char tile_storage[];
+  T* const keys = reinterpret_cast<T*>(tile_storage);
   __shared__ typename prefix_op::TempStorage prefix_storage;
-  __shared__ typename warp_scan::TempStorage scan_storage[filter_warps];
-  __shared__ int warp_count[filter_warps];
+  __shared__ typename warp_scan::TempStorage scan_storage[warps];
+  __shared__ int warp_count[warps];
   __shared__ long long tile_prefix;
 #pragma nv_diag_suppress static_var_with_dynamic_init
   __shared__ barrier_t loaded;
@@ -150,10 +155,10 @@ __global__ void __launch_bounds__(filter_block_threads)
 
   // Warp 0: the warps' offsets in the tile, then the tile's offset by look-back.
   if (warp == 0) {
-    const int c = lane < filter_warps ? warp_count[lane] : 0;
+    const int c = lane < warps ? warp_count[lane] : 0;
     int offset, total;
     warp_scan(scan_storage[0]).ExclusiveSum(c, offset, total);
-    if (lane < filter_warps) warp_count[lane] = offset;
+    if (lane < warps) warp_count[lane] = offset;
     long long prefix = 0;
     if (tile == 0) {
       if (lane == 0) state.SetInclusive(0, total);

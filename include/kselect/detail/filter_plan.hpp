@@ -3,10 +3,10 @@
 // C++ (no CUDA), so the CPU test suite checks it.
 //
 // Tuning (H100, 2026-11-22 measurements in bench/results, issue 4):
-//  - single pass: one 32 KiB tile (8192 keys at most) per block of 256 threads,
-//    copied into shared memory by one bulk copy (TMA), so a block has its whole tile in flight at once; six such
-//    blocks fit an SM. Per warp, the tile's 1/8 is walked 32 keys at a time (4-byte
-//    keys: 32 rounds, one ballot each; 8-byte keys: 16 rounds).
+//  - single pass: one 64 KiB tile (16384 keys at most) per block of 512 threads,
+//    copied into shared memory by one bulk copy (TMA), so a block has its whole
+//    tile in flight at once; three such blocks fit an SM. Per warp, the tile's 1/16
+//    is walked 32 keys at a time (4-byte keys: 32 rounds, one ballot each).
 //  - three phases: 4096 keys per block of 256 threads (16 per thread, loaded 16 bytes
 //    at a time when the input is 16-byte aligned), one predicate bit saved per key.
 #pragma once
@@ -26,7 +26,7 @@ namespace kselect::device {
 ///    bits and per-block counts saved, a scan of the counts, then a pass that writes
 ///    using the saved bits (it reads again only the 32-byte sectors holding selected
 ///    keys, all of them for a partition).
-///  - automatic: single_pass.
+///  - automatic: single_pass for filters, three_phase for partitions.
 enum class filter_algorithm { automatic, single_pass, three_phase };
 
 }  // namespace kselect::device
@@ -36,13 +36,18 @@ namespace kselect::device::detail {
 inline constexpr int filter_block_threads = 256;
 inline constexpr int filter_warps = filter_block_threads / 32;
 
-/// Single pass: bytes of one tile (shared memory per block).
-inline constexpr std::int64_t single_pass_tile_bytes = 32768;
-/// Keys per single-pass tile: 32 KiB of them, at most 8192 (a warp's 1/8 of the
-/// tile in at most 32 rounds of 32, a lane keeping one round's ballot).
+/// Single pass: threads of a block, and bytes of its tile (dynamic shared memory).
+/// 512 threads and 64 KiB (3 blocks per SM) measured fastest of seven shapes on the
+/// H100 from 0% to 50% selectivity (bench/results/h100-2026-11-22-ef78f56-sweep.txt:
+/// 1% 0.467 ms against 0.503 for 256 threads and 32 KiB; 50% 0.648 against 0.658).
+inline constexpr int single_pass_threads = 512;
+inline constexpr std::int64_t single_pass_tile_bytes = 65536;
+/// Keys per single-pass tile: 64 KiB of them, at most 32 rounds of 32 per warp (a
+/// lane keeps one round's ballot): 16384 keys for 512 threads.
 constexpr std::int64_t single_pass_tile_items(std::size_t key_bytes) {
   const std::int64_t by_bytes = single_pass_tile_bytes / static_cast<std::int64_t>(key_bytes);
-  return by_bytes < 8192 ? by_bytes : 8192;
+  constexpr std::int64_t by_rounds = single_pass_threads * 32;
+  return by_bytes < by_rounds ? by_bytes : by_rounds;
 }
 
 /// Three phases: keys per block, and per warp (a warp's keys are contiguous).
@@ -54,10 +59,12 @@ inline constexpr std::int64_t three_phase_warp_words = three_phase_warp_items / 
 
 constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-/// The algorithm that runs for a request (automatic resolved): the single pass,
-/// faster in every case measured (bench/results, issue 4).
-constexpr filter_algorithm resolve_algorithm(filter_algorithm asked) {
-  return asked == filter_algorithm::automatic ? filter_algorithm::single_pass : asked;
+/// The algorithm that runs for a request (automatic resolved): the single pass for
+/// filters (faster at every selectivity measured), the three phases for partitions
+/// (1.87 ms against 1.92 at 50% on 2^28 floats; bench/results, issue 4).
+constexpr filter_algorithm resolve_algorithm(filter_algorithm asked, bool partition) {
+  if (asked != filter_algorithm::automatic) return asked;
+  return partition ? filter_algorithm::three_phase : filter_algorithm::single_pass;
 }
 
 /// Workspace of the single pass: the look-back tile states (their size comes from
