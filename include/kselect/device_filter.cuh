@@ -27,8 +27,9 @@
 //
 // Algorithms (filter_config::algo, kselect/detail/filter_plan.hpp): the single pass
 // (reads the input once) and the paper's three phases (predicate bits saved, counts
-// scanned, then written). automatic picks the single pass, the faster in every case
-// measured (bench/results). Outputs must not overlap inputs (filter_if_inplace aside).
+// scanned, then written). automatic takes the one measured faster (bench/results):
+// the single pass for filters, the three phases for partitions. Outputs must not
+// overlap inputs (filter_if_inplace aside).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -158,8 +159,8 @@ cudaError_t filter_flagged_indices(void* d_workspace, std::size_t& workspace_byt
 }
 
 /// All n elements into d_out[0..n): those with pred(x) first (their count to
-/// *d_num_selected), then the others, each part in input order. The single pass
-/// writes the others backwards from the end and then reverses them in place.
+/// *d_num_selected), then the others, each part in input order. automatic: three
+/// phases; the single pass writes the others backwards from the end, then reverses them.
 template <class T, class Pred>
   requires detail::is_filter_key_v<T>
 cudaError_t partition(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out,
