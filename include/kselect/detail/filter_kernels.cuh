@@ -90,7 +90,8 @@ __global__ void single_pass_init_kernel(TileState state, int tiles) {
 /// Threads and TileItems: the block and tile shape (defaults: filter_plan.hpp); the
 /// tile is dynamic shared memory of TileItems * sizeof(T) bytes.
 template <class T, class V, class IndexT, class Selector, int Threads = single_pass_threads,
-          int TileItems = static_cast<int>(single_pass_tile_items(sizeof(T)))>
+          int TileItems = static_cast<int>(single_pass_tile_items(sizeof(T))),
+          class LookBackDelay = cub::detail::no_delay_constructor_t<single_pass_lookback_wait_ns>>
 __global__ void __launch_bounds__(Threads)
     single_pass_kernel(const T* in, std::int64_t n, Selector select, filter_outputs<T, V, IndexT> out,
                        filter_tile_state state, int tiles, bool bulk) {
@@ -99,7 +100,7 @@ __global__ void __launch_bounds__(Threads)
   constexpr int warp_items = tile_items / warps;
   constexpr int rounds = warp_items / 32;
   static_assert(warp_items % 32 == 0 && rounds >= 1 && rounds <= 32, "a lane keeps the ballot of one round");
-  using prefix_op = cub::TilePrefixCallbackOp<long long, ::cuda::std::plus<>, filter_tile_state>;
+  using prefix_op = cub::TilePrefixCallbackOp<long long, ::cuda::std::plus<>, filter_tile_state, LookBackDelay>;
   using warp_scan = cub::WarpScan<int>;
   using barrier_t = ::cuda::barrier<::cuda::thread_scope_block>;
 

@@ -42,6 +42,12 @@ inline constexpr int filter_warps = filter_block_threads / 32;
 /// 1% 0.467 ms against 0.503 for 256 threads and 32 KiB; 50% 0.648 against 0.658).
 inline constexpr int single_pass_threads = 512;
 inline constexpr std::int64_t single_pass_tile_bytes = 65536;
+/// Single pass: how long a tile waits (ns) after publishing its count before it
+/// looks back at its predecessors, then none between retries (CUB's
+/// no_delay_constructor_t). Of five look-back policies on the H100 this was the
+/// fastest (bench/results/h100-2026-11-22-3a078e6-delay.txt: 1% 0.447 ms against
+/// 0.466 with CUB's default fixed_delay_constructor_t<350, 450>).
+inline constexpr unsigned single_pass_lookback_wait_ns = 1130;
 /// Keys per single-pass tile: 64 KiB of them, at most 32 rounds of 32 per warp (a
 /// lane keeps one round's ballot): 16384 keys for 512 threads.
 constexpr std::int64_t single_pass_tile_items(std::size_t key_bytes) {
