@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kselect/detail/cuda_support.hpp"
+#include "kselect/detail/rejection.hpp"
 
 namespace kselect::cuda_detail {
 
@@ -19,10 +20,7 @@ using kselect::detail::memory_kind;
 using kselect::detail::memory_kind_of;
 
 /// Returns cudaErrorInvalidValue after recording `msg`.
-inline cudaError_t invalid(std::string msg) {
-  set_error_message(std::move(msg));
-  return cudaErrorInvalidValue;
-}
+inline cudaError_t invalid(const std::string& msg) { return kselect::device::detail::reject_argument(msg); }
 
 }  // namespace kselect::cuda_detail
 

@@ -22,4 +22,4 @@ cudaError_t kselect::device::detail::reject_argument(const std::string& reason) 
   return cudaErrorInvalidValue;
 }
 
-void kselect::device::detail::clear_rejection() noexcept { kselect::cuda_detail::last_message.clear(); }
+void kselect::device::detail::clear_rejection() noexcept { kselect::cuda_detail::clear_error_message(); }

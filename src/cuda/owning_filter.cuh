@@ -24,6 +24,13 @@ namespace filter_detail {
 void gather_payload(const void* in, const std::int64_t* idx, void* out, std::int64_t m, std::size_t payload_bytes,
                     cudaStream_t stream);
 
+/// f(selector): the device selector of a filter condition (flags or predicate).
+template <class T, class F>
+cudaError_t with_selector(const kselect::detail::filter_condition<T>& cond, F&& f) {
+  if (cond.flagged) return f(device::detail::flag_selector<std::uint8_t>{cond.flags});
+  return f(device::detail::predicate_selector<predicate<T>>{cond.pred});
+}
+
 /// The device count of selected keys (flags or predicate), waited for.
 template <class T>
 std::int64_t count_selected(const T* d_values, std::int64_t n, const kselect::detail::filter_condition<T>& cond,
@@ -32,12 +39,9 @@ std::int64_t count_selected(const T* d_values, std::int64_t n, const kselect::de
   auto* d_count = static_cast<std::int64_t*>(count.get());
   std::size_t bytes = 0;
   auto run = [&](void* ws) {
-    return cond.flagged ? device::detail::run_count(ws, bytes, d_values, n,
-                                                    device::detail::flag_selector<std::uint8_t>{cond.flags},
-                                                    d_count, stream)
-                        : device::detail::run_count(ws, bytes, d_values, n,
-                                                    device::detail::predicate_selector<predicate<T>>{cond.pred},
-                                                    d_count, stream);
+    return with_selector(cond, [&](auto select) {
+      return device::detail::run_count(ws, bytes, d_values, n, select, d_count, stream);
+    });
   };
   detail::check(run(nullptr), "count workspace query");
   detail::stream_buffer workspace(bytes, stream);
@@ -73,12 +77,9 @@ std::int64_t filter(const T* d_values, std::int64_t n, const kselect::detail::fi
   std::size_t bytes = 0;
   const device::detail::filter_request req{.flags = cond.flags, .flagged = cond.flagged};
   auto run = [&](void* ws) {
-    return cond.flagged ? device::detail::run_filter(ws, bytes, d_values, n,
-                                                     device::detail::flag_selector<std::uint8_t>{cond.flags}, out,
-                                                     req, stream)
-                        : device::detail::run_filter(ws, bytes, d_values, n,
-                                                     device::detail::predicate_selector<predicate<T>>{cond.pred},
-                                                     out, req, stream);
+    return filter_detail::with_selector(cond, [&](auto select) {
+      return device::detail::run_filter(ws, bytes, d_values, n, select, out, req, stream);
+    });
   };
   detail::check(run(nullptr), "filter workspace query");
   {

@@ -43,21 +43,6 @@ inline cudaError_t check_filter_size(std::int64_t n) {
   return cudaSuccess;
 }
 
-/// CUB's protocol: a null workspace asks for the size; a smaller one is rejected.
-inline cudaError_t filter_workspace(void* d_workspace, std::size_t& workspace_bytes, std::size_t needed,
-                                    bool& answered) {
-  needed = std::max(needed, count_if_workspace_bytes);
-  answered = d_workspace == nullptr;
-  if (answered) {
-    workspace_bytes = needed;
-    return cudaSuccess;
-  }
-  if (workspace_bytes < needed)
-    return reject_argument("kselect: workspace too small: " + std::to_string(workspace_bytes) + " bytes given, " +
-                           std::to_string(needed) + " needed");
-  return cudaSuccess;
-}
-
 inline std::size_t single_pass_state_bytes(std::int64_t n, std::size_t key_bytes) {
   std::size_t bytes = 0;
   const auto tiles = static_cast<int>(std::max<std::int64_t>(1, ceil_div(n, single_pass_tile_items(key_bytes))));
@@ -134,7 +119,8 @@ cudaError_t run_filter(void* d_workspace, std::size_t& workspace_bytes, const T*
                                        : single_pass_layout{};
   const three_phase_layout tp = single ? three_phase_layout{} : plan_three_phase(n, three_phase_scan_bytes(n));
   bool answered = false;
-  KSELECT_CUDA_TRY(filter_workspace(d_workspace, workspace_bytes, single ? sp.bytes : tp.bytes, answered));
+  KSELECT_CUDA_TRY(workspace_protocol(d_workspace, workspace_bytes,
+                                      std::max(single ? sp.bytes : tp.bytes, count_if_workspace_bytes), answered));
   if (answered) return cudaSuccess;
 
   KSELECT_CUDA_TRY(check_filter_arrays(d_in, n, out, req));
@@ -204,7 +190,7 @@ cudaError_t run_count(void* d_workspace, std::size_t& workspace_bytes, const T* 
   clear_rejection();
   KSELECT_CUDA_TRY(check_filter_size(n));
   bool answered = false;
-  KSELECT_CUDA_TRY(filter_workspace(d_workspace, workspace_bytes, count_if_workspace_bytes, answered));
+  KSELECT_CUDA_TRY(workspace_protocol(d_workspace, workspace_bytes, count_if_workspace_bytes, answered));
   if (answered) return cudaSuccess;
   if (n > 0) KSELECT_CUDA_TRY(check_device_array(d_in, "d_in"));
   KSELECT_CUDA_TRY(check_device_array(d_count, "d_count"));

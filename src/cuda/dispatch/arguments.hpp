@@ -18,21 +18,7 @@ inline cudaError_t check_input_size(std::int64_t n) {
   return cudaSuccess;
 }
 
-/// CUB's two-phase protocol. A null workspace is the size query: the bytes
-/// `needed` go to workspace_bytes and `answered` is set; otherwise a workspace
-/// smaller than `needed` is rejected with both sizes.
-inline cudaError_t workspace_protocol(const void* d_workspace, std::size_t& workspace_bytes, std::size_t needed,
-                                      bool& answered) {
-  answered = d_workspace == nullptr;
-  if (answered) {
-    workspace_bytes = needed;
-    return cudaSuccess;
-  }
-  if (workspace_bytes < needed)
-    return invalid("kselect: workspace too small: " + std::to_string(workspace_bytes) + " bytes given, " +
-                   std::to_string(needed) + " needed");
-  return cudaSuccess;
-}
+using kselect::device::detail::workspace_protocol;
 
 /// Ranks the host reads: present, in host memory, sorted, unique, in [0, n).
 inline cudaError_t check_host_ranks(const std::int64_t* h_ranks, std::int64_t num_ranks, std::int64_t n) {
