@@ -7,7 +7,8 @@
 //                        ranks, the window mode (splitters packed around them)
 //   cudaMemcpyAsync      the ranks to the device
 //   approx_sample_kernel the sample's keys, gathered by 64 blocks
-//   approx_plan_kernel   1 block: the sample sorted, splitters, the counting pass's table
+//   approx_plan_kernel   1 block: the sample sorted (window mode: two keys selected,
+//                        the few between sorted), splitters, the counting pass's table
 //   approx_count_kernel  one read of the input: every key's bucket, counted
 //                        (window mode: keys outside the window only compared
 //                        and counted in registers)
