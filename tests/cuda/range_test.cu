@@ -195,6 +195,51 @@ TEST(RangeGpu, FastAndExactPaths) {
   }
 }
 
+// Sorted output: where the output so far and the last candidates fit a
+// candidate buffer (k = 2^15 of 2^22 here), one sort of both
+// (sort_with_candidates); else (k = n/2: the output is larger than the buffer)
+// the candidates' sort, then the output's. Both deterministic and not, top-k
+// and an inner range (two windows), against the stable sort.
+TEST(RangeGpu, SortedOutputWithAndWithoutTheCandidates) {
+  const std::int64_t n = (std::int64_t{1} << 22) + 3;
+  const std::vector<float> host = generate<float>(dist::uniform, n, 17);
+  device_buffer<float> dev(host);
+  const std::vector<std::int64_t> order = stable_order(host.data(), n, false);
+  struct range_case {
+    std::int64_t lo, hi;
+    bool one_sort;
+  };
+  for (const range_case rc : {range_case{0, std::int64_t{1} << 15, true}, range_case{0, n / 2, false},
+                              range_case{n / 2, n / 2 + 100000, true}}) {
+    for (const bool deterministic : {false, true}) {
+      device::detail::range_request req;
+      req.lo = rc.lo;
+      req.hi = rc.hi;
+      const std::int64_t m = rc.hi - rc.lo;
+      device_buffer<std::int64_t> idx(static_cast<std::size_t>(m));
+      req.indices_out = idx.data();
+      req.index_bytes = 8;
+      device::topk_config cfg;
+      cfg.sorted = true;
+      cfg.deterministic = deterministic;
+      cuda_detail::range_layout layout;
+      ASSERT_EQ(cuda_detail::plan_range_layout<float>(n, req, cfg, layout), cudaSuccess);
+      device_buffer<char> ws(layout.total);
+      device_buffer<float> out(static_cast<std::size_t>(m));
+      cuda_detail::range_driver<float> driver(dev.data(), n, req, out.data(), nullptr, cfg, ws.data(), layout);
+      ASSERT_EQ(driver.run(), cudaSuccess) << device::last_error_message();
+      cuda_check(cudaDeviceSynchronize(), "sync");
+      SCOPED_TRACE(testing::Message() << "[" << rc.lo << ", " << rc.hi << "), deterministic " << deterministic);
+      EXPECT_FALSE(driver.took_exact_path());
+      EXPECT_EQ(driver.sorted_with_candidates(), rc.one_sort);
+      const std::vector<float> values = out.to_host();
+      const std::vector<std::int64_t> indices = idx.to_host();
+      EXPECT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(order), rc.lo, rc.hi, false, true,
+                                     deterministic, values.data(), indices.data()));
+    }
+  }
+}
+
 // Deterministic unsorted output by bitmap (range_order_kernels.cuh): the
 // level-0 pass's words from vector loads (aligned input) and from scalar loads
 // (input one key off 16-byte alignment), sparse (most words skipped) and dense,

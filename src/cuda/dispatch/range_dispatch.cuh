@@ -14,7 +14,9 @@
 //          boundary keys by multiselection, then count, scan and write in input
 //          order (range_exact_kernels.cuh)
 //   then, when asked: sorted output (sort by key, deterministic ties by index
-//   first), deterministic unsorted output (input order: from 64 output keys
+//   first: when the fast path ends with a candidate sort and the output so far
+//   fits a candidate buffer beside them, one sort of both instead of two,
+//   sort_with_candidates), deterministic unsorted output (input order: from 64 output keys
 //   per tile on average, a bitmap of the input positions that level 0 writes,
 //   range_order_kernels.cuh; below, a sort of the indices), the payload
 //   gathered by index.
@@ -201,7 +203,12 @@ class range_driver {
       // Few candidates left, or a level that no longer narrows (ties at a
       // boundary): sort them. Else narrow them like the input.
       if (cand <= tuning::range_sort_max || 2 * cand > size || level + 1 >= tuning::range_max_levels) {
-        KSELECT_CUDA_TRY(finish_candidates(buf, cand, pick, out_at));
+        if (cfg_.sorted && out_at + cand <= w_.cand_capacity) {
+          KSELECT_CUDA_TRY(sort_with_candidates(buf, cand, pick, out_at));
+          ordered_ = true;
+        } else {
+          KSELECT_CUDA_TRY(finish_candidates(buf, cand, pick, out_at));
+        }
         break;
       }
       src = reinterpret_cast<const T*>(ws_ + w_.cand_vals[buf]);
@@ -225,8 +232,10 @@ class range_driver {
     return cudaSuccess;
   }
 
-  /// For tests: whether the exact path ran, levels after the first, the last counters.
+  /// For tests: whether the exact path ran, whether sorted output took one sort
+  /// (sort_with_candidates), levels after the first, the last counters.
   bool took_exact_path() const { return exact_; }
+  bool sorted_with_candidates() const { return ordered_; }
   int extra_levels() const { return levels_; }
   plan::range_counts counts() const { return {state_.below, state_.lo_cand, state_.cand, state_.inside}; }
 
@@ -343,6 +352,34 @@ class range_driver {
     return pick_sorted(keys.Current(), (std::uint64_t(1) << index_bits()) - 1, pick, out_at);
   }
 
+  /// Sorted output, instead of a sort of the candidates and then one of the
+  /// output: the output's `out_at` keys so far and the last level's `count`
+  /// candidates sorted together by key (ties by index when deterministic:
+  /// by index first, then stably by key). The output keys lie strictly between
+  /// the windows (no ties with a candidate) and the candidates below the range
+  /// are the pick.first smallest of them, so sorted positions [pick.first,
+  /// pick.first + m) are the whole range, in order.
+  cudaError_t sort_with_candidates(int buf, std::int64_t count, const plan::range_pick& pick, std::int64_t out_at) {
+    const std::int64_t total = out_at + count;
+    cub::DoubleBuffer<K> keys(reinterpret_cast<K*>(ws_ + w_.sort_keys[0]), reinterpret_cast<K*>(ws_ + w_.sort_keys[1]));
+    // The other level's candidate buffer is free; the candidates' own index
+    // buffer is, once copied.
+    cub::DoubleBuffer<std::uint64_t> idx(reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[buf ^ 1]),
+                                         reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[buf]));
+    std::size_t temp_bytes = w_.temp_bytes;
+    prof_.start(stream_, "range output and candidate sort");
+    range_union_keys_kernel<T><<<blocks_for(total), 256, 0, stream_>>>(
+        out_keys_, indices_, w_.index_bytes, out_at, reinterpret_cast<const T*>(ws_ + w_.cand_vals[buf]),
+        reinterpret_cast<const std::uint64_t*>(ws_ + w_.cand_idx[buf]), total, flip_, keys.Current(),
+        idx.Current());
+    KSELECT_LAUNCH_CHECK();
+    if (cfg_.deterministic)
+      KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, idx, keys, total, 0, index_bits(), stream_));
+    KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, keys, idx, total, 0, 8 * int(sizeof(K)), stream_));
+    prof_.stop(stream_);
+    return pick_sorted(idx.Current(), ~std::uint64_t(0), plan::range_pick{true, pick.first, pick.first + w_.m}, 0);
+  }
+
   /// Copies sorted candidates [pick.first, pick.last) (their indices, under
   /// index_mask) to the output at out_at.
   cudaError_t pick_sorted(const std::uint64_t* sorted, std::uint64_t index_mask, const plan::range_pick& pick,
@@ -394,7 +431,7 @@ class range_driver {
   /// the indices alone sorted (the keys need not travel with them). Then the
   /// keys gathered from the input by index.
   cudaError_t order_output() {
-    if (!w_.post_sort) return cudaSuccess;
+    if (!w_.post_sort || ordered_) return cudaSuccess;
     if (w_.bitmap_order && !exact_) return order_by_bitmap();
     return w_.index_bytes == 4 ? order_output_as<std::uint32_t>() : order_output_as<std::uint64_t>();
   }
@@ -467,6 +504,7 @@ class range_driver {
   std::int64_t level0_inside_ = 0;  ///< output keys level 0 marked in the order bitmap
   int levels_ = 0;
   bool exact_ = false;
+  bool ordered_ = false;  ///< sort_with_candidates left the output sorted
   launch_profiler prof_;
 };
 

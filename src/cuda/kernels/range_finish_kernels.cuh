@@ -90,6 +90,25 @@ __global__ void range_composite_keys_kernel(const T* vals, const std::uint64_t* 
   }
 }
 
+/// Sorted output's one sort (range_driver::sort_with_candidates): the output's
+/// keys so far, then the last level's candidates, as ordered keys and 64-bit
+/// indices side by side (count = out_count + cand_count).
+template <class T>
+__global__ void range_union_keys_kernel(const T* out, const void* out_idx, int index_bytes, std::int64_t out_count,
+                                        const T* cand_vals, const std::uint64_t* cand_idx, std::int64_t count,
+                                        plan::key_t<T> flip, plan::key_t<T>* keys, std::uint64_t* idx) {
+  for (std::int64_t j = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; j < count;
+       j += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    if (j < out_count) {
+      keys[j] = plan::range_key(out[j], flip);
+      idx[j] = static_cast<std::uint64_t>(load_index(out_idx, index_bytes, j));
+    } else {
+      keys[j] = plan::range_key(cand_vals[j - out_count], flip);
+      idx[j] = cand_idx[j - out_count];
+    }
+  }
+}
+
 /// keys[j] = flipped ordered key of out[j] (the output's or the candidates' values).
 template <class T>
 __global__ void range_output_keys_kernel(const T* out, std::int64_t count, plan::key_t<T> flip,
