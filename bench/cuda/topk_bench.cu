@@ -35,6 +35,9 @@ struct topk_case {
   std::string name;
   std::int64_t lo, hi;
   bool largest, sorted, deterministic;
+  /// Deterministic unsorted output's ordering forced (the crossover rows), or
+  /// chosen by the library.
+  device::detail::range_order_method order = device::detail::range_order_method::automatic;
 };
 
 }  // namespace
@@ -93,6 +96,16 @@ bool run_topk_benchmarks(const bench_options& o, cudaStream_t stream, nlohmann::
     if (d == device_dist::uniform) {
       cases.push_back({"range [n/2, n/2+2^20)", n / 2, n / 2 + (1 << 20), false, false, false});
       cases.push_back({"range [n/4, 3n/4)", n / 4, 3 * n / 4, false, false, false});
+      // Deterministic unsorted output by buckets and by bitmap at the same k:
+      // where tuning::range_order_bitmap_min_per_tile comes from.
+      using device::detail::range_order_method;
+      for (const int lk : {20, 21, 22, 23, 24}) {
+        const std::string kn = "2^" + std::to_string(lk);
+        cases.push_back({"topk k=" + kn + " det. (buckets)", 0, std::int64_t(1) << lk, false, false, true,
+                         range_order_method::buckets});
+        cases.push_back({"topk k=" + kn + " det. (bitmap)", 0, std::int64_t(1) << lk, false, false, true,
+                         range_order_method::bitmap});
+      }
     }
     for (const topk_case& c : cases) {
       const std::int64_t m = c.hi - c.lo;
@@ -103,6 +116,14 @@ bool run_topk_benchmarks(const bench_options& o, cudaStream_t stream, nlohmann::
       device_buffer<float> out(m);
       device_buffer<std::int32_t> idx(m);
       auto call = [&](void* ws, std::size_t& bytes) {
+        if (c.order != device::detail::range_order_method::automatic) {
+          device::detail::range_request req;
+          req.hi = m;
+          req.indices_out = idx.data();
+          req.index_bytes = sizeof(std::int32_t);
+          req.order_method = c.order;
+          return device::detail::range_select(ws, bytes, keys.data(), n, req, out.data(), stream, cfg);
+        }
         if (c.lo == 0) return device::topk(ws, bytes, keys.data(), n, m, out.data(), idx.data(), stream, cfg);
         return device::rank_range(ws, bytes, keys.data(), n, c.lo, c.hi, out.data(), idx.data(), stream, cfg);
       };
@@ -119,13 +140,16 @@ bool run_topk_benchmarks(const bench_options& o, cudaStream_t stream, nlohmann::
       });
       // Floor: read the keys once, write m keys and m int32 indices.
       const double floor_ms = read_ms * (1.0 + 2.0 * static_cast<double>(m) / static_cast<double>(n));
-      // Check: the multiset of keys, the indices, the order when sorted.
+      // Check: the multiset of keys, the indices, the order when sorted (input
+      // order when deterministic and unsorted).
       const std::vector<float> got = out.to_host();
       const std::vector<std::int32_t> got_idx = idx.to_host();
       bool ok = true;
       for (std::int64_t i = 0; i < m && ok; ++i) ok = host[got_idx[i]] == got[i];
       if (c.sorted)
         for (std::int64_t i = 1; i < m && ok; ++i) ok = c.largest ? got[i - 1] >= got[i] : got[i - 1] <= got[i];
+      if (c.deterministic && !c.sorted)  // input order
+        for (std::int64_t i = 1; i < m && ok; ++i) ok = got_idx[i - 1] < got_idx[i];
       // The multiset equals the sorted baseline's run [first, first + m): as many
       // keys strictly inside its end values as the run has, the rest at the
       // ends (O(m), where sorting a copy of k = n/2 keys took seconds).

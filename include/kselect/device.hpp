@@ -72,6 +72,10 @@ struct approx_config {
 };
 
 namespace detail {
+/// How deterministic unsorted output is put in input order (docs/algorithms.md):
+/// chosen by the output's density, or forced (benchmarks and tests).
+enum class range_order_method : int { automatic, buckets, bitmap };
+
 /// What the typed wrappers below forward to (one instantiation per key type).
 struct range_request {
   std::int64_t lo = 0, hi = 0;  ///< positions [lo, hi) of the stable sort
@@ -81,6 +85,7 @@ struct range_request {
   const void* values_in = nullptr;  ///< payload paired with the keys, or null
   void* values_out = nullptr;
   int value_bytes = 0;          ///< 4 or 8
+  range_order_method order_method = range_order_method::automatic;
 };
 template <class T>
 cudaError_t range_select(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,

@@ -1,6 +1,5 @@
 // cub::DeviceRadixSort::SortPairs for the four pairs of unsigned widths the
-// rank-range finish sorts ((key, index), (index, key), (index, raw value)), and
-// SortKeys for indices alone and (key, index) composites (deterministic output),
+// rank-range finish sorts ((key, index), (index, key), (index, raw value)),
 // instantiated once in radix_sort_pairs.cu instead of in every key type's
 // translation unit (a radix sort instantiation is the slowest thing to compile).
 #pragma once
@@ -20,12 +19,6 @@ namespace kselect::cuda_detail {
 template <class K, class V>
 cudaError_t sort_pairs(void* temp, std::size_t& temp_bytes, cub::DoubleBuffer<K>& keys, cub::DoubleBuffer<V>& values,
                        std::int64_t count, int begin_bit, int end_bit, cudaStream_t stream);
-
-/// Sorts count keys by the bits [begin_bit, end_bit); the result is in
-/// keys.Current(). Two-phase like CUB.
-template <class K>
-cudaError_t sort_keys(void* temp, std::size_t& temp_bytes, cub::DoubleBuffer<K>& keys, std::int64_t count,
-                      int begin_bit, int end_bit, cudaStream_t stream);
 
 /// Exclusive prefix sums of count 64-bit counters, in place allowed.
 cudaError_t exclusive_sum_u64(void* temp, std::size_t& temp_bytes, const unsigned long long* in,

@@ -79,11 +79,11 @@ inline constexpr std::int64_t refine_target_kept = 2048;
 inline constexpr std::int64_t refine_max_size = std::int64_t(1) << 18;
 /// Deterministic unsorted output orders by a bitmap of the input positions
 /// (range_order_kernels.cuh) from this many output keys per 4096-key tile on
-/// average, else by a radix sort of the indices. From H100 timings at 2^28
-/// keys: at k = 2^20 (16 a tile) the bitmap made the call 0.762 ms, the sort
-/// ~0.72 (its words and tile counts cost the pass ~0.05 ms, the clear, scan and
-/// expansion another ~0.09); at k = n/2, 2.37 ms against 5.15. 64 is an
-/// estimate between those ends.
-inline constexpr std::int64_t range_order_bitmap_min_per_tile = 64;
+/// average, else by buckets of input positions. From H100 timings at 2^28 keys,
+/// both forced at the same k in the same runs (kselect-gpu-bench --topk, rows
+/// "det. (buckets)" and "det. (bitmap)", bench/results/h100-2026-11-23-*-topk.txt):
+/// buckets faster up to k = 2^23 (128 a tile: 1.01-1.05 ms against 1.09-1.11),
+/// the bitmap at 2^24 (256 a tile: 1.28 against 1.37-1.38).
+inline constexpr std::int64_t range_order_bitmap_min_per_tile = 256;
 
 }  // namespace kselect::cuda_detail::tuning

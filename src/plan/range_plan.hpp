@@ -298,6 +298,44 @@ KSELECT_HD int candidate_key_bits(const range_windows<K>& w) {
   return bits > 0 ? bits : 1;
 }
 
+/// Deterministic ties after the candidates are sorted by key alone: positions
+/// [first, last) of the sorted candidates are the range's, but where the run of
+/// candidates equal to an end's key straddles that end, which of the run's
+/// elements the range takes is decided by index, the smaller first (as the
+/// stable sort does). A run: sorted positions [first, last), empty if none.
+struct sorted_run {
+  std::int64_t first = 0, last = 0;
+  KSELECT_HD bool empty() const { return last <= first; }
+};
+
+/// The run elements a range takes: those whose index ranks ascending in
+/// [rank_first, rank_last) among the run's, written from output position
+/// `out_offset` (relative to the range's first output slot).
+struct tie_take {
+  sorted_run run;
+  std::int64_t rank_first = 0, rank_last = 0;
+  std::int64_t out_offset = 0;
+};
+struct tie_takes {
+  int count = 0;
+  tie_take take[2];
+};
+
+/// The takes of the run straddling `first` (lo_run: it holds positions first - 1
+/// and first, or is empty) and of the one straddling `last` (hi_run: last - 1
+/// and last, or empty); one run may straddle both. Positions of [first, last)
+/// outside both runs are taken as they are, to out_offset = position - first.
+KSELECT_HD tie_takes plan_tie_takes(std::int64_t first, std::int64_t last, sorted_run lo_run, sorted_run hi_run) {
+  tie_takes t;
+  if (!lo_run.empty() && !hi_run.empty() && lo_run.first == hi_run.first) {
+    t.take[t.count++] = {lo_run, first - lo_run.first, last - lo_run.first, 0};
+    return t;
+  }
+  if (!lo_run.empty()) t.take[t.count++] = {lo_run, first - lo_run.first, lo_run.last - lo_run.first, 0};
+  if (!hi_run.empty()) t.take[t.count++] = {hi_run, 0, last - hi_run.first, hi_run.first - first};
+  return t;
+}
+
 /// The ascending ranks whose keys are the range's boundary keys (positions lo
 /// and hi - 1; a descending position p holds the key of ascending rank n - 1 - p,
 /// whatever the ties), as multiselection takes them: ascending and unique. The

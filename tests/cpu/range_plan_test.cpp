@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
+#include <random>
+#include <utility>
 #include <vector>
 
 #include "common/generate.hpp"
@@ -208,6 +211,68 @@ TEST(RangePlan, RefinedWindowHoldsThePosition) {
       };
       EXPECT_LT(2 * width(w0, w1), width(c0, c1)) << "position " << position << " seed " << seed;
     }
+  }
+}
+
+// Deterministic ties after a sort by key alone (plan_tie_takes, as
+// range_tie_kernels.cuh applies it): candidates sorted by key with their ties in
+// any order, the runs found at the range's ends as the kernel finds them; the
+// elements taken (by position outside the runs, by index rank inside) are those
+// of the (key, index) order's positions [first, last), and every output slot is
+// written once.
+TEST(RangePlan, TieTakesMatchTheKeyIndexOrder) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 3000; ++trial) {
+    const int count = 1 + static_cast<int>(rng() % 64);
+    const int alphabet = 1 + static_cast<int>(rng() % 6);  // few keys: long runs
+    std::vector<std::pair<int, std::int64_t>> cand(count);  // (key, index)
+    std::vector<std::int64_t> indices(4 * count);
+    std::iota(indices.begin(), indices.end(), 0);
+    std::shuffle(indices.begin(), indices.end(), rng);
+    for (int j = 0; j < count; ++j) cand[j] = {static_cast<int>(rng() % alphabet), indices[j]};
+    std::stable_sort(cand.begin(), cand.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::pair<int, std::int64_t>> want = cand;
+    std::sort(want.begin(), want.end());
+    const std::int64_t first = static_cast<std::int64_t>(rng() % count);
+    const std::int64_t last = first + 1 + static_cast<std::int64_t>(rng() % (count - first));
+
+    auto run_of = [&](std::int64_t a, std::int64_t b) {  // the run holding positions a and b, if equal
+      if (a < 0 || b >= count || cand[a].first != cand[b].first) return sorted_run{};
+      const int key = cand[a].first;
+      sorted_run r{a, b};
+      while (r.first > 0 && cand[r.first - 1].first == key) --r.first;
+      while (r.last < count && cand[r.last].first == key) ++r.last;
+      return r;
+    };
+    const sorted_run lo_run = run_of(first - 1, first), hi_run = run_of(last - 1, last);
+    const tie_takes t = plan_tie_takes(first, last, lo_run, hi_run);
+    std::vector<int> written(last - first, 0);
+    std::vector<std::int64_t> got(last - first, -1);
+    auto in_run = [&](const sorted_run& r, std::int64_t p) { return !r.empty() && p >= r.first && p < r.last; };
+    for (std::int64_t p = first; p < last; ++p)
+      if (!in_run(lo_run, p) && !in_run(hi_run, p)) {
+        ++written[p - first];
+        got[p - first] = cand[p].second;
+      }
+    for (int i = 0; i < t.count; ++i) {
+      const tie_take& tk = t.take[i];
+      std::vector<std::int64_t> run_idx;
+      for (std::int64_t p = tk.run.first; p < tk.run.last; ++p) run_idx.push_back(cand[p].second);
+      std::sort(run_idx.begin(), run_idx.end());
+      for (std::int64_t r = tk.rank_first; r < tk.rank_last; ++r) {
+        const std::int64_t slot = tk.out_offset + (r - tk.rank_first);
+        ASSERT_GE(slot, 0);
+        ASSERT_LT(slot, last - first);
+        ++written[slot];
+        got[slot] = run_idx[r];
+      }
+    }
+    for (std::int64_t s = 0; s < last - first; ++s) ASSERT_EQ(written[s], 1) << "trial " << trial << " slot " << s;
+    std::vector<std::int64_t> expect;
+    for (std::int64_t p = first; p < last; ++p) expect.push_back(want[p].second);
+    std::sort(got.begin(), got.end());
+    std::sort(expect.begin(), expect.end());
+    EXPECT_EQ(got, expect) << "trial " << trial << " count " << count << " [" << first << ", " << last << ")";
   }
 }
 

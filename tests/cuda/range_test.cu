@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 #include <vector>
 
 #include "common/common.hpp"
@@ -27,6 +28,9 @@ namespace {
 struct mode {
   bool sorted = false, deterministic = false;
   int index_bytes = 8;  ///< 0: keys only, 4: int32_t, 8: int64_t
+  /// Deterministic unsorted output's ordering forced (through
+  /// device::detail::range_select), or the library's choice.
+  device::detail::range_order_method order = device::detail::range_order_method::automatic;
 };
 
 struct range_output {
@@ -50,6 +54,17 @@ range_output gpu_range(const T* d_in, std::int64_t n, std::int64_t lo, std::int6
   device_buffer<std::int32_t> idx32(md.index_bytes == 4 ? static_cast<std::size_t>(m) : 0);
   device_buffer<std::int64_t> idx64(md.index_bytes == 8 ? static_cast<std::size_t>(m) : 0);
   auto call = [&](void* ws, std::size_t& bytes) -> cudaError_t {
+    if (md.order != device::detail::range_order_method::automatic) {
+      device::detail::range_request req;
+      req.lo = largest ? 0 : lo;
+      req.hi = largest ? m : hi;
+      req.descending = largest;
+      req.index_bytes = md.index_bytes;
+      req.indices_out = md.index_bytes == 4 ? static_cast<void*>(idx32.data())
+                                            : (md.index_bytes == 8 ? static_cast<void*>(idx64.data()) : nullptr);
+      req.order_method = md.order;
+      return device::detail::range_select(ws, bytes, d_in, n, req, out.data(), stream, cfg);
+    }
     if (largest || lo == 0) {  // top-k (the only way to ask for the largest)
       const std::int64_t k = largest ? m : hi;
       if (md.index_bytes == 4) return device::topk(ws, bytes, d_in, n, k, out.data(), idx32.data(), stream, cfg);
@@ -240,6 +255,62 @@ TEST(RangeGpu, SortedOutputWithAndWithoutTheCandidates) {
   }
 }
 
+// Deterministic ties after the candidates' sort by key alone
+// (range_tie_kernels.cuh): integer keys of few distinct values, so the run of
+// keys equal to an end's key straddles it among thousands of candidates (not
+// the one-block finish): runs of ~64 and ~4096 keys, top-k at both ends of the
+// order, an inner range whose both ends lie in one run, int32 and int64 keys
+// (index ranks selected over 3 and 8 radix rounds: n is 2^22, int64 indices
+// are 64 bits wide only in the kernel's loop bound), sorted and unsorted output;
+// the fast path asserted, against the stable order exactly.
+TEST(RangeGpu, DeterministicTiesAfterTheKeySort) {
+  const std::int64_t n = (std::int64_t{1} << 22) + 9;
+  for (const std::int64_t distinct : {std::int64_t{1} << 16, std::int64_t{1} << 10}) {
+    std::vector<std::int32_t> host(static_cast<std::size_t>(n));
+    std::mt19937_64 rng(static_cast<std::uint64_t>(distinct));
+    for (auto& x : host) x = static_cast<std::int32_t>(rng() % distinct) - static_cast<std::int32_t>(distinct / 2);
+    device_buffer<std::int32_t> dev(host);
+    for (const bool largest : {false, true}) {
+      const std::vector<std::int64_t> order = stable_order(host.data(), n, largest);
+      struct range_case {
+        std::int64_t lo, hi;
+      };
+      for (const range_case rc : {range_case{0, 100000}, range_case{0, n / 2}, range_case{n / 3, n / 3 + 7}}) {
+        if (largest && rc.lo != 0) continue;
+        for (const bool sorted : {false, true}) {
+          device::detail::range_request req;
+          req.lo = rc.lo;
+          req.hi = rc.hi;
+          req.descending = largest;
+          const std::int64_t m = rc.hi - rc.lo;
+          device_buffer<std::int64_t> idx(static_cast<std::size_t>(m));
+          req.indices_out = idx.data();
+          req.index_bytes = 8;
+          device::topk_config cfg;
+          cfg.sorted = sorted;
+          cfg.deterministic = true;
+          cuda_detail::range_layout layout;
+          ASSERT_EQ(cuda_detail::plan_range_layout<std::int32_t>(n, req, cfg, layout), cudaSuccess);
+          device_buffer<char> ws(layout.total);
+          device_buffer<std::int32_t> out(static_cast<std::size_t>(m));
+          cuda_detail::range_driver<std::int32_t> driver(dev.data(), n, req, out.data(), nullptr, cfg, ws.data(),
+                                                         layout);
+          ASSERT_EQ(driver.run(), cudaSuccess) << device::last_error_message();
+          cuda_check(cudaDeviceSynchronize(), "sync");
+          SCOPED_TRACE(testing::Message() << distinct << " values, [" << rc.lo << ", " << rc.hi << ") largest "
+                                          << largest << " sorted " << sorted);
+          EXPECT_FALSE(driver.took_exact_path());
+          if (!driver.sorted_with_candidates()) EXPECT_GT(driver.counts().cand, 4096u);
+          const std::vector<std::int32_t> values = out.to_host();
+          const std::vector<std::int64_t> indices = idx.to_host();
+          EXPECT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(order), rc.lo, rc.hi, largest,
+                                         sorted, true, values.data(), indices.data()));
+        }
+      }
+    }
+  }
+}
+
 // Deterministic unsorted output by bitmap (range_order_kernels.cuh): the
 // level-0 pass's words from vector loads (aligned input) and from scalar loads
 // (input one key off 16-byte alignment), sparse (most words skipped) and dense,
@@ -255,9 +326,10 @@ TEST(RangeGpu, DeterministicBitmapOrder) {
       const std::vector<float> sub(host.begin() + skip, host.end());
       for (const bool largest : {false, true}) {
         const std::vector<std::int64_t> order = stable_order(sub.data(), size, largest);
-        // size / 60: just above the bitmap's threshold, ~2 keys in a warp's 128-key
-        // vector (some skipped); size / 2: dense.
-        for (const std::int64_t k : {size / 60, size / 2}) {
+        // size / 15: just above the bitmap's threshold (256 keys a 4096-key
+        // tile); size / 2: dense. (Sparser bitmaps, most words skipped:
+        // DeterministicBucketOrder forces them.)
+        for (const std::int64_t k : {size / 15, size / 2}) {
           const mode md{false, true, 4};
           device::detail::range_request req;
           req.hi = k;
@@ -274,6 +346,47 @@ TEST(RangeGpu, DeterministicBitmapOrder) {
                                          true, values.data(), r.indices.data()))
               << name(d) << " offset " << skip << " k = " << k << " largest " << largest;
         }
+      }
+    }
+  }
+}
+
+// Deterministic unsorted output by buckets (range_order_kernels.cuh), forced
+// also where the library takes the bitmap: sparse and dense top-k, an inner
+// range, all keys; ties (sixteen values), sorted and reversed input (runs of
+// the output in one bucket, lanes of a warp adding to one counter), clustered;
+// int32 and int64 indices and none. And the bitmap forced where the output is
+// sparse. Against the stable order exactly.
+TEST(RangeGpu, DeterministicBucketOrder) {
+  using device::detail::range_order_method;
+  const std::int64_t n = (std::int64_t{1} << 20) + 3;
+  for (const dist d : {dist::uniform, dist::sixteen_values, dist::sorted, dist::reversed, dist::clustered}) {
+    const std::vector<float> host = generate<float>(d, n, 29);
+    device_buffer<float> dev(host);
+    for (const bool largest : {false, true}) {
+      const std::vector<std::int64_t> order = stable_order(host.data(), n, largest);
+      struct range_case {
+        std::int64_t lo, hi;
+        range_order_method method;
+        int index_bytes;
+      };
+      const range_case cases[] = {{0, 1000, range_order_method::buckets, 4},
+                                  {0, n / 60, range_order_method::buckets, 8},
+                                  {0, n / 2, range_order_method::buckets, 0},
+                                  {0, n, range_order_method::buckets, 4},
+                                  {n / 3, n / 3 + 5000, range_order_method::buckets, 8},
+                                  {0, 1000, range_order_method::bitmap, 8},
+                                  {0, n / 200, range_order_method::bitmap, 4}};
+      for (const range_case& rc : cases) {
+        if (largest && rc.lo != 0) continue;  // only top-k asks for the largest
+        const mode md{false, true, rc.index_bytes, rc.method};
+        std::vector<float> values;
+        const range_output r = gpu_range(dev.data(), n, rc.lo, rc.hi, largest, md, values);
+        ASSERT_TRUE(r.ok);
+        EXPECT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(order), rc.lo, rc.hi, largest,
+                                       false, true, values.data(), r.indices.empty() ? nullptr : r.indices.data()))
+            << name(d) << " [" << rc.lo << ", " << rc.hi << ") largest " << largest << " "
+            << (rc.method == range_order_method::buckets ? "buckets" : "bitmap") << " index bytes " << rc.index_bytes;
       }
     }
   }

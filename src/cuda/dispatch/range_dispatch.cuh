@@ -8,18 +8,20 @@
 //   -- a host round trip: the counters (plan::locate_range) --
 //   fast:  while many candidates remain, the same plan and pass over them (the
 //          run of candidates that completes the range is a rank range of the
-//          candidates); then sort the few left by (key[, index]) and
-//          range_pick_kernel copies the run that completes the range
+//          candidates); then sort the few left by key and range_pick_kernel
+//          copies the run that completes the range (deterministic: of a run
+//          of equal keys straddling its ends, range_tie_pick_kernel takes the
+//          elements of the smaller indices)
 //   exact: (a prediction missed, or too many candidates: heavy ties) exact
 //          boundary keys by multiselection, then count, scan and write in input
 //          order (range_exact_kernels.cuh)
 //   then, when asked: sorted output (sort by key, deterministic ties by index
 //   first: when the fast path ends with a candidate sort and the output so far
 //   fits a candidate buffer beside them, one sort of both instead of two,
-//   sort_with_candidates), deterministic unsorted output (input order: from 64 output keys
-//   per tile on average, a bitmap of the input positions that level 0 writes,
-//   range_order_kernels.cuh; below, a sort of the indices), the payload
-//   gathered by index.
+//   sort_with_candidates), deterministic unsorted output (input order: from 256 output
+//   keys per tile on average, a bitmap of the input positions that level 0 writes;
+//   below, and after the exact path, buckets of input positions:
+//   range_order_kernels.cuh), the payload gathered by index.
 #pragma once
 
 #include <algorithm>
@@ -37,6 +39,7 @@
 #include "cuda/kernels/range_pass_kernel.cuh"
 #include "cuda/kernels/range_plan_kernel.cuh"
 #include "cuda/kernels/range_refine_kernels.cuh"
+#include "cuda/kernels/range_tie_kernels.cuh"
 #include "cuda/radix_sort_pairs.hpp"
 #include "cuda/tuning.hpp"
 #include "kselect/device.hpp"
@@ -57,11 +60,13 @@ struct range_layout {
   std::int64_t tiles = 0;          ///< tiles of the exact path
   int index_bytes = 0;             ///< width of the indices the pipeline carries (0: none)
   bool own_indices = false;        ///< indices live in the workspace (the caller did not ask for them)
-  bool post_sort = false;          ///< a sort of the output follows
+  bool post_sort = false;          ///< the output is ordered afterwards (sorted or deterministic)
   bool bitmap_order = false;       ///< deterministic unsorted output by bitmap (range_order_kernels.cuh)
+  bool bucket_order = false;       ///< deterministic unsorted output by buckets (else, or after the exact path)
   std::size_t state = 0, cand_vals[2] = {}, cand_idx[2] = {}, sort_keys[2] = {}, temp = 0, temp_bytes = 0, indices = 0,
               post_keys[2] = {}, post_idx = 0, tile_counts[3] = {}, below = 0, thresholds = 0, select_ws = 0,
-              select_bytes = 0, refine_kept = 0, order_bits = 0, total = 0;
+              select_bytes = 0, refine_kept = 0, order_bits = 0, bucket_keys = 0, bucket_offsets = 0,
+              bucket_ranks = 0, total = 0;
 };
 
 /// Bytes of the deterministic order's bitmap: a bit per input position, whole tiles.
@@ -94,8 +99,11 @@ cudaError_t plan_range_layout(std::int64_t n, const device::detail::range_reques
                                                    tuning::window_margin, tuning::range_all_candidates_max);
   const auto cap = static_cast<std::size_t>(w.cand_capacity);
   w.tiles = (n + tuning::tile_keys - 1) / tuning::tile_keys;
-  w.bitmap_order =
-      cfg.deterministic && !cfg.sorted && w.m >= w.tiles * tuning::range_order_bitmap_min_per_tile;
+  using device::detail::range_order_method;
+  w.bucket_order = cfg.deterministic && !cfg.sorted;
+  w.bitmap_order = w.bucket_order && (req.order_method == range_order_method::automatic
+                                          ? w.m >= w.tiles * tuning::range_order_bitmap_min_per_tile
+                                          : req.order_method == range_order_method::bitmap);
 
   // CUB's temporary storage: the largest of the sorts and the scan this call may run.
   std::size_t temp = 0, bytes = 0;
@@ -108,14 +116,12 @@ cudaError_t plan_range_layout(std::int64_t n, const device::detail::range_reques
     cub::DoubleBuffer<std::uint64_t> idx;
     KSELECT_CUDA_TRY(need(sort_pairs(nullptr, bytes, keys, idx, w.cand_capacity, 0, 8 * sizeof(K), nullptr)));
     KSELECT_CUDA_TRY(need(sort_pairs(nullptr, bytes, idx, keys, w.cand_capacity, 0, 64, nullptr)));
-    KSELECT_CUDA_TRY(need(sort_keys(nullptr, bytes, idx, w.cand_capacity, 0, 64, nullptr)));
   }
-  if (w.post_sort) {
+  if (cfg.sorted) {
     auto post = [&](auto index_tag) -> cudaError_t {
       using I = decltype(index_tag);
       cub::DoubleBuffer<K> keys;
       cub::DoubleBuffer<I> idx;
-      if (!cfg.sorted) return need(sort_keys(nullptr, bytes, idx, w.m, 0, 8 * sizeof(I), nullptr));
       KSELECT_CUDA_TRY(need(sort_pairs(nullptr, bytes, keys, idx, w.m, 0, 8 * sizeof(K), nullptr)));
       KSELECT_CUDA_TRY(need(sort_pairs(nullptr, bytes, idx, keys, w.m, 0, 8 * sizeof(I), nullptr)));
       return cudaSuccess;
@@ -140,13 +146,15 @@ cudaError_t plan_range_layout(std::int64_t n, const device::detail::range_reques
   }
   w.temp = carve.take(w.temp_bytes);
   w.indices = carve.take(w.own_indices ? m * static_cast<std::size_t>(w.index_bytes) : 0);
-  if (w.post_sort) {
-    // Deterministic unsorted output sorts the indices alone: no key buffers.
-    if (cfg.sorted) {
-      w.post_keys[0] = carve.take(m * sizeof(K));
-      w.post_keys[1] = carve.take(m * sizeof(K));
-    }
+  if (cfg.sorted) {
+    w.post_keys[0] = carve.take(m * sizeof(K));
+    w.post_keys[1] = carve.take(m * sizeof(K));
     w.post_idx = carve.take(m * static_cast<std::size_t>(w.index_bytes));
+  }
+  if (w.bucket_order) {
+    w.bucket_keys = carve.take(m * sizeof(T));
+    w.bucket_offsets = carve.take(m * sizeof(std::uint16_t));
+    w.bucket_ranks = carve.take(m * sizeof(std::uint16_t));
   }
   for (auto& c : w.tile_counts) c = carve.take(static_cast<std::size_t>(w.tiles + 1) * sizeof(unsigned long long));
   w.below = carve.take(sizeof(unsigned long long));
@@ -297,8 +305,10 @@ class range_driver {
     return cudaSuccess;
   }
 
-  /// Sorts the `count` candidates of buffer `buf` by key (ties by index when
-  /// deterministic) and copies sorted positions [first, last) to out_at.
+  /// Sorts the `count` candidates of buffer `buf` by key and copies sorted
+  /// positions [first, last) to out_at; deterministic ties: of a run of equal
+  /// keys straddling first or last, the elements of the smaller indices
+  /// (range_tie_kernels.cuh).
   cudaError_t finish_candidates(int buf, std::int64_t count, const plan::range_pick& pick, std::int64_t out_at) {
     constexpr int small_threads = 256, small_items = 16;
     if (count <= small_threads * small_items) {
@@ -311,9 +321,6 @@ class range_driver {
       prof_.stop(stream_);
       return cudaSuccess;
     }
-    const int key_bits = plan::candidate_key_bits(state_.windows);
-    if (cfg_.deterministic && key_bits + index_bits() <= 64)
-      return finish_candidates_composite(buf, count, pick, out_at, key_bits);
     cub::DoubleBuffer<K> keys(reinterpret_cast<K*>(ws_ + w_.sort_keys[0]), reinterpret_cast<K*>(ws_ + w_.sort_keys[1]));
     cub::DoubleBuffer<std::uint64_t> idx(reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[buf]),
                                          reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[buf ^ 1]));
@@ -322,34 +329,18 @@ class range_driver {
     range_output_keys_kernel<T><<<blocks_for(count), 256, 0, stream_>>>(
         reinterpret_cast<const T*>(ws_ + w_.cand_vals[buf]), count, flip_, keys.Current());
     KSELECT_LAUNCH_CHECK();
-    // Ties at a boundary go to the smaller index: sort by index first, then
-    // stably by key (the passes wrote the candidates in no particular order).
-    if (cfg_.deterministic)
-      KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, idx, keys, count, 0, index_bits(), stream_));
-    KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, keys, idx, count, 0, key_bits, stream_));
+    KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, keys, idx, count, 0,
+                                plan::candidate_key_bits(state_.windows), stream_));
     prof_.stop(stream_);
-    return pick_sorted(idx.Current(), ~std::uint64_t(0), pick, out_at);
-  }
-
-  /// finish_candidates' deterministic sort when the key bits the windows span
-  /// and the index bits fit one 64-bit key: one radix sort of (key, index) keys
-  /// instead of a sort by index and a stable sort by key.
-  cudaError_t finish_candidates_composite(int buf, std::int64_t count, const plan::range_pick& pick,
-                                          std::int64_t out_at, int key_bits) {
-    auto* composite = reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[buf ^ 1]);
-    std::size_t temp_bytes = w_.temp_bytes;
-    prof_.start(stream_, "range candidate sort (composite)");
-    range_composite_keys_kernel<T><<<blocks_for(count), 256, 0, stream_>>>(
-        reinterpret_cast<const T*>(ws_ + w_.cand_vals[buf]),
-        reinterpret_cast<const std::uint64_t*>(ws_ + w_.cand_idx[buf]), count, flip_, key_bits, index_bits(),
-        composite);
+    if (!cfg_.deterministic) return pick_sorted(idx.Current(), pick, out_at);
+    KSELECT_CUDA_TRY(pick_sorted(idx.Current(), pick, out_at, keys.Current(), count));
+    prof_.start(stream_, "range ties");
+    range_tie_pick_kernel<T><<<1, range_tie_threads, 0, stream_>>>(in_, keys.Current(), idx.Current(), count,
+                                                                   pick.first, pick.last, index_bits(), out_keys_,
+                                                                   indices_, w_.index_bytes, out_at);
     KSELECT_LAUNCH_CHECK();
-    // The candidates' indices are in the composites now: their buffer is the
-    // sort's second one.
-    cub::DoubleBuffer<std::uint64_t> keys(composite, reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[buf]));
-    KSELECT_CUDA_TRY(sort_keys(ws_ + w_.temp, temp_bytes, keys, count, 0, key_bits + index_bits(), stream_));
     prof_.stop(stream_);
-    return pick_sorted(keys.Current(), (std::uint64_t(1) << index_bits()) - 1, pick, out_at);
+    return cudaSuccess;
   }
 
   /// Sorted output, instead of a sort of the candidates and then one of the
@@ -377,16 +368,18 @@ class range_driver {
       KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, idx, keys, total, 0, index_bits(), stream_));
     KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, keys, idx, total, 0, 8 * int(sizeof(K)), stream_));
     prof_.stop(stream_);
-    return pick_sorted(idx.Current(), ~std::uint64_t(0), plan::range_pick{true, pick.first, pick.first + w_.m}, 0);
+    return pick_sorted(idx.Current(), plan::range_pick{true, pick.first, pick.first + w_.m}, 0);
   }
 
-  /// Copies sorted candidates [pick.first, pick.last) (their indices, under
-  /// index_mask) to the output at out_at.
-  cudaError_t pick_sorted(const std::uint64_t* sorted, std::uint64_t index_mask, const plan::range_pick& pick,
-                          std::int64_t out_at) {
+  /// Copies sorted candidates [pick.first, pick.last) (their indices) to the
+  /// output at out_at; with tie_keys (the `count` candidates' sorted keys), not
+  /// those of a run of equal keys straddling an end (range_tie_pick_kernel's).
+  cudaError_t pick_sorted(const std::uint64_t* sorted, const plan::range_pick& pick, std::int64_t out_at,
+                          const K* tie_keys = nullptr, std::int64_t count = 0) {
     prof_.start(stream_, "range pick");
     range_pick_kernel<T><<<blocks_for(pick.last - pick.first), 256, 0, stream_>>>(
-        in_, sorted, index_mask, pick.first, pick.last - pick.first, out_keys_, indices_, w_.index_bytes, out_at);
+        in_, sorted, pick.first, pick.last - pick.first, out_keys_, indices_, w_.index_bytes, out_at, tie_keys,
+        count);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     return cudaSuccess;
@@ -427,13 +420,58 @@ class range_driver {
     return cudaSuccess;
   }
 
-  /// Sorted: by key (ties by index when deterministic). Deterministic unsorted:
-  /// the indices alone sorted (the keys need not travel with them). Then the
-  /// keys gathered from the input by index.
+  /// Sorted: by key (ties by index when deterministic), then the keys gathered
+  /// from the input by index. Deterministic unsorted: in input order, by bitmap
+  /// or by buckets.
   cudaError_t order_output() {
     if (!w_.post_sort || ordered_) return cudaSuccess;
-    if (w_.bitmap_order && !exact_) return order_by_bitmap();
+    if (!cfg_.sorted) return w_.bitmap_order && !exact_ ? order_by_bitmap() : order_by_buckets();
     return w_.index_bytes == 4 ? order_output_as<std::uint32_t>() : order_output_as<std::uint64_t>();
+  }
+
+  /// Deterministic unsorted output by buckets of input positions
+  /// (range_order_kernels.cuh): the output entries counted and ranked per
+  /// bucket, the counts scanned, the entries scattered to their buckets, each
+  /// bucket written in input order.
+  cudaError_t order_by_buckets() {
+    auto* first = reinterpret_cast<unsigned long long*>(ws_ + w_.tile_counts[0]);
+    auto* counts = reinterpret_cast<unsigned long long*>(ws_ + w_.tile_counts[1]);
+    auto* ranks = reinterpret_cast<std::uint16_t*>(ws_ + w_.bucket_ranks);
+    auto* bucket_keys = reinterpret_cast<T*>(ws_ + w_.bucket_keys);
+    auto* bucket_offsets = reinterpret_cast<std::uint16_t*>(ws_ + w_.bucket_offsets);
+    const auto counters = static_cast<std::size_t>(w_.tiles + 1);
+    prof_.start(stream_, "range order output (buckets): count");
+    KSELECT_CUDA_TRY(cudaMemsetAsync(counts, 0, counters * sizeof(unsigned long long), stream_));
+    constexpr std::int64_t per_block = std::int64_t(range_bucket_threads) * range_bucket_items;
+    const auto row_blocks = static_cast<unsigned>(std::clamp<std::int64_t>((w_.m + per_block - 1) / per_block, 1, 8192));
+    range_bucket_count_kernel<<<row_blocks, range_bucket_threads, 0, stream_>>>(indices_, w_.index_bytes, w_.m,
+                                                                                counts, ranks);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    prof_.start(stream_, "range order output (buckets): scan");
+    std::size_t temp_bytes = w_.temp_bytes;
+    KSELECT_CUDA_TRY(exclusive_sum_u64(ws_ + w_.temp, temp_bytes, counts, first, w_.tiles + 1, stream_));
+    prof_.stop(stream_);
+    prof_.start(stream_, "range order output (buckets): scatter");
+    range_bucket_scatter_kernel<T><<<row_blocks, range_bucket_threads, 0, stream_>>>(
+        out_keys_, indices_, w_.index_bytes, w_.m, first, ranks, bucket_keys, bucket_offsets);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    prof_.start(stream_, "range order output (buckets): expand");
+    static_assert(range_bucket_expand_threads == tuning::stream_threads, "full_wave_blocks assumes this block size");
+    unsigned wave = 1;
+    KSELECT_CUDA_TRY(full_wave_blocks(range_bucket_expand_kernel<T>, wave));
+    // A warp takes 32 buckets at a time where they hold fewer than 4 entries
+    // on average, else 8.
+    const int group = w_.m < 4 * w_.tiles ? 32 : 8;
+    const std::int64_t per_expand_block = std::int64_t(range_bucket_expand_threads / 32) * group;
+    const auto blocks = static_cast<unsigned>(
+        std::clamp<std::int64_t>((w_.tiles + per_expand_block - 1) / per_expand_block, 1, wave));
+    range_bucket_expand_kernel<T><<<blocks, range_bucket_expand_threads, 0, stream_>>>(
+        bucket_keys, bucket_offsets, first, w_.tiles, group, out_keys_, indices_, w_.index_bytes);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    return cudaSuccess;
   }
 
   /// Deterministic unsorted output by bitmap (range_order_kernels.cuh): the
@@ -464,10 +502,6 @@ class range_driver {
     std::size_t temp_bytes = w_.temp_bytes;
     cub::DoubleBuffer<I> idx(static_cast<I*>(indices_), reinterpret_cast<I*>(ws_ + w_.post_idx));
     prof_.start(stream_, "range order output");
-    if (!cfg_.sorted) {
-      KSELECT_CUDA_TRY(sort_keys(ws_ + w_.temp, temp_bytes, idx, w_.m, 0, index_bits(), stream_));
-      return gather_ordered(idx);
-    }
     cub::DoubleBuffer<K> keys(reinterpret_cast<K*>(ws_ + w_.post_keys[0]), reinterpret_cast<K*>(ws_ + w_.post_keys[1]));
     range_output_keys_kernel<T><<<blocks_for(w_.m), 256, 0, stream_>>>(out_keys_, w_.m, flip_, keys.Current());
     KSELECT_LAUNCH_CHECK();

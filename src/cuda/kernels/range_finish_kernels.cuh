@@ -20,15 +20,32 @@ __device__ __forceinline__ std::int64_t load_index(const void* indices, int inde
   return static_cast<const std::int64_t*>(indices)[at];
 }
 
-/// out[at + j] = input[cand_idx[first + j] & index_mask] for j < count, with
-/// the index (the mask strips the key bits of range_composite_keys_kernel's keys).
+/// out[at + j] = input[cand_idx[first + j]] for j < count, with the index.
+/// tie_keys (deterministic ties, else null): the candidates' sorted keys, of
+/// which there are cand_count; positions in a run of equal keys that straddles
+/// `first` or `first + count` are left to range_tie_pick_kernel
+/// (range_tie_kernels.cuh).
 template <class T>
-__global__ void range_pick_kernel(const T* input, const std::uint64_t* cand_idx, std::uint64_t index_mask,
-                                  std::int64_t first, std::int64_t count, T* out_keys, void* out_indices,
-                                  int index_bytes, std::int64_t at) {
+__global__ void range_pick_kernel(const T* input, const std::uint64_t* cand_idx, std::int64_t first,
+                                  std::int64_t count, T* out_keys, void* out_indices, int index_bytes, std::int64_t at,
+                                  const plan::key_t<T>* tie_keys, std::int64_t cand_count) {
+  using K = plan::key_t<T>;
+  const std::int64_t last = first + count;
+  bool lo_tie = false, hi_tie = false;
+  K lo_key{}, hi_key{};
+  if (tie_keys) {
+    lo_tie = first > 0 && tie_keys[first - 1] == tie_keys[first];
+    lo_key = tie_keys[first];
+    hi_tie = last < cand_count && tie_keys[last - 1] == tie_keys[last];
+    if (hi_tie) hi_key = tie_keys[last];
+  }
   for (std::int64_t j = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; j < count;
        j += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    const auto pos = static_cast<std::int64_t>(cand_idx[first + j] & index_mask);
+    if (lo_tie || hi_tie) {
+      const K k = tie_keys[first + j];
+      if ((lo_tie && k == lo_key) || (hi_tie && k == hi_key)) continue;
+    }
+    const auto pos = static_cast<std::int64_t>(cand_idx[first + j]);
     out_keys[at + j] = load_readonly(input + pos);
     if (out_indices) store_index(out_indices, index_bytes, at + j, pos);
   }
@@ -72,21 +89,6 @@ __global__ void __launch_bounds__(threads)
       out_keys[out_at + j - first] = load_readonly(input + pos);
       if (out_indices) store_index(out_indices, index_bytes, out_at + j - first, pos);
     }
-  }
-}
-
-/// Deterministic candidates: one 64-bit sort key per candidate, its ordered
-/// key's low key_bits (the bits the windows' hull spans: the higher ones are the
-/// same for every candidate) above its index's index_bits (key_bits + index_bits
-/// <= 64), so that one radix sort orders by key and ties by index.
-template <class T>
-__global__ void range_composite_keys_kernel(const T* vals, const std::uint64_t* idx, std::int64_t count,
-                                            plan::key_t<T> flip, int key_bits, int index_bits, std::uint64_t* out) {
-  const std::uint64_t key_mask = key_bits >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << key_bits) - 1;
-  for (std::int64_t j = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; j < count;
-       j += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    const auto key = static_cast<std::uint64_t>(plan::range_key(vals[j], flip));
-    out[j] = ((key & key_mask) << index_bits) | idx[j];
   }
 }
 
