@@ -117,7 +117,8 @@ __global__ void __launch_bounds__(range_order_expand_threads)
 // keys tile by tile), so consecutive entries of a warp that share a bucket
 // take their ranks with one atomic (the run's first lane's). (Counted by
 // atomics without return and placed by a second, returning, atomic in the
-// scatter, the two kernels took 16 and 39 us at k = 2^20, H100.)
+// scatter, the two kernels took 16 and 39 us at k = 2^20, H100:
+// bench/results/h100-2026-11-23-d05a0be-experiments.txt.)
 
 inline constexpr int range_bucket_threads = 256;
 /// Entries a thread of the count and scatter kernels takes at once: their loads
@@ -240,7 +241,7 @@ inline constexpr int range_bucket_expand_threads = 256;
 /// once and takes those with entries: 32 where most buckets are empty, 8 where
 /// most are not (more warps in flight, each waiting on fewer buckets in turn:
 /// one warp per bucket, a round trip for its first slot and one for its
-/// entries, took 24 us at k = 2^20).
+/// entries, took 24 us at k = 2^20; d05a0be-experiments.txt).
 template <class T>
 __global__ void __launch_bounds__(range_bucket_expand_threads)
     range_bucket_expand_kernel(const T* bucket_keys, const std::uint16_t* bucket_offsets,
