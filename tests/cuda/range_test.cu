@@ -97,6 +97,48 @@ range_output gpu_range(const T* d_in, std::int64_t n, std::int64_t lo, std::int6
   return r;
 }
 
+/// What range_driver, run directly, reports of a call (the tests that assert
+/// which path it took).
+struct driver_output {
+  std::vector<std::int64_t> indices;
+  bool ok = false, exact = false, one_sort = false;
+  plan::range_counts counts;
+};
+
+/// Runs range_driver on positions [lo, hi) of d_in (int64 indices, the
+/// descending order if asked), as range_select does after its checks; values
+/// into `values`.
+template <class T>
+driver_output run_driver(const T* d_in, std::int64_t n, std::int64_t lo, std::int64_t hi, bool descending,
+                         const device::topk_config& cfg, std::vector<T>& values) {
+  device::detail::range_request req;
+  req.lo = lo;
+  req.hi = hi;
+  req.descending = descending;
+  const std::int64_t m = hi - lo;
+  device_buffer<std::int64_t> idx(static_cast<std::size_t>(m));
+  req.indices_out = idx.data();
+  req.index_bytes = 8;
+  driver_output r;
+  cuda_detail::range_layout layout;
+  const cudaError_t planned = cuda_detail::plan_range_layout<T>(n, req, cfg, layout);
+  EXPECT_EQ(planned, cudaSuccess);
+  if (planned != cudaSuccess) return r;
+  device_buffer<char> ws(layout.total);
+  device_buffer<T> out(static_cast<std::size_t>(m));
+  cuda_detail::range_driver<T> driver(d_in, n, req, out.data(), nullptr, cfg, ws.data(), layout);
+  const cudaError_t st = driver.run();
+  EXPECT_EQ(st, cudaSuccess) << device::last_error_message();
+  cuda_check(cudaDeviceSynchronize(), "sync");
+  r.ok = st == cudaSuccess;
+  r.exact = driver.took_exact_path();
+  r.one_sort = driver.sorted_with_candidates();
+  r.counts = driver.counts();
+  values = out.to_host();
+  r.indices = idx.to_host();
+  return r;
+}
+
 std::vector<std::int64_t> k_values(std::int64_t n) {
   std::vector<std::int64_t> ks;
   for (const std::int64_t k : {std::int64_t{0}, std::int64_t{1}, std::int64_t{32}, std::int64_t{1000}, n / 2, n - 1, n})
@@ -187,25 +229,14 @@ TEST(RangeGpu, FastAndExactPaths) {
     const std::int64_t n = std::int64_t{1} << 20;
     const std::vector<double> host = generate<double>(d, n, 5);
     device_buffer<double> dev(host);
-    device::detail::range_request req;
-    req.lo = n / 3;
-    req.hi = n / 3 + 5000;
-    device_buffer<std::int64_t> idx(5000);
-    req.indices_out = idx.data();
-    req.index_bytes = 8;
     device::topk_config cfg;
     cfg.deterministic = true;
-    cuda_detail::range_layout layout;
-    ASSERT_EQ(cuda_detail::plan_range_layout<double>(n, req, cfg, layout), cudaSuccess);
-    device_buffer<char> ws(layout.total);
-    device_buffer<double> out(5000);
-    cuda_detail::range_driver<double> driver(dev.data(), n, req, out.data(), nullptr, cfg, ws.data(), layout);
-    ASSERT_EQ(driver.run(), cudaSuccess) << device::last_error_message();
-    cuda_check(cudaDeviceSynchronize(), "sync");
-    EXPECT_EQ(driver.took_exact_path(), d != dist::uniform) << name(d);
-    const std::vector<double> values = out.to_host();
-    const std::vector<std::int64_t> indices = idx.to_host();
-    EXPECT_TRUE(check_range_result(host.data(), n, req.lo, req.hi, false, false, true, values.data(), indices.data()))
+    std::vector<double> values;
+    const driver_output r = run_driver(dev.data(), n, n / 3, n / 3 + 5000, false, cfg, values);
+    ASSERT_TRUE(r.ok);
+    EXPECT_EQ(r.exact, d != dist::uniform) << name(d);
+    EXPECT_TRUE(check_range_result(host.data(), n, n / 3, n / 3 + 5000, false, false, true, values.data(),
+                                   r.indices.data()))
         << name(d);
   }
 }
@@ -227,30 +258,17 @@ TEST(RangeGpu, SortedOutputWithAndWithoutTheCandidates) {
   for (const range_case rc : {range_case{0, std::int64_t{1} << 15, true}, range_case{0, n / 2, false},
                               range_case{n / 2, n / 2 + 100000, true}}) {
     for (const bool deterministic : {false, true}) {
-      device::detail::range_request req;
-      req.lo = rc.lo;
-      req.hi = rc.hi;
-      const std::int64_t m = rc.hi - rc.lo;
-      device_buffer<std::int64_t> idx(static_cast<std::size_t>(m));
-      req.indices_out = idx.data();
-      req.index_bytes = 8;
       device::topk_config cfg;
       cfg.sorted = true;
       cfg.deterministic = deterministic;
-      cuda_detail::range_layout layout;
-      ASSERT_EQ(cuda_detail::plan_range_layout<float>(n, req, cfg, layout), cudaSuccess);
-      device_buffer<char> ws(layout.total);
-      device_buffer<float> out(static_cast<std::size_t>(m));
-      cuda_detail::range_driver<float> driver(dev.data(), n, req, out.data(), nullptr, cfg, ws.data(), layout);
-      ASSERT_EQ(driver.run(), cudaSuccess) << device::last_error_message();
-      cuda_check(cudaDeviceSynchronize(), "sync");
+      std::vector<float> values;
+      const driver_output r = run_driver(dev.data(), n, rc.lo, rc.hi, false, cfg, values);
+      ASSERT_TRUE(r.ok);
       SCOPED_TRACE(testing::Message() << "[" << rc.lo << ", " << rc.hi << "), deterministic " << deterministic);
-      EXPECT_FALSE(driver.took_exact_path());
-      EXPECT_EQ(driver.sorted_with_candidates(), rc.one_sort);
-      const std::vector<float> values = out.to_host();
-      const std::vector<std::int64_t> indices = idx.to_host();
+      EXPECT_FALSE(r.exact);
+      EXPECT_EQ(r.one_sort, rc.one_sort);
       EXPECT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(order), rc.lo, rc.hi, false, true,
-                                     deterministic, values.data(), indices.data()));
+                                     deterministic, values.data(), r.indices.data()));
     }
   }
 }
@@ -278,33 +296,18 @@ TEST(RangeGpu, DeterministicTiesAfterTheKeySort) {
       for (const range_case rc : {range_case{0, 100000}, range_case{0, n / 2}, range_case{n / 3, n / 3 + 7}}) {
         if (largest && rc.lo != 0) continue;
         for (const bool sorted : {false, true}) {
-          device::detail::range_request req;
-          req.lo = rc.lo;
-          req.hi = rc.hi;
-          req.descending = largest;
-          const std::int64_t m = rc.hi - rc.lo;
-          device_buffer<std::int64_t> idx(static_cast<std::size_t>(m));
-          req.indices_out = idx.data();
-          req.index_bytes = 8;
           device::topk_config cfg;
           cfg.sorted = sorted;
           cfg.deterministic = true;
-          cuda_detail::range_layout layout;
-          ASSERT_EQ(cuda_detail::plan_range_layout<std::int32_t>(n, req, cfg, layout), cudaSuccess);
-          device_buffer<char> ws(layout.total);
-          device_buffer<std::int32_t> out(static_cast<std::size_t>(m));
-          cuda_detail::range_driver<std::int32_t> driver(dev.data(), n, req, out.data(), nullptr, cfg, ws.data(),
-                                                         layout);
-          ASSERT_EQ(driver.run(), cudaSuccess) << device::last_error_message();
-          cuda_check(cudaDeviceSynchronize(), "sync");
+          std::vector<std::int32_t> values;
+          const driver_output r = run_driver(dev.data(), n, rc.lo, rc.hi, largest, cfg, values);
+          ASSERT_TRUE(r.ok);
           SCOPED_TRACE(testing::Message() << distinct << " values, [" << rc.lo << ", " << rc.hi << ") largest "
                                           << largest << " sorted " << sorted);
-          EXPECT_FALSE(driver.took_exact_path());
-          if (!driver.sorted_with_candidates()) EXPECT_GT(driver.counts().cand, 4096u);
-          const std::vector<std::int32_t> values = out.to_host();
-          const std::vector<std::int64_t> indices = idx.to_host();
+          EXPECT_FALSE(r.exact);
+          if (!r.one_sort) EXPECT_GT(r.counts.cand, 4096u);
           EXPECT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(order), rc.lo, rc.hi, largest,
-                                         sorted, true, values.data(), indices.data()));
+                                         sorted, true, values.data(), r.indices.data()));
         }
       }
     }

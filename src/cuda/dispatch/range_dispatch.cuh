@@ -442,8 +442,8 @@ class range_driver {
     const auto counters = static_cast<std::size_t>(w_.tiles + 1);
     prof_.start(stream_, "range order output (buckets): count");
     KSELECT_CUDA_TRY(cudaMemsetAsync(counts, 0, counters * sizeof(unsigned long long), stream_));
-    constexpr std::int64_t per_block = std::int64_t(range_bucket_threads) * range_bucket_items;
-    const auto row_blocks = static_cast<unsigned>(std::clamp<std::int64_t>((w_.m + per_block - 1) / per_block, 1, 8192));
+    static_assert(range_bucket_threads == 256, "blocks_for counts blocks of 256 threads");
+    const unsigned row_blocks = blocks_for((w_.m + range_bucket_items - 1) / range_bucket_items);
     range_bucket_count_kernel<<<row_blocks, range_bucket_threads, 0, stream_>>>(indices_, w_.index_bytes, w_.m,
                                                                                 counts, ranks);
     KSELECT_LAUNCH_CHECK();
@@ -458,15 +458,12 @@ class range_driver {
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     prof_.start(stream_, "range order output (buckets): expand");
-    static_assert(range_bucket_expand_threads == tuning::stream_threads, "full_wave_blocks assumes this block size");
-    unsigned wave = 1;
-    KSELECT_CUDA_TRY(full_wave_blocks(range_bucket_expand_kernel<T>, wave));
     // A warp takes 32 buckets at a time where they hold fewer than 4 entries
     // on average, else 8.
     const int group = w_.m < 4 * w_.tiles ? 32 : 8;
     const std::int64_t per_expand_block = std::int64_t(range_bucket_expand_threads / 32) * group;
     const auto blocks = static_cast<unsigned>(
-        std::clamp<std::int64_t>((w_.tiles + per_expand_block - 1) / per_expand_block, 1, wave));
+        std::clamp<std::int64_t>((w_.tiles + per_expand_block - 1) / per_expand_block, 1, 65535));
     range_bucket_expand_kernel<T><<<blocks, range_bucket_expand_threads, 0, stream_>>>(
         bucket_keys, bucket_offsets, first, w_.tiles, group, out_keys_, indices_, w_.index_bytes);
     KSELECT_LAUNCH_CHECK();

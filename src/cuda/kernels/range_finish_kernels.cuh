@@ -20,6 +20,14 @@ __device__ __forceinline__ std::int64_t load_index(const void* indices, int inde
   return static_cast<const std::int64_t*>(indices)[at];
 }
 
+/// Whether the run of keys equal to keys[at] also holds keys[at - 1]: it
+/// straddles position `at` of the sorted keys[0, count) (deterministic ties:
+/// range_tie_kernels.cuh).
+template <class K>
+__device__ __forceinline__ bool run_straddles(const K* keys, std::int64_t count, std::int64_t at) {
+  return at > 0 && at < count && keys[at - 1] == keys[at];
+}
+
 /// out[at + j] = input[cand_idx[first + j]] for j < count, with the index.
 /// tie_keys (deterministic ties, else null): the candidates' sorted keys, of
 /// which there are cand_count; positions in a run of equal keys that straddles
@@ -30,15 +38,9 @@ __global__ void range_pick_kernel(const T* input, const std::uint64_t* cand_idx,
                                   std::int64_t count, T* out_keys, void* out_indices, int index_bytes, std::int64_t at,
                                   const plan::key_t<T>* tie_keys, std::int64_t cand_count) {
   using K = plan::key_t<T>;
-  const std::int64_t last = first + count;
-  bool lo_tie = false, hi_tie = false;
-  K lo_key{}, hi_key{};
-  if (tie_keys) {
-    lo_tie = first > 0 && tie_keys[first - 1] == tie_keys[first];
-    lo_key = tie_keys[first];
-    hi_tie = last < cand_count && tie_keys[last - 1] == tie_keys[last];
-    if (hi_tie) hi_key = tie_keys[last];
-  }
+  const bool lo_tie = tie_keys && run_straddles(tie_keys, cand_count, first);
+  const bool hi_tie = tie_keys && run_straddles(tie_keys, cand_count, first + count);
+  const K lo_key = lo_tie ? tie_keys[first] : K{}, hi_key = hi_tie ? tie_keys[first + count] : K{};
   for (std::int64_t j = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; j < count;
        j += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     if (lo_tie || hi_tie) {

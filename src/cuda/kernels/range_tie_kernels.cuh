@@ -28,13 +28,6 @@ namespace kselect::cuda_detail {
 
 inline constexpr int range_tie_threads = 512;
 
-/// Whether the run of keys equal to keys[at] also holds keys[at - 1]: it
-/// straddles position `at` of the sorted keys[0, count).
-template <class K>
-__device__ __forceinline__ bool run_straddles(const K* keys, std::int64_t count, std::int64_t at) {
-  return at > 0 && at < count && keys[at - 1] == keys[at];
-}
-
 /// The run of sorted keys[0, count) equal to keys[at].
 template <class K>
 __device__ plan::sorted_run equal_run(const K* keys, std::int64_t count, std::int64_t at) {
