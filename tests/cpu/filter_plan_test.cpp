@@ -35,6 +35,9 @@ TEST(FilterPlan, SinglePassTilesCoverTheInput) {
     // The kernel's warps walk the tile 32 keys at a time, a lane keeping one round's ballot.
     EXPECT_EQ(tile % (single_pass_threads / 32 * 32), 0);
     EXPECT_LE(tile / (single_pass_threads / 32) / 32, 32);
+    // The bulk copies split the tile between whole warps, in 16-byte units.
+    EXPECT_EQ(single_pass_threads / 32 % single_pass_chunks, 0);
+    EXPECT_EQ(tile / single_pass_chunks * static_cast<std::int64_t>(key_bytes) % 16, 0);
     for (const std::int64_t n : sizes) {
       const single_pass_layout l = plan_single_pass(n, key_bytes, 1000);
       EXPECT_GE(l.tiles * tile, n);

@@ -10,7 +10,6 @@
 #include <cub/agent/single_pass_scan_operators.cuh>
 #include <cub/block/block_load.cuh>
 #include <cub/warp/warp_scan.cuh>
-#include <cuda/barrier>
 #include <cuda/ptx>
 #include <cuda/std/functional>
 #include <nv/target>
@@ -80,17 +79,19 @@ __global__ void single_pass_init_kernel(TileState state, int tiles) {
 
 /// One tile per block, tile blockIdx.x: like CUB's single-pass scans, this relies on
 /// blocks being dispatched in index order, so that a tile's predecessors have all
-/// started and the look-back never waits on a block that is not resident. The tile
-/// goes to shared memory in one bulk copy when the input is 16-byte aligned (bulk),
-/// else by coalesced loads. Safe in place (out.keys == in, no partition): a tile
-/// writes only below its own end, and only after every predecessor has published
-/// its count, which each does after its tile is in shared memory. A partition
-/// writes the rejected keys from the end backwards (rejected key j at n - 1 - j);
-/// reverse_rejected_kernel then puts them in input order.
-/// Threads and TileItems: the block and tile shape (defaults: filter_plan.hpp); the
-/// tile is dynamic shared memory of TileItems * sizeof(T) bytes.
+/// started and the look-back never waits on a block that is not resident. When the
+/// input is 16-byte aligned (bulk), the tile comes to shared memory by Chunks bulk
+/// copies (TMA), each with its own barrier, so that a warp counts its part of the tile
+/// as soon as that part is in, while the rest is still arriving; the threads load the
+/// rest (the last tile's tail; every key when not aligned). Safe in place (out.keys
+/// == in, no partition): a tile writes only below its own end, and only after every
+/// predecessor has published its count, which each does after its tile is in shared
+/// memory. A partition writes the rejected keys from the end backwards (rejected key
+/// j at n - 1 - j); reverse_rejected_kernel then puts them in input order.
+/// Threads, TileItems and Chunks: the block, tile and copy shape (defaults:
+/// filter_plan.hpp); the tile is dynamic shared memory of TileItems * sizeof(T) bytes.
 template <class T, class V, class IndexT, class Selector, int Threads = single_pass_threads,
-          int TileItems = static_cast<int>(single_pass_tile_items(sizeof(T))),
+          int TileItems = static_cast<int>(single_pass_tile_items(sizeof(T))), int Chunks = single_pass_chunks,
           class LookBackDelay = cub::detail::no_delay_constructor_t<single_pass_lookback_wait_ns>>
 __global__ void __launch_bounds__(Threads)
     single_pass_kernel(const T* in, std::int64_t n, Selector select, filter_outputs<T, V, IndexT> out,
@@ -100,9 +101,11 @@ __global__ void __launch_bounds__(Threads)
   constexpr int warp_items = tile_items / warps;
   constexpr int rounds = warp_items / 32;
   static_assert(warp_items % 32 == 0 && rounds >= 1 && rounds <= 32, "a lane keeps the ballot of one round");
+  static_assert(Chunks >= 1 && warps % Chunks == 0, "a chunk is the part of one or more whole warps");
+  constexpr int chunk_items = tile_items / Chunks;
+  constexpr int warps_per_chunk = warps / Chunks;
   using prefix_op = cub::TilePrefixCallbackOp<long long, ::cuda::std::plus<>, filter_tile_state, LookBackDelay>;
   using warp_scan = cub::WarpScan<int>;
-  using barrier_t = ::cuda::barrier<::cuda::thread_scope_block>;
 
   extern __shared__ __align__(128) unsigned char tile_storage[];
   T* const keys = reinterpret_cast<T*>(tile_storage);
@@ -110,34 +113,39 @@ __global__ void __launch_bounds__(Threads)
   __shared__ typename warp_scan::TempStorage scan_storage[warps];
   __shared__ int warp_count[warps];
   __shared__ long long tile_prefix;
-#pragma nv_diag_suppress static_var_with_dynamic_init
-  __shared__ barrier_t loaded;
-#pragma nv_diag_default static_var_with_dynamic_init
+  __shared__ std::uint64_t loaded[Chunks];  // one mbarrier per chunk: its bulk copy has landed
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  if (threadIdx.x == 0) {
-    init(&loaded, blockDim.x);
-    NV_IF_TARGET(NV_PROVIDES_SM_90, (::cuda::ptx::fence_proxy_async(::cuda::ptx::space_shared);));
-  }
-  __syncthreads();
   const int tile = static_cast<int>(blockIdx.x);
   const std::int64_t base = static_cast<std::int64_t>(tile) * tile_items;
   const int items = static_cast<int>(n - base < tile_items ? n - base : tile_items);
 
-  // Load the tile. The bulk copy moves whole 16-byte units; the threads load the rest.
-  int bulk_bytes = 0;
-  NV_IF_TARGET(NV_PROVIDES_SM_90, (if (bulk) bulk_bytes = (items * static_cast<int>(sizeof(T))) & ~15;));
-  for (int i = bulk_bytes / static_cast<int>(sizeof(T)) + threadIdx.x; i < items; i += blockDim.x)
-    keys[i] = in[base + i];
-  barrier_t::arrival_token token;
-  NV_IF_ELSE_TARGET(
-      NV_PROVIDES_SM_90,
-      (if (threadIdx.x == 0 && bulk_bytes > 0) {
-        ::cuda::device::memcpy_async_tx(keys, in + base, ::cuda::aligned_size_t<16>(bulk_bytes), loaded);
-        token = ::cuda::device::barrier_arrive_tx(loaded, 1, bulk_bytes);
-      } else { token = loaded.arrive(); }),
-      (token = loaded.arrive();));
-  loaded.wait(::cuda::std::move(token));
+  // Load the tile: whole 16-byte units by bulk copies, chunk by chunk; the threads
+  // load the rest, then sync (only the last tile, or unaligned input, has a rest).
+  int bulk_items = 0;
+  NV_IF_TARGET(NV_PROVIDES_SM_90, (
+    if (bulk) bulk_items = ((items * static_cast<int>(sizeof(T))) & ~15) / static_cast<int>(sizeof(T));
+    if (threadIdx.x == 0) {
+      for (int c = 0; c < Chunks; ++c) ::cuda::ptx::mbarrier_init(&loaded[c], 1);
+      ::cuda::ptx::fence_mbarrier_init(::cuda::ptx::sem_release, ::cuda::ptx::scope_cluster);
+      for (int c = 0; c < Chunks; ++c) {
+        const int first = c * chunk_items;
+        const int last = bulk_items < first + chunk_items ? bulk_items : first + chunk_items;
+        const auto bytes = static_cast<std::uint32_t>(last > first ? (last - first) * sizeof(T) : 0);
+        ::cuda::ptx::mbarrier_arrive_expect_tx(::cuda::ptx::sem_release, ::cuda::ptx::scope_cta,
+                                               ::cuda::ptx::space_shared, &loaded[c], bytes);
+        if (bytes > 0)
+          ::cuda::ptx::cp_async_bulk(::cuda::ptx::space_cluster, ::cuda::ptx::space_global, keys + first,
+                                     in + base + first, bytes, &loaded[c]);
+      }
+    }));
+  if (bulk_items < items) {
+    for (int i = bulk_items + threadIdx.x; i < items; i += blockDim.x) keys[i] = in[base + i];
+  }
+  __syncthreads();  // the barriers are initialised; the threads' keys are in
+  NV_IF_TARGET(NV_PROVIDES_SM_90, (
+    while (!::cuda::ptx::mbarrier_try_wait_parity(&loaded[warp / warps_per_chunk], 0u)) {
+    }));
 
   // Count: lane r keeps round r's ballot.
   const int warp_base = warp * warp_items;

@@ -4,9 +4,10 @@
 //
 // Tuning (H100, 2026-11-22 measurements in bench/results, issue 4):
 //  - single pass: one 64 KiB tile (16384 keys at most) per block of 512 threads,
-//    copied into shared memory by one bulk copy (TMA), so a block has its whole
-//    tile in flight at once; three such blocks fit an SM. Per warp, the tile's 1/16
-//    is walked 32 keys at a time (4-byte keys: 32 rounds, one ballot each).
+//    copied into shared memory by four bulk copies (TMA) issued at once, so a block
+//    has its whole tile in flight, and its warps count each quarter as it lands;
+//    three such blocks fit an SM. Per warp, the tile's 1/16 is walked 32 keys at a
+//    time (4-byte keys: 32 rounds, one ballot each).
 //  - three phases: 4096 keys per block of 256 threads (16 per thread, loaded 16 bytes
 //    at a time when the input is 16-byte aligned), one predicate bit saved per key.
 #pragma once
@@ -42,6 +43,11 @@ inline constexpr int filter_warps = filter_block_threads / 32;
 /// 1% 0.467 ms against 0.503 for 256 threads and 32 KiB; 50% 0.648 against 0.658).
 inline constexpr int single_pass_threads = 512;
 inline constexpr std::int64_t single_pass_tile_bytes = 65536;
+/// Single pass: bulk copies per tile, each with its barrier; a warp counts its part as
+/// soon as its copy is in. 4 measured fastest of 1, 2, 4, 8 and 16 on the H100
+/// (bench/results/h100-2026-11-23-<commit>-filter-experiments.txt: 1% 0.436-0.442 ms
+/// against 0.453-0.457 for one copy and 0.463-0.468 for the previous kernel).
+inline constexpr int single_pass_chunks = 4;
 /// Single pass: how long a tile waits (ns) after publishing its count before it
 /// looks back at its predecessors, then none between retries (CUB's
 /// no_delay_constructor_t). Of five look-back policies on the H100 this was the
