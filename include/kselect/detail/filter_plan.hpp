@@ -2,7 +2,7 @@
 // shapes, the workspace layout of each algorithm and the choice between them. Plain
 // C++ (no CUDA), so the CPU test suite checks it.
 //
-// Tuning (H100, 2026-11-22 measurements in bench/results, issue 4):
+// Tuning (H100, 2026-11-22 and -23 measurements in bench/results, issue 4):
 //  - single pass: one 64 KiB tile (16384 keys at most) per block of 512 threads,
 //    copied into shared memory by four bulk copies (TMA) issued at once, so a block
 //    has its whole tile in flight, and its warps count each quarter as it lands;
@@ -45,8 +45,9 @@ inline constexpr int single_pass_threads = 512;
 inline constexpr std::int64_t single_pass_tile_bytes = 65536;
 /// Single pass: bulk copies per tile, each with its barrier; a warp counts its part as
 /// soon as its copy is in. 4 measured fastest of 1, 2, 4, 8 and 16 on the H100
-/// (bench/results/h100-2026-11-23-<commit>-filter-experiments.txt: 1% 0.436-0.442 ms
-/// against 0.453-0.457 for one copy and 0.463-0.468 for the previous kernel).
+/// (bench/results/h100-2026-11-23-7fc0886-filter-experiments.txt, kernels alone:
+/// 1% 0.436-0.444 ms against 0.454-0.457 for one copy and 0.463-0.471 for the
+/// previous kernel, which all 512 threads waited on through one cuda::barrier).
 inline constexpr int single_pass_chunks = 4;
 /// Single pass: how long a tile waits (ns) after publishing its count before it
 /// looks back at its predecessors, then none between retries (CUB's
