@@ -92,8 +92,9 @@ __global__ void single_pass_init_kernel(TileState state, int tiles) {
 /// filter_plan.hpp); the tile is dynamic shared memory of TileItems * sizeof(T) bytes.
 template <class T, class V, class IndexT, class Selector, int Threads = single_pass_threads,
           int TileItems = static_cast<int>(single_pass_tile_items(sizeof(T))), int Chunks = single_pass_chunks,
-          class LookBackDelay = cub::detail::no_delay_constructor_t<single_pass_lookback_wait_ns>>
-__global__ void __launch_bounds__(Threads)
+          class LookBackDelay = cub::detail::no_delay_constructor_t<single_pass_lookback_wait_ns>,
+          int MinBlocks = single_pass_min_blocks>
+__global__ void __launch_bounds__(Threads, MinBlocks)
     single_pass_kernel(const T* in, std::int64_t n, Selector select, filter_outputs<T, V, IndexT> out,
                        filter_tile_state state, int tiles, bool bulk) {
   constexpr int tile_items = TileItems;

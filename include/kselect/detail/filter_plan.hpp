@@ -49,6 +49,12 @@ inline constexpr std::int64_t single_pass_tile_bytes = 65536;
 /// 1% 0.436-0.444 ms against 0.454-0.457 for one copy and 0.463-0.471 for the
 /// previous kernel, which all 512 threads waited on through one cuda::barrier).
 inline constexpr int single_pass_chunks = 4;
+/// Single pass: blocks that must fit an SM at once (launch bounds): the three 64 KiB
+/// tiles that fit its shared memory, so at most 40 registers a thread. Unbounded, the
+/// kernel took 48-51 registers (two blocks per SM) and was 7-28% slower at 0-1%
+/// selectivity, with kselect::lt(c) as with a plain functor; bounded, no spills
+/// (bench/results/h100-2026-11-23-*-filter-experiments.txt, block M).
+inline constexpr int single_pass_min_blocks = 3;
 /// Single pass: how long a tile waits (ns) after publishing its count before it
 /// looks back at its predecessors, then none between retries (CUB's
 /// no_delay_constructor_t). Of five look-back policies on the H100 this was the
