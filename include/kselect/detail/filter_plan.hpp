@@ -50,10 +50,12 @@ inline constexpr std::int64_t single_pass_tile_bytes = 65536;
 /// previous kernel, which all 512 threads waited on through one cuda::barrier).
 inline constexpr int single_pass_chunks = 4;
 /// Single pass: blocks that must fit an SM at once (launch bounds): the three 64 KiB
-/// tiles that fit its shared memory, so at most 40 registers a thread. Unbounded, the
-/// kernel took 48-51 registers (two blocks per SM) and was 7-28% slower at 0-1%
-/// selectivity, with kselect::lt(c) as with a plain functor; bounded, no spills
-/// (bench/results/h100-2026-11-23-*-filter-experiments.txt, block M).
+/// tiles that fit its shared memory, so at most 40 registers a thread. In experiment
+/// binaries the unbounded kernel took 48-51 registers (two blocks per SM) and was
+/// 7-28% slower at 0-1% selectivity; bounded, 39-40 and no spills
+/// (bench/results/h100-2026-11-23-8fa1c06-filter-experiments.txt, block M3). The
+/// library's benchmark did not move (its build of the kernel may have stayed under
+/// the limit): the bound guards the three blocks, whatever the predicate.
 inline constexpr int single_pass_min_blocks = 3;
 /// Single pass: how long a tile waits (ns) after publishing its count before it
 /// looks back at its predecessors, then none between retries (CUB's
