@@ -38,6 +38,9 @@ TEST(FilterPlan, SinglePassTilesCoverTheInput) {
     // The bulk copies split the tile between whole warps, in 16-byte units.
     EXPECT_EQ(single_pass_threads / 32 % single_pass_chunks, 0);
     EXPECT_EQ(tile / single_pass_chunks * static_cast<std::int64_t>(key_bytes) % 16, 0);
+    // A warp's sparse write visits at most this many rounds of 32 keys (of 32 at most).
+    EXPECT_GE(single_pass_sparse_rounds, 0);
+    EXPECT_LE(single_pass_sparse_rounds, 32);
     for (const std::int64_t n : sizes) {
       const single_pass_layout l = plan_single_pass(n, key_bytes, 1000);
       EXPECT_GE(l.tiles * tile, n);

@@ -9,6 +9,7 @@
 #include <cub/block/block_reduce.cuh>
 #include <cub/agent/single_pass_scan_operators.cuh>
 #include <cub/block/block_load.cuh>
+#include <cub/util_ptx.cuh>
 #include <cub/warp/warp_scan.cuh>
 #include <cuda/ptx>
 #include <cuda/std/functional>
@@ -77,6 +78,46 @@ __global__ void single_pass_init_kernel(TileState state, int tiles) {
   state.InitializeStatus(tiles);
 }
 
+/// The single pass's write of a warp whose selected keys sit in few of its rounds
+/// (busy_rounds: bit r set when round r holds one): only those rounds are visited.
+/// With CombineWrites the keys are also gathered in lane order (lane j holds pending
+/// key j) and stored 32 consecutive ones at a time.
+template <class T, class V, class IndexT, bool CombineWrites>
+__device__ __forceinline__ void write_sparse_rounds(const filter_outputs<T, V, IndexT>& out, const T* keys,
+                                                 std::int64_t base, int warp_base, std::int64_t warp_out,
+                                                 unsigned busy_rounds, unsigned my_mask, int round_offset, int lane) {
+  const unsigned lanes_below = (1u << lane) - 1u;
+  T pending_key{};
+  int pending = 0;                     // keys gathered (all lanes agree)
+  std::int64_t pending_at = warp_out;  // the output position of pending key 0
+  for (unsigned busy = busy_rounds; busy != 0; busy &= busy - 1) {
+    const int r = __ffs(busy) - 1;
+    const unsigned m = __shfl_sync(0xffffffffu, my_mask, r);
+    const int r_offset = __shfl_sync(0xffffffffu, round_offset, r);
+    const int i = warp_base + r * 32 + lane;
+    const bool selected = m >> lane & 1u;
+    const T k = selected ? keys[i] : T{};
+    if (selected) {
+      const std::int64_t at = warp_out + r_offset + __popc(m & lanes_below);
+      if (out.indices) out.indices[at] = static_cast<IndexT>(base + i);
+      if (out.values_out) out.values_out[at] = out.values_in[base + i];
+      if (!CombineWrites && out.keys) out.keys[at] = k;
+    }
+    if (CombineWrites && out.keys) {
+      for (unsigned left = m; left != 0; left &= left - 1) {
+        const T v = cub::ShuffleIndex<32>(k, __ffs(left) - 1, 0xffffffffu);
+        if (lane == pending) pending_key = v;
+        if (++pending == 32) {
+          out.keys[pending_at + lane] = pending_key;
+          pending_at += 32;
+          pending = 0;
+        }
+      }
+    }
+  }
+  if (CombineWrites && out.keys && lane < pending) out.keys[pending_at + lane] = pending_key;
+}
+
 /// One tile per block, tile blockIdx.x: like CUB's single-pass scans, this relies on
 /// blocks being dispatched in index order, so that a tile's predecessors have all
 /// started and the look-back never waits on a block that is not resident. When the
@@ -93,7 +134,8 @@ __global__ void single_pass_init_kernel(TileState state, int tiles) {
 template <class T, class V, class IndexT, class Selector, int Threads = single_pass_threads,
           int TileItems = static_cast<int>(single_pass_tile_items(sizeof(T))), int Chunks = single_pass_chunks,
           class LookBackDelay = cub::detail::no_delay_constructor_t<single_pass_lookback_wait_ns>,
-          int MinBlocks = single_pass_min_blocks>
+          int MinBlocks = single_pass_min_blocks, int SparseRounds = single_pass_sparse_rounds,
+          bool CombineSparseWrites = single_pass_combine_sparse_writes>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     single_pass_kernel(const T* in, std::int64_t n, Selector select, filter_outputs<T, V, IndexT> out,
                        filter_tile_state state, int tiles, bool bulk) {
@@ -188,6 +230,16 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   int round_offset;
   warp_scan(scan_storage[warp]).ExclusiveSum(__popc(my_mask), round_offset);
   const unsigned lanes_below = (1u << lane) - 1u;
+  // Lane r knows whether round r holds a selected key. A warp with at most
+  // SparseRounds such rounds (a warp-uniform choice; not partitions, which write
+  // every key) visits only those (write_sparse_rounds); the others take the unrolled
+  // loop below. Shapes and measurements: filter_plan.hpp.
+  const unsigned busy_rounds = __ballot_sync(0xffffffffu, my_mask != 0);
+  if (!out.partition && __popc(busy_rounds) <= SparseRounds) {
+    write_sparse_rounds<T, V, IndexT, CombineSparseWrites>(out, keys, base, warp_base, warp_out, busy_rounds, my_mask,
+                                                           round_offset, lane);
+    return;
+  }
 #pragma unroll 4
   for (int r = 0; r < rounds; ++r) {
     const unsigned m = __shfl_sync(0xffffffffu, my_mask, r);

@@ -57,6 +57,18 @@ inline constexpr int single_pass_chunks = 4;
 /// library's benchmark did not move (its build of the kernel may have stayed under
 /// the limit): the bound guards the three blocks, whatever the predicate.
 inline constexpr int single_pass_min_blocks = 3;
+/// Single pass: a warp whose rounds of 32 keys hold a selected key in at most this
+/// many rounds visits only those rounds when it writes, and stores its keys 32
+/// consecutive ones at a time (else it walks all its rounds, one store per round).
+/// At 0-0.1% selectivity the instructions of the empty rounds were the cost (ncu at
+/// 1%: 0.72 instructions issued a cycle per scheduler). Measured on the H100, kernels
+/// alone (bench/results/h100-2026-11-23-<commit>-filter-experiments.txt): with 4
+/// rounds and the gathered stores, 0% 0.369 ms against 0.431 (floor 0.355), 0.1%
+/// 0.383 against 0.437, 1% 0.449-0.453 against 0.455, 3% and 10% unchanged. Larger
+/// thresholds, or per-round stores in the sparse path, were slower at 1-10% (up to
+/// 9%, slower than CUB at 10%), the dense loop's code being compiled differently.
+inline constexpr int single_pass_sparse_rounds = 4;
+inline constexpr bool single_pass_combine_sparse_writes = true;
 /// Single pass: how long a tile waits (ns) after publishing its count before it
 /// looks back at its predecessors, then none between retries (CUB's
 /// no_delay_constructor_t). Of five look-back policies on the H100 this was the
