@@ -62,7 +62,7 @@ inline constexpr int single_pass_min_blocks = 3;
 /// consecutive ones at a time (else it walks all its rounds, one store per round).
 /// At 0-0.1% selectivity the instructions of the empty rounds were the cost (ncu at
 /// 1%: 0.72 instructions issued a cycle per scheduler). Measured on the H100, kernels
-/// alone (bench/results/h100-2026-11-23-<commit>-filter-experiments.txt): with 4
+/// alone (bench/results/h100-2026-11-23-d95142a-filter-experiments.txt): with 4
 /// rounds and the gathered stores, 0% 0.369 ms against 0.431 (floor 0.355), 0.1%
 /// 0.383 against 0.437, 1% 0.449-0.453 against 0.455, 3% and 10% unchanged. Larger
 /// thresholds, or per-round stores in the sparse path, were slower at 1-10% (up to
