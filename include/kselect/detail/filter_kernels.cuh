@@ -79,10 +79,10 @@ __global__ void single_pass_init_kernel(TileState state, int tiles) {
 }
 
 /// The single pass's write of a warp whose selected keys sit in few of its rounds
-/// (busy_rounds: bit r set when round r holds one): only those rounds are visited.
-/// With CombineWrites the keys are also gathered in lane order (lane j holds pending
-/// key j) and stored 32 consecutive ones at a time.
-template <class T, class V, class IndexT, bool CombineWrites>
+/// (busy_rounds: bit r set when round r holds one): only those rounds are visited,
+/// and the keys are gathered in lane order (lane j holds pending key j) and stored
+/// 32 consecutive ones at a time. Positions and payloads are stored per key.
+template <class T, class V, class IndexT>
 __device__ __forceinline__ void write_sparse_rounds(const filter_outputs<T, V, IndexT>& out, const T* keys,
                                                  std::int64_t base, int warp_base, std::int64_t warp_out,
                                                  unsigned busy_rounds, unsigned my_mask, int round_offset, int lane) {
@@ -101,9 +101,8 @@ __device__ __forceinline__ void write_sparse_rounds(const filter_outputs<T, V, I
       const std::int64_t at = warp_out + r_offset + __popc(m & lanes_below);
       if (out.indices) out.indices[at] = static_cast<IndexT>(base + i);
       if (out.values_out) out.values_out[at] = out.values_in[base + i];
-      if (!CombineWrites && out.keys) out.keys[at] = k;
     }
-    if (CombineWrites && out.keys) {
+    if (out.keys) {
       for (unsigned left = m; left != 0; left &= left - 1) {
         const T v = cub::ShuffleIndex<32>(k, __ffs(left) - 1, 0xffffffffu);
         if (lane == pending) pending_key = v;
@@ -115,7 +114,7 @@ __device__ __forceinline__ void write_sparse_rounds(const filter_outputs<T, V, I
       }
     }
   }
-  if (CombineWrites && out.keys && lane < pending) out.keys[pending_at + lane] = pending_key;
+  if (out.keys && lane < pending) out.keys[pending_at + lane] = pending_key;
 }
 
 /// One tile per block, tile blockIdx.x: like CUB's single-pass scans, this relies on
@@ -134,8 +133,7 @@ __device__ __forceinline__ void write_sparse_rounds(const filter_outputs<T, V, I
 template <class T, class V, class IndexT, class Selector, int Threads = single_pass_threads,
           int TileItems = static_cast<int>(single_pass_tile_items(sizeof(T))), int Chunks = single_pass_chunks,
           class LookBackDelay = cub::detail::no_delay_constructor_t<single_pass_lookback_wait_ns>,
-          int MinBlocks = single_pass_min_blocks, int SparseRounds = single_pass_sparse_rounds,
-          bool CombineSparseWrites = single_pass_combine_sparse_writes>
+          int MinBlocks = single_pass_min_blocks, int SparseRounds = single_pass_sparse_rounds>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     single_pass_kernel(const T* in, std::int64_t n, Selector select, filter_outputs<T, V, IndexT> out,
                        filter_tile_state state, int tiles, bool bulk) {
@@ -236,8 +234,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   // loop below. Shapes and measurements: filter_plan.hpp.
   const unsigned busy_rounds = __ballot_sync(0xffffffffu, my_mask != 0);
   if (!out.partition && __popc(busy_rounds) <= SparseRounds) {
-    write_sparse_rounds<T, V, IndexT, CombineSparseWrites>(out, keys, base, warp_base, warp_out, busy_rounds, my_mask,
-                                                           round_offset, lane);
+    write_sparse_rounds(out, keys, base, warp_base, warp_out, busy_rounds, my_mask, round_offset, lane);
     return;
   }
 #pragma unroll 4

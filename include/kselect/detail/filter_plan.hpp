@@ -68,7 +68,6 @@ inline constexpr int single_pass_min_blocks = 3;
 /// thresholds, or per-round stores in the sparse path, were slower at 1-10% (up to
 /// 9%, slower than CUB at 10%), the dense loop's code being compiled differently.
 inline constexpr int single_pass_sparse_rounds = 4;
-inline constexpr bool single_pass_combine_sparse_writes = true;
 /// Single pass: how long a tile waits (ns) after publishing its count before it
 /// looks back at its predecessors, then none between retries (CUB's
 /// no_delay_constructor_t). Of five look-back policies on the H100 this was the
