@@ -117,6 +117,35 @@ __device__ __forceinline__ void write_sparse_rounds(const filter_outputs<T, V, I
   if (out.keys && lane < pending) out.keys[pending_at + lane] = pending_key;
 }
 
+/// Packs a warp's selected keys to the front of its part of the tile (keys[warp_base
+/// ...]), in order: round r's (my_mask of lane r: the round's ballot) go after those
+/// of the rounds before. In place: a key moves only to a lower slot, and below the
+/// slots of the rounds after its own; the __syncwarp orders a round's loads before
+/// its stores. Warps with at most SparseRounds busy rounds visit only those; the
+/// others walk every round, unrolled.
+template <int Rounds, int SparseRounds, class T, class ScanStorage>
+__device__ __forceinline__ void pack_warp_keys(T* keys, int warp_base, unsigned my_mask, int lane,
+                                               ScanStorage& scan_storage) {
+  int round_offset;
+  cub::WarpScan<int>(scan_storage).ExclusiveSum(__popc(my_mask), round_offset);
+  const unsigned busy_rounds = __ballot_sync(0xffffffffu, my_mask != 0);
+  const unsigned lanes_below = (1u << lane) - 1u;
+  const auto pack_round = [&](int r) {
+    const unsigned m = __shfl_sync(0xffffffffu, my_mask, r);
+    const int r_offset = __shfl_sync(0xffffffffu, round_offset, r);
+    const T k = keys[warp_base + r * 32 + lane];
+    __syncwarp();
+    if (m >> lane & 1u) keys[warp_base + r_offset + __popc(m & lanes_below)] = k;
+  };
+  if (__popc(busy_rounds) <= SparseRounds) {
+    for (unsigned busy = busy_rounds; busy != 0; busy &= busy - 1) pack_round(__ffs(busy) - 1);
+  } else {
+#pragma unroll 4
+    for (int r = 0; r < Rounds; ++r)
+      pack_round(r);  // (skipping idle rounds here made the kernel spill at 40 registers)
+  }
+}
+
 /// One tile per block, tile blockIdx.x: like CUB's single-pass scans, this relies on
 /// blocks being dispatched in index order, so that a tile's predecessors have all
 /// started and the look-back never waits on a block that is not resident. When the
@@ -203,36 +232,66 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   if (lane == 0) warp_count[warp] = count;
   __syncthreads();
 
-  // Warp 0: the warps' offsets in the tile, then the tile's offset by look-back.
-  if (warp == 0) {
+  // Warp 0: the warps' offsets in the tile (warp_count, in place), and its total.
+  const auto scan_warp_counts = [&]() {
     const int c = lane < warps ? warp_count[lane] : 0;
     int offset, total;
     warp_scan(scan_storage[0]).ExclusiveSum(c, offset, total);
     if (lane < warps) warp_count[lane] = offset;
+    return total;
+  };
+  // Warp 0: the tile's offset by look-back (tile 0 publishes its total as inclusive).
+  const auto look_back = [&](int tile_total) {
     long long prefix = 0;
     if (tile == 0) {
-      if (lane == 0) state.SetInclusive(0, total);
+      if (lane == 0) state.SetInclusive(0, tile_total);
     } else {
       prefix_op op(state, prefix_storage, ::cuda::std::plus<>{}, tile);
-      prefix = op(total);
+      prefix = op(tile_total);
     }
     if (lane == 0) {
       tile_prefix = prefix;
-      if (tile == tiles - 1) *out.num_selected = prefix + total;
+      if (tile == tiles - 1) *out.num_selected = prefix + tile_total;
     }
-  }
-  __syncthreads();
+  };
 
-  // Write: round r's selected keys go after those of the rounds before.
+  // Keys alone (no positions, payload or partition) are staged: each warp packs its
+  // selected keys in shared memory while warp 0 looks back (warp 0 publishes its
+  // count and packs its own first), so that after the look-back a warp stores them
+  // in one coalesced run. (A separate path, not shared with the unstaged write: that
+  // kept more registers live across the pack and spilled.)
+  if (out.keys && !out.indices && !out.values_out && !out.partition) {
+    int tile_total = 0;
+    if (warp == 0) {
+      tile_total = scan_warp_counts();
+      if (lane == 0 && tile != 0) state.SetPartial(tile, tile_total);  // the look-back publishes it again
+    }
+    pack_warp_keys<rounds, SparseRounds>(keys, warp_base, my_mask, lane, scan_storage[warp]);
+    if (warp == 0) look_back(tile_total);
+    __syncthreads();
+    const std::int64_t warp_out = tile_prefix + warp_count[warp];
+    // Lane l stores output position (warp_out & ~31) + l + 32 q, so that each store
+    // fills whole 128-byte lines of the output: stores that straddle two lines made
+    // 99% selectivity 11% slower (filter_plan.hpp).
+    const int skew = static_cast<int>(warp_out & 31);
+#pragma unroll 4
+    for (int j = lane - skew; j < count; j += 32)
+      if (j >= 0) out.keys[warp_out + j] = keys[warp_base + j];
+    return;
+  }
+
+  if (warp == 0) look_back(scan_warp_counts());
+  __syncthreads();
   const std::int64_t warp_out = tile_prefix + warp_count[warp];
+  // Unstaged write: round r's selected keys go after those of the rounds before. A
+  // warp with at most SparseRounds busy rounds (lane r knows whether round r is; a
+  // warp-uniform choice; not partitions, which write every key) visits only those
+  // (write_sparse_rounds); the others take the unrolled loop below. Shapes and
+  // measurements: filter_plan.hpp.
   int round_offset;
   warp_scan(scan_storage[warp]).ExclusiveSum(__popc(my_mask), round_offset);
-  const unsigned lanes_below = (1u << lane) - 1u;
-  // Lane r knows whether round r holds a selected key. A warp with at most
-  // SparseRounds such rounds (a warp-uniform choice; not partitions, which write
-  // every key) visits only those (write_sparse_rounds); the others take the unrolled
-  // loop below. Shapes and measurements: filter_plan.hpp.
   const unsigned busy_rounds = __ballot_sync(0xffffffffu, my_mask != 0);
+  const unsigned lanes_below = (1u << lane) - 1u;
   if (!out.partition && __popc(busy_rounds) <= SparseRounds) {
     write_sparse_rounds(out, keys, base, warp_base, warp_out, busy_rounds, my_mask, round_offset, lane);
     return;
