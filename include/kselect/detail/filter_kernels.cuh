@@ -152,10 +152,12 @@ __device__ __forceinline__ void pack_warp_keys(T* keys, int warp_base, unsigned 
 /// input is 16-byte aligned (bulk), the tile comes to shared memory by Chunks bulk
 /// copies (TMA), each with its own barrier, so that a warp counts its part of the tile
 /// as soon as that part is in, while the rest is still arriving; the threads load the
-/// rest (the last tile's tail; every key when not aligned). Safe in place (out.keys
-/// == in, no partition): a tile writes only below its own end, and only after every
-/// predecessor has published its count, which each does after its tile is in shared
-/// memory. A partition writes the rejected keys from the end backwards (rejected key
+/// rest (the last tile's tail; every key when not aligned). Keys alone are staged
+/// (packed in shared memory during the look-back, stored after it); positions,
+/// payloads and partitions are written from the tile after the look-back. Safe in
+/// place (out.keys == in, no partition): a tile writes global memory only below its
+/// own end, and only after every predecessor has published its count, which each
+/// does after its tile is in shared memory. A partition writes the rejected keys from the end backwards (rejected key
 /// j at n - 1 - j); reverse_rejected_kernel then puts them in input order.
 /// Threads, TileItems and Chunks: the block, tile and copy shape (defaults:
 /// filter_plan.hpp); the tile is dynamic shared memory of TileItems * sizeof(T) bytes.
@@ -272,7 +274,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     const std::int64_t warp_out = tile_prefix + warp_count[warp];
     // Lane l stores output position (warp_out & ~31) + l + 32 q, so that each store
     // fills whole 128-byte lines of the output: stores that straddle two lines made
-    // 99% selectivity 11% slower (filter_plan.hpp).
+    // 99% selectivity 10-11% slower (filter_plan.hpp).
     const int skew = static_cast<int>(warp_out & 31);
 #pragma unroll 4
     for (int j = lane - skew; j < count; j += 32)
