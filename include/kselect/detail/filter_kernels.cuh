@@ -157,8 +157,9 @@ __device__ __forceinline__ void pack_warp_keys(T* keys, int warp_base, unsigned 
 /// payloads and partitions are written from the tile after the look-back. Safe in
 /// place (out.keys == in, no partition): a tile writes global memory only below its
 /// own end, and only after every predecessor has published its count, which each
-/// does after its tile is in shared memory. A partition writes the rejected keys from the end backwards (rejected key
-/// j at n - 1 - j); reverse_rejected_kernel then puts them in input order.
+/// does after its tile is in shared memory. A partition writes the rejected keys
+/// from the end backwards (rejected key j at n - 1 - j); reverse_rejected_kernel
+/// then puts them in input order.
 /// Threads, TileItems and Chunks: the block, tile and copy shape (defaults:
 /// filter_plan.hpp); the tile is dynamic shared memory of TileItems * sizeof(T) bytes.
 template <class T, class V, class IndexT, class Selector, int Threads = single_pass_threads,
