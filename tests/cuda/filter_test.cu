@@ -1032,8 +1032,8 @@ TEST(FilterGpu, BadArgumentsAreRejectedWithAMessage) {
 
 // n = 2^31 + 4097 floats in [0, 1) made on the device; ge(2^-20) keeps all but about
 // 2000, so positions and output offsets both pass 2^31. filter_if_indices with
-// int64_t positions under each algorithm, then a partition's positions, against
-// std::copy_if on the host.
+// int64_t positions under each algorithm, then positions alone, then a partition's
+// positions, against std::copy_if on the host.
 TEST(FilterGpu, MoreThan2Pow31Keys) {
   const std::int64_t n = (std::int64_t{1} << 31) + 4097;
   const auto un = static_cast<std::size_t>(n);
@@ -1095,6 +1095,27 @@ TEST(FilterGpu, MoreThan2Pow31Keys) {
     }
     EXPECT_EQ(bad, 0) << "positions wrong";
     EXPECT_GT(got_idx[um - 1], std::int64_t{INT32_MAX});
+  }
+
+  {
+    // Positions alone (the single pass stages them): exactly those checked above.
+    SCOPED_TRACE("filter_if_indices, positions alone");
+    poison();
+    ASSERT_FILTER_OK(two_phase(s, [&](void* ws, std::size_t& bytes) {
+      return device::filter_if_indices(ws, bytes, in.data(), static_cast<float*>(nullptr), idx.data(), count.data(),
+                                       n, p, s, device::filter_config{filter_algorithm::single_pass});
+    }));
+    ASSERT_EQ(count.to_host()[0], m);
+    const auto um = static_cast<std::size_t>(m);
+    constexpr std::size_t chunk = std::size_t{1} << 24;
+    std::vector<std::int64_t> alone(chunk);
+    std::size_t differ = 0;
+    for (std::size_t j = 0; j < um; j += chunk) {
+      const std::size_t len = std::min(chunk, um - j);
+      cuda_check(cudaMemcpy(alone.data(), idx.data() + j, len * sizeof(std::int64_t), cudaMemcpyDeviceToHost), "copy");
+      differ += std::memcmp(alone.data(), got_idx.get() + j, len * sizeof(std::int64_t)) != 0 ? 1 : 0;
+    }
+    EXPECT_EQ(differ, 0u) << "positions wrong";
   }
 
   SCOPED_TRACE("partition_pairs, positions alone");

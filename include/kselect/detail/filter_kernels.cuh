@@ -117,15 +117,16 @@ __device__ __forceinline__ void write_sparse_rounds(const filter_outputs<T, V, I
   if (out.keys && lane < pending) out.keys[pending_at + lane] = pending_key;
 }
 
-/// Packs a warp's selected keys to the front of its part of the tile (keys[warp_base
-/// ...]), in order: round r's (my_mask of lane r: the round's ballot) go after those
-/// of the rounds before. In place: a key moves only to a lower slot, and below the
-/// slots of the rounds after its own; the __syncwarp orders a round's loads before
-/// its stores. Warps with at most SparseRounds busy rounds visit only those; the
+/// Packs a warp's selected items to the front of its part of the tile (slots
+/// [warp_base, ...)), in order: round r's (my_mask of lane r: the round's ballot) go
+/// after those of the rounds before. Item i of the tile is item_of(i): its key (in
+/// place over the keys: a key moves only to a lower slot, and below the slots of the
+/// rounds after its own; the __syncwarp orders a round's loads before its stores) or
+/// its position. Warps with at most SparseRounds busy rounds visit only those; the
 /// others walk every round, unrolled.
-template <int Rounds, int SparseRounds, class T, class ScanStorage>
-__device__ __forceinline__ void pack_warp_keys(T* keys, int warp_base, unsigned my_mask, int lane,
-                                               ScanStorage& scan_storage) {
+template <int Rounds, int SparseRounds, class Slot, class ScanStorage, class ItemOf>
+__device__ __forceinline__ void pack_warp(Slot* slots, int warp_base, unsigned my_mask, int lane,
+                                          ScanStorage& scan_storage, ItemOf item_of) {
   int round_offset;
   cub::WarpScan<int>(scan_storage).ExclusiveSum(__popc(my_mask), round_offset);
   const unsigned busy_rounds = __ballot_sync(0xffffffffu, my_mask != 0);
@@ -133,9 +134,9 @@ __device__ __forceinline__ void pack_warp_keys(T* keys, int warp_base, unsigned 
   const auto pack_round = [&](int r) {
     const unsigned m = __shfl_sync(0xffffffffu, my_mask, r);
     const int r_offset = __shfl_sync(0xffffffffu, round_offset, r);
-    const T k = keys[warp_base + r * 32 + lane];
+    const Slot item = item_of(warp_base + r * 32 + lane);
     __syncwarp();
-    if (m >> lane & 1u) keys[warp_base + r_offset + __popc(m & lanes_below)] = k;
+    if (m >> lane & 1u) slots[warp_base + r_offset + __popc(m & lanes_below)] = item;
   };
   if (__popc(busy_rounds) <= SparseRounds) {
     for (unsigned busy = busy_rounds; busy != 0; busy &= busy - 1) pack_round(__ffs(busy) - 1);
@@ -146,15 +147,28 @@ __device__ __forceinline__ void pack_warp_keys(T* keys, int warp_base, unsigned 
   }
 }
 
+/// Stores a warp's count packed items (slots [warp_base, ...)) to dst[warp_out, ...),
+/// as convert(item). Lane l stores output position (warp_out & ~31) + l + 32 q, so
+/// that each store fills whole lines of the output: stores that straddle two lines
+/// made 99% selectivity 10-11% slower (filter_plan.hpp).
+template <class Out, class Slot, class Convert>
+__device__ __forceinline__ void store_packed(Out* dst, std::int64_t warp_out, const Slot* slots, int warp_base,
+                                             int count, int lane, Convert convert) {
+  const int skew = static_cast<int>(warp_out & 31);
+#pragma unroll 4
+  for (int j = lane - skew; j < count; j += 32)
+    if (j >= 0) dst[warp_out + j] = convert(slots[warp_base + j]);
+}
+
 /// One tile per block, tile blockIdx.x: like CUB's single-pass scans, this relies on
 /// blocks being dispatched in index order, so that a tile's predecessors have all
 /// started and the look-back never waits on a block that is not resident. When the
 /// input is 16-byte aligned (bulk), the tile comes to shared memory by Chunks bulk
 /// copies (TMA), each with its own barrier, so that a warp counts its part of the tile
 /// as soon as that part is in, while the rest is still arriving; the threads load the
-/// rest (the last tile's tail; every key when not aligned). Keys alone are staged
-/// (packed in shared memory during the look-back, stored after it); positions,
-/// payloads and partitions are written from the tile after the look-back. Safe in
+/// rest (the last tile's tail; every key when not aligned). Keys alone, or positions
+/// alone, are staged (packed in shared memory during the look-back, stored after
+/// it); the other outputs are written from the tile after the look-back. Safe in
 /// place (out.keys == in, no partition): a tile writes global memory only below its
 /// own end, and only after every predecessor has published its count, which each
 /// does after its tile is in shared memory. A partition writes the rejected keys
@@ -258,28 +272,37 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     }
   };
 
-  // Keys alone (no positions, payload or partition) are staged: each warp packs its
-  // selected keys in shared memory while warp 0 looks back (warp 0 publishes its
-  // count and packs its own first), so that after the look-back a warp stores them
-  // in one coalesced run. (A separate path, not shared with the unstaged write: that
-  // kept more registers live across the pack and spilled.)
-  if (out.keys && !out.indices && !out.values_out && !out.partition) {
+  // Keys alone, or positions alone (keys of 4 bytes or more, so that a position
+  // fits a key's slot), are staged: each warp packs them in shared memory while
+  // warp 0 looks back (warp 0 publishes its count and packs its own first), so that
+  // after the look-back a warp stores them in one coalesced run. Payloads and
+  // partitions, and keys with positions, have no room there: they are written from
+  // the tile after the look-back. (The staged path is apart from that write: sharing
+  // it kept more registers live across the pack and spilled.)
+  const bool plain = !out.values_out && !out.partition;
+  const bool stage_keys = plain && out.keys && !out.indices;
+  const bool stage_positions = plain && !out.keys && out.indices && sizeof(T) >= sizeof(std::uint32_t);
+  if (stage_keys || stage_positions) {
     int tile_total = 0;
     if (warp == 0) {
       tile_total = scan_warp_counts();
       if (lane == 0 && tile != 0) state.SetPartial(tile, tile_total);  // the look-back publishes it again
     }
-    pack_warp_keys<rounds, SparseRounds>(keys, warp_base, my_mask, lane, scan_storage[warp]);
+    auto* const positions = reinterpret_cast<std::uint32_t*>(tile_storage);  // the keys are counted: free
+    if (stage_keys)
+      pack_warp<rounds, SparseRounds>(keys, warp_base, my_mask, lane, scan_storage[warp],
+                                      [&](int i) { return keys[i]; });
+    else
+      pack_warp<rounds, SparseRounds>(positions, warp_base, my_mask, lane, scan_storage[warp],
+                                      [](int i) { return static_cast<std::uint32_t>(i); });
     if (warp == 0) look_back(tile_total);
     __syncthreads();
     const std::int64_t warp_out = tile_prefix + warp_count[warp];
-    // Lane l stores output position (warp_out & ~31) + l + 32 q, so that each store
-    // fills whole 128-byte lines of the output: stores that straddle two lines made
-    // 99% selectivity 10-11% slower (filter_plan.hpp).
-    const int skew = static_cast<int>(warp_out & 31);
-#pragma unroll 4
-    for (int j = lane - skew; j < count; j += 32)
-      if (j >= 0) out.keys[warp_out + j] = keys[warp_base + j];
+    if (stage_keys)
+      store_packed(out.keys, warp_out, keys, warp_base, count, lane, [](T k) { return k; });
+    else
+      store_packed(out.indices, warp_out, positions, warp_base, count, lane,
+                   [&](std::uint32_t i) { return static_cast<IndexT>(base + i); });
     return;
   }
 

@@ -69,12 +69,12 @@ inline constexpr int single_pass_min_blocks = 3;
 /// thresholds, or per-round stores in the sparse path, were slower at 1-10% (up to
 /// 9%, slower than CUB at 10%), the dense loop's code being compiled differently.
 inline constexpr int single_pass_sparse_rounds = 4;
-/// Single pass, keys alone (no positions, payload or partition): the warps pack
-/// their selected keys to the front of their part of the tile in shared memory
-/// while warp 0 looks back, then store them in whole 128-byte lines of the output.
-/// Not a setting (positions and payloads have no room in shared memory, so they
-/// keep the write loop after the look-back); measured on the H100 against that loop,
-/// kernels alone (bench/results/h100-2026-11-23-b21d41f-filter-experiments.txt):
+/// Single pass, keys alone (no positions, payload or partition), or positions alone
+/// (keys of 4 bytes or more): the warps pack their selected keys (positions) to the
+/// front of their part of the tile in shared memory while warp 0 looks back, then
+/// store them in whole lines of the output. Not a setting (keys with positions, and
+/// payloads, have no room in shared memory, so they keep the write loop after the
+/// look-back); for keys, measured on the H100 against that loop, kernels alone (bench/results/h100-2026-11-23-b21d41f-filter-experiments.txt):
 /// 1% 0.380-0.381 ms against 0.444-0.446, 10% 0.415-0.417 against 0.500-0.501, 50% 0.569-0.570
 /// against 0.623-0.629, 99% 0.780-0.785 against 0.796-0.798; stores that began at the
 /// warp's first output position instead (straddling lines) made 99% 0.880-0.883.
