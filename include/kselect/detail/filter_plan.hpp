@@ -74,10 +74,13 @@ inline constexpr int single_pass_sparse_rounds = 4;
 /// front of their part of the tile in shared memory while warp 0 looks back, then
 /// store them in whole lines of the output. Not a setting (keys with positions, and
 /// payloads, have no room in shared memory, so they keep the write loop after the
-/// look-back); for keys, measured on the H100 against that loop, kernels alone (bench/results/h100-2026-11-23-b21d41f-filter-experiments.txt):
-/// 1% 0.380-0.381 ms against 0.444-0.446, 10% 0.415-0.417 against 0.500-0.501, 50% 0.569-0.570
-/// against 0.623-0.629, 99% 0.780-0.785 against 0.796-0.798; stores that began at the
-/// warp's first output position instead (straddling lines) made 99% 0.880-0.883.
+/// look-back). For keys, measured on the H100 against that loop, kernels alone
+/// (bench/results/h100-2026-11-23-b21d41f-filter-experiments.txt): 1% 0.380-0.381 ms
+/// against 0.444-0.446, 10% 0.415-0.417 against 0.500-0.501, 50% 0.569-0.570 against
+/// 0.623-0.629, 99% 0.780-0.785 against 0.796-0.798; stores that began at the warp's
+/// first output position instead (straddling lines) made 99% 0.880-0.883. For int64
+/// positions alone, the benchmark's 1% went from 0.462-0.464 to 0.391-0.396 ms
+/// (bench/results/h100-2026-11-23-{b21d41f,8403270}-filter*.txt).
 /// Packing a warp with more than single_pass_sparse_rounds busy rounds walks all of
 /// them (skipping the idle ones made the kernel spill at 40 registers).
 /// Single pass: how long a tile waits (ns) after publishing its count before it
