@@ -58,31 +58,32 @@ inline constexpr int single_pass_chunks = 4;
 /// the limit): the bound guards the three blocks, whatever the predicate.
 inline constexpr int single_pass_min_blocks = 3;
 /// Single pass: a warp whose rounds of 32 keys hold a selected key in at most this
-/// many rounds visits only those rounds when it packs its keys (keys alone, below)
-/// or writes them, storing them 32 consecutive ones at a time (else it walks all
-/// its rounds). Measured for the write, before packing existed:
-/// At 0-0.1% selectivity the instructions of the empty rounds were the cost (ncu at
-/// 1%: 0.72 instructions issued a cycle per scheduler). Measured on the H100, kernels
-/// alone (bench/results/h100-2026-11-23-d95142a-filter-experiments.txt): with 4
-/// rounds and the gathered stores, 0% 0.369 ms against 0.431 (floor 0.355), 0.1%
-/// 0.383 against 0.437, 1% 0.449-0.453 against 0.455, 3% and 10% unchanged. Larger
-/// thresholds, or per-round stores in the sparse path, were slower at 1-10% (up to
-/// 9%, slower than CUB at 10%), the dense loop's code being compiled differently.
+/// many rounds visits only those rounds when it packs its keys (staging, below) or
+/// writes them, else it walks all its rounds. Measured for the write, before
+/// staging existed: at 0-0.1% selectivity the instructions of the empty rounds were
+/// the cost (ncu at 1%: 0.72 instructions issued a cycle per scheduler); on the
+/// H100, kernels alone (bench/results/h100-2026-11-23-d95142a-filter-experiments.txt),
+/// with 4 rounds and the keys stored 32 at a time, 0% 0.369 ms against 0.431 (floor
+/// 0.355), 0.1% 0.383 against 0.437, 1% 0.449-0.453 against 0.455, 3% and 10%
+/// unchanged. Larger thresholds, or per-round stores in the sparse path, were slower
+/// at 1-10% (up to 9%, slower than CUB at 10%), the dense loop's code being compiled
+/// differently. A packing warp above the threshold walks all its rounds, idle ones
+/// included: skipping them made the kernel spill at 40 registers.
 inline constexpr int single_pass_sparse_rounds = 4;
-/// Single pass, keys alone (no positions, payload or partition), or positions alone
-/// (keys of 4 bytes or more): the warps pack their selected keys (positions) to the
-/// front of their part of the tile in shared memory while warp 0 looks back, then
-/// store them in whole lines of the output. Not a setting (keys with positions, and
-/// payloads, have no room in shared memory, so they keep the write loop after the
-/// look-back). For keys, measured on the H100 against that loop, kernels alone
-/// (bench/results/h100-2026-11-23-b21d41f-filter-experiments.txt): 1% 0.380-0.381 ms
-/// against 0.444-0.446, 10% 0.415-0.417 against 0.500-0.501, 50% 0.569-0.570 against
-/// 0.623-0.629, 99% 0.780-0.785 against 0.796-0.798; stores that began at the warp's
-/// first output position instead (straddling lines) made 99% 0.880-0.883. For int64
-/// positions alone, the benchmark's 1% went from 0.462-0.464 to 0.391-0.396 ms
-/// (bench/results/h100-2026-11-23-{b21d41f,8403270}-filter*.txt).
-/// Packing a warp with more than single_pass_sparse_rounds busy rounds walks all of
-/// them (skipping the idle ones made the kernel spill at 40 registers).
+
+// Single pass, staging (not a setting): with keys alone (no positions, payload or
+// partition), or positions alone (keys of 4 bytes or more), the warps pack their
+// selected keys (positions) to the front of their part of the tile in shared memory
+// while warp 0 looks back, then store them in whole lines of the output. Keys with
+// positions, and payloads, have no room in shared memory and keep the write after
+// the look-back. For keys, measured on the H100 against that write, kernels alone
+// (bench/results/h100-2026-11-23-b21d41f-filter-experiments.txt): 1% 0.380-0.381 ms
+// against 0.444-0.446, 10% 0.415-0.417 against 0.500-0.501, 50% 0.569-0.570 against
+// 0.623-0.629, 99% 0.780-0.785 against 0.796-0.798; stores that began at the warp's
+// first output position instead (straddling lines) made 99% 0.880-0.883. For int64
+// positions alone, the benchmark's 1% went from 0.462-0.464 to 0.391-0.396 ms
+// (bench/results/h100-2026-11-23-{b21d41f,8403270}-filter*.txt).
+
 /// Single pass: how long a tile waits (ns) after publishing its count before it
 /// looks back at its predecessors, then none between retries (CUB's
 /// no_delay_constructor_t). Of five look-back policies on the H100 this was the
