@@ -3,7 +3,9 @@
 // Numbers are written in the shortest form that reads back to the same value
 // (std::to_chars), so a float32 result reads back exactly with strtof and a
 // float64 result with strtod; integers are exact. NaN and infinities are written
-// nan, inf, -inf in text and as the JSON strings "nan", "inf", "-inf".
+// nan, inf, -inf in text and as the JSON strings "nan", "inf", "-inf"; a NaN whose
+// sign bit is set (NumPy's np.float64('-nan'), 0 * -inf on x86) is written -nan, so
+// the sign NumPy's result carries is visible (NumPy's own repr prints both as nan).
 #pragma once
 
 #include <charconv>
@@ -19,7 +21,7 @@ namespace kselect_cli {
 template <class T>
 std::string format_value(T v) {
   if constexpr (std::floating_point<T>) {
-    if (std::isnan(v)) return "nan";
+    if (std::isnan(v)) return std::signbit(v) ? "-nan" : "nan";
     if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   }
   char buf[64];

@@ -5,6 +5,7 @@
 #include <string>
 #include <type_traits>
 
+#include "api/input_elements.hpp"
 #include "cpu/cpu_select.hpp"
 #include "cpu/filter.hpp"
 #ifdef KSELECT_WITH_CUDA
@@ -85,14 +86,10 @@ void run_multiselect(backend b, const T* values, std::int64_t n, const std::int6
                      std::int64_t num_ranks, T* out, const options& opt) {
   if (num_ranks == 0) return;
 #ifdef KSELECT_WITH_CUDA
-  if (b == backend::cuda) {
-    cuda_backend::multiselect(values, n, ranks, num_ranks, out, opt);
-    return;
-  }
-#else
-  (void)b;
+  if (b == backend::cuda) cuda_backend::multiselect(values, n, ranks, num_ranks, out, opt);
 #endif
-  cpu_call([&] { cpu::multiselect(values, n, ranks, num_ranks, out, opt.cpu_threads); });
+  if (b == backend::cpu) cpu_call([&] { cpu::multiselect(values, n, ranks, num_ranks, out, opt.cpu_threads); });
+  restore_input_elements(b, values, n, ranks, num_ranks, out, opt);
 }
 
 template <class T>
@@ -122,17 +119,16 @@ void run_approx_multiselect(backend b, const T* values, std::int64_t n, const st
                             std::int64_t* out_ranks, const options& opt) {
   if (num_ranks == 0) return;
 #ifdef KSELECT_WITH_CUDA
-  if (b == backend::cuda) {
+  if (b == backend::cuda)
     cuda_backend::approx_multiselect(values, n, ranks, num_ranks, max_rank_error, out, out_ranks, opt);
-    return;
-  }
-#else
-  (void)b;
 #endif
-  cpu_call([&] {
-    cpu::approx_multiselect(values, n, ranks, num_ranks, max_rank_error, out, out_ranks,
-                            cpu_approx_buckets, opt.cpu_threads);
-  });
+  if (b == backend::cpu)
+    cpu_call([&] {
+      cpu::approx_multiselect(values, n, ranks, num_ranks, max_rank_error, out, out_ranks,
+                              cpu_approx_buckets, opt.cpu_threads);
+    });
+  // The element at its exact rank, bit for bit.
+  restore_input_elements(b, values, n, out_ranks, num_ranks, out, opt);
 }
 
 template <class T>

@@ -26,6 +26,8 @@ void check_array(const void* array, std::int64_t n, const options& opt, const ch
 backend choose_backend(const void* values, const options& opt);
 
 /// out[i] = value of rank ranks[i]; ranks ascending, unique, in [0, n); out is host memory.
+/// Each answer is an element of the input, bit for bit: of elements that compare equal
+/// but differ in bits (-0.0 and +0.0, NaNs), the one at that position of the stable sort.
 /// Failures other than caller mistakes (out of memory, CUDA errors) throw kselect::error.
 template <class T>
 void run_multiselect(backend b, const T* values, std::int64_t n, const std::int64_t* ranks,

@@ -52,8 +52,9 @@ std::vector<quantile_value_t<T>> quantiles_of(const T* values, std::int64_t n,
   const std::vector<T> v = plan::in_caller_order(set, std::span<const T>(by_rank));
 
   if constexpr (floating) {
-    if (check_nan && std::isnan(v.back()))
-      return std::vector<R>(qs.size(), std::numeric_limits<R>::quiet_NaN());
+    // NumPy answers the last element of its partition, a NaN of the input (its sign
+    // and payload kept); here the last NaN in input order.
+    if (check_nan && std::isnan(v.back())) return std::vector<R>(qs.size(), static_cast<R>(v.back()));
   }
   std::vector<R> result(qs.size());
   for (std::size_t i = 0; i < qs.size(); ++i)
