@@ -7,6 +7,7 @@
 
 #include "common/device_data.cuh"
 #include "common/common.hpp"
+#include "common/signed_elements.hpp"
 #include "kselect/kselect.hpp"
 
 namespace kselect::test {
@@ -44,6 +45,43 @@ TYPED_TEST(GpuOwningApi, MatchesHostResults) {
         for (std::size_t i = 0; i < qs.size(); ++i)
           EXPECT_TRUE(same_value(gn[i], hn[i])) << "nan " << to_string(m) << " q=" << qs[i];
       }
+    }
+  }
+}
+
+// Answers are the input's elements bit for bit (-0.0, signed NaNs): the element at
+// that position of the stable sort, as on the CPU.
+template <class T>
+class GpuInputElements : public ::testing::Test {};
+using FloatTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(GpuInputElements, FloatTypes);
+
+TYPED_TEST(GpuInputElements, SelectQuantileApprox) {
+  using T = TypeParam;
+  ASSERT_TRUE(cuda_available());
+  const std::vector<double> qs = {0.0, 0.01, 0.25, 0.5, 0.6, 0.999, 1.0};
+  for (const auto mix : all_signed_mixes()) {
+    for (const std::int64_t n : {std::int64_t(5), std::int64_t(33), std::int64_t(100003), std::int64_t(1) << 21}) {
+      SCOPED_TRACE(testing::Message() << name(mix) << " n=" << n);
+      const std::vector<T> host = generate_signed<T>(mix, n, 3 + n);
+      const std::vector<T> sorted = stable_sorted(host);
+      const device_buffer<T> dev(host);
+      const std::vector<std::int64_t> ranks = {n - 1, 0, n / 3, n / 2, n / 2 + 1 < n ? n / 2 + 1 : 0};
+      const std::vector<T> got = multiselect(dev.data(), n, ranks);
+      for (std::size_t i = 0; i < ranks.size(); ++i)
+        ASSERT_EQ(bits_of(got[i]), bits_of(sorted[static_cast<std::size_t>(ranks[i])])) << "rank " << ranks[i];
+      ASSERT_EQ(bits_of(select(dev.data(), n, n / 2)), bits_of(sorted[static_cast<std::size_t>(n / 2)]));
+      for (quantile_method m : {quantile_method::linear, quantile_method::lower, quantile_method::higher,
+                                quantile_method::nearest, quantile_method::midpoint}) {
+        const auto gq = quantile(dev.data(), n, qs, m);
+        const auto want = stable_quantiles(sorted, qs, m);
+        for (std::size_t i = 0; i < qs.size(); ++i)
+          ASSERT_EQ(bits_of(gq[i]), bits_of(want[i])) << to_string(m) << " q=" << qs[i];
+      }
+      const auto approx = approx_multiselect(dev.data(), n, ranks, n / 1000);
+      for (std::size_t i = 0; i < ranks.size(); ++i)
+        ASSERT_EQ(bits_of(approx[i].value), bits_of(sorted[static_cast<std::size_t>(approx[i].rank)]))
+            << "approx rank " << ranks[i] << " at " << approx[i].rank;
     }
   }
 }
