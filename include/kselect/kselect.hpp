@@ -51,7 +51,8 @@ std::vector<quantile_value_t<T>> nanquantile(const T* values, std::int64_t n,
                                              const options& opt = {});
 
 /// Elements chosen by topk / rank_range: their values (the input's elements,
-/// bit for bit) and their positions in the input, in the same order.
+/// bit for bit) and their positions in the input, in the same order (indices is
+/// empty when the options' `indices` is false).
 template <class T>
 struct selection {
   std::vector<T> values;

@@ -34,13 +34,13 @@ void check_max_rank_error(std::int64_t max_rank_error) {
 /// The selection of stable-sort positions [lo, hi), validated by the caller.
 template <class T>
 selection<T> run_range(const T* values, std::int64_t n, std::int64_t lo, std::int64_t hi, bool descending,
-                       bool sorted, bool deterministic, const options& opt) {
+                       bool sorted, bool deterministic, bool with_indices, const options& opt) {
   const detail::backend b = detail::choose_backend(values, opt);
   selection<T> out;
   out.values.resize(static_cast<std::size_t>(hi - lo));
-  out.indices.resize(static_cast<std::size_t>(hi - lo));
+  if (with_indices) out.indices.resize(static_cast<std::size_t>(hi - lo));
   detail::run_range_select(b, values, n, lo, hi, descending, sorted, deterministic, out.values.data(),
-                           out.indices.data(), opt);
+                           with_indices ? out.indices.data() : nullptr, opt);
   return out;
 }
 
@@ -53,7 +53,7 @@ selection<T> topk(const T* values, std::int64_t n, std::int64_t k, const topk_op
   detail::check_input(values, n, opt);
   if (k < 0 || k > n)
     throw std::invalid_argument("kselect: k = " + std::to_string(k) + " is outside [0, n]" + for_n(n));
-  return run_range(values, n, 0, k, t.largest, t.sorted, t.deterministic, opt);
+  return run_range(values, n, 0, k, t.largest, t.sorted, t.deterministic, t.indices, opt);
 }
 
 template <class T>
@@ -61,7 +61,7 @@ selection<T> rank_range(const T* values, std::int64_t n, std::int64_t lo, std::i
                         const options& opt) {
   detail::check_input(values, n, opt);
   check_range(lo, hi, n);
-  return run_range(values, n, lo, hi, false, r.sorted, r.deterministic, opt);
+  return run_range(values, n, lo, hi, false, r.sorted, r.deterministic, r.indices, opt);
 }
 
 template <class T>

@@ -7,7 +7,7 @@
 //   3. prefix sums over the chunks tell each chunk where its chosen elements go and
 //      which ordinal (by index) its first boundary-key elements have, so the
 //      writing sweep runs in parallel and still emits the elements in index order;
-//   4. sorted output: one sort of the hi - lo chosen elements.
+//   4. sorted output: one stable radix sort of the hi - lo chosen elements by key.
 // Every element strictly between the boundary keys is chosen. Of the elements equal
 // to a boundary key, the stable sort's tie rule (ascending index, in both
 // directions) picks those with the right ordinals among their equals.
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cpu/cpu_select.hpp"
+#include "cpu/radix_sort.hpp"
 #include "kselect/types.hpp"  // KSELECT_FOR_EACH_KEY_TYPE
 #include "plan/key_traits.hpp"
 #include "plan/range_plan.hpp"
@@ -54,22 +55,6 @@ struct chunk_counts {
 /// Number of integers in [a, a + len) ∩ [lo, hi).
 std::int64_t overlap(std::int64_t a, std::int64_t len, std::int64_t lo, std::int64_t hi) {
   return std::max<std::int64_t>(0, std::min(a + len, hi) - std::max(a, lo));
-}
-
-/// std::sort on up to `threads` threads: the pieces are sorted in parallel, then
-/// merged pairwise (the comparison is a total order, so the result is std::sort's).
-template <class V, class Less>
-void sort_in_parallel(std::vector<V>& v, Less less, int threads) {
-  const auto m = static_cast<std::int64_t>(v.size());
-  const std::int64_t pieces = m >= parallel_min ? std::max<std::int64_t>(1, threads) : 1;
-  const auto piece_begin = [&](std::int64_t p) { return v.begin() + (m / pieces * p + std::min(p, m % pieces)); };
-#pragma omp parallel for num_threads(threads) schedule(static, 1) if (pieces > 1)
-  for (std::int64_t p = 0; p < pieces; ++p) std::sort(piece_begin(p), piece_begin(p + 1), less);
-  for (std::int64_t width = 1; width < pieces; width *= 2) {
-#pragma omp parallel for num_threads(threads) schedule(static, 1) if (pieces > 2 * width)
-    for (std::int64_t p = 0; p < pieces - width; p += 2 * width)
-      std::inplace_merge(piece_begin(p), piece_begin(p + width), piece_begin(std::min(p + 2 * width, pieces)), less);
-  }
 }
 
 }  // namespace
@@ -152,25 +137,9 @@ void range_select(const T* values, std::int64_t n, std::int64_t lo, std::int64_t
     }
   }
 
-  // 5. Sorted: (key, index) order. The output is in index order, so its position is
-  //    the tie-breaker; one sort of (key, position) pairs, then a gather.
-  if (!sorted) return;
-  const std::int64_t m = hi - lo;
-  struct keyed {
-    K key;
-    std::int64_t pos;
-  };
-  std::vector<keyed> order(static_cast<std::size_t>(m));
-  for (std::int64_t i = 0; i < m; ++i) order[static_cast<std::size_t>(i)] = {key(out_values[i]), i};
-  sort_in_parallel(order, [](const keyed& a, const keyed& b) { return a.key < b.key || (a.key == b.key && a.pos < b.pos); },
-                   threads);
-  const std::vector<T> chosen(out_values, out_values + m);
-  for (std::int64_t i = 0; i < m; ++i) out_values[i] = chosen[static_cast<std::size_t>(order[static_cast<std::size_t>(i)].pos)];
-  if (out_indices) {
-    const std::vector<std::int64_t> chosen_indices(out_indices, out_indices + m);
-    for (std::int64_t i = 0; i < m; ++i)
-      out_indices[i] = chosen_indices[static_cast<std::size_t>(order[static_cast<std::size_t>(i)].pos)];
-  }
+  // 5. Sorted: (key, index) order. The output is in index order, so a stable sort by
+  //    key is that order.
+  if (sorted) stable_radix_sort<T, K>(out_values, out_indices, hi - lo, key, threads);
 }
 
 #define KSELECT_INSTANTIATE(T)                                                                \

@@ -3,6 +3,8 @@
 // errors (std::invalid_argument naming the argument).
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -75,6 +77,27 @@ TEST(TopkApi, RankRangeMatchesTheStableSort) {
                                            p.indices.data()))
           << "[" << lo << ", " << hi << "), one thread";
     }
+}
+
+// indices = false: the same values, no indices (the memory of large outputs).
+TEST(TopkApi, ValuesWithoutIndices) {
+  const std::int64_t n = (std::int64_t{1} << 20) + 7;  // past the radix sort's parallel threshold
+  const std::vector<double> v = test::generate<double>(test::dist::special, n, 12);
+  for (const bool sorted : {false, true})
+    for (const bool largest : {false, true})
+      for (const std::int64_t k : {std::int64_t{0}, std::int64_t{5}, n / 2, n}) {
+        const selection<double> with = topk(v, k, topk_options{largest, sorted, true});
+        const selection<double> without = topk(v, k, topk_options{largest, sorted, true, false});
+        EXPECT_TRUE(without.indices.empty());
+        ASSERT_EQ(with.values.size(), without.values.size());
+        EXPECT_EQ(0, std::memcmp(with.values.data(), without.values.data(), with.values.size() * sizeof(double)))
+            << "k = " << k << " sorted " << sorted << " largest " << largest;
+        EXPECT_TRUE(test::check_range_result(v.data(), n, 0, k, largest, sorted, true, with.values.data(),
+                                             with.indices.data()));
+      }
+  const selection<double> r = rank_range(v, n / 4, n / 2, range_options{true, true, false});
+  EXPECT_TRUE(r.indices.empty());
+  EXPECT_EQ(r.values.size(), static_cast<std::size_t>(n / 2 - n / 4));
 }
 
 TEST(TopkApi, BadArguments) {
