@@ -20,6 +20,12 @@ json_object& json_object::add(std::string_view key, std::string json_value) {
   return *this;
 }
 
+std::string json_object::open_str() const {
+  std::string out = str();
+  out.pop_back();
+  return out;
+}
+
 std::string json_object::str() const {
   std::string out = "{";
   for (std::size_t i = 0; i < fields_.size(); ++i) {

@@ -61,26 +61,12 @@ class json_object {
  public:
   json_object& add(std::string_view key, std::string json_value);
   std::string str() const;
+  /// The text without the closing brace, for a caller that streams more fields after
+  /// it (a ',' before each) and then writes the '}'. The object must not be empty.
+  std::string open_str() const;
 
  private:
   std::vector<std::pair<std::string, std::string>> fields_;
 };
-
-/// One value per line.
-template <class T>
-std::string text_lines(const std::vector<T>& values) {
-  std::string out;
-  for (const auto& v : values) out += format_value(v) + '\n';
-  return out;
-}
-
-/// Two columns, "a[i] b[i]" per line (a and b of the same length).
-template <class A, class B>
-std::string two_column_lines(const std::vector<A>& a, const std::vector<B>& b) {
-  std::string out;
-  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i)
-    out += format_value(a[i]) + ' ' + format_value(b[i]) + '\n';
-  return out;
-}
 
 }  // namespace kselect_cli

@@ -10,6 +10,7 @@
 #include "kselect/kselect.hpp"
 #include "loaded_input.hpp"
 #include "output.hpp"
+#include "stream_output.hpp"
 
 namespace kselect_cli {
 
@@ -24,7 +25,11 @@ int run_quantile(const common_options& common, const quantile_options& opts) {
 
   timings t;
   t.read_ms = in.read_ms;
-  const std::string values_text = std::visit(
+  json_object fields = command_json("quantile", opts.file, in, b);
+  fields.add("method", json_string(kselect::to_string(method)))
+      .add("nan_ignore", json_bool(opts.nan_ignore))
+      .add("quantiles", json_array(qs));
+  std::visit(
       [&](const auto& data) {
         using T = std::remove_cvref_t<decltype(*data.data())>;
         const auto values =
@@ -33,21 +38,15 @@ int run_quantile(const common_options& common, const quantile_options& opts) {
               return opts.nan_ignore ? kselect::nanquantile(v, n, q, method, opt)
                                      : kselect::quantile(v, n, q, method, opt);
             });
-        return common.json ? json_array(values) : text_lines(values);
+        if (!common.json) {
+          write_lines(values);
+          return;
+        }
+        write_stdout(fields.open_str() + ",\"values\":");
+        write_json_array(values);
+        write_stdout(",\"time_ms\":" + timings_json(t) + "}\n");
       },
       in.values);
-
-  if (!common.json) {
-    write_stdout(values_text);
-    return exit_ok;
-  }
-  json_object out = command_json("quantile", opts.file, in, b);
-  out.add("method", json_string(kselect::to_string(method)))
-      .add("nan_ignore", opts.nan_ignore ? "true" : "false")
-      .add("quantiles", json_array(qs))
-      .add("values", values_text)
-      .add("time_ms", timings_json(t));
-  write_stdout(out.str() + '\n');
   return exit_ok;
 }
 

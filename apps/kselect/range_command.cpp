@@ -25,7 +25,7 @@ int run_range(const common_options& common, const range_command_options& opts) {
     throw input_error("--hi: " + std::to_string(hi) + " is more than the number of values (" +
                       std::to_string(n) + ")");
 
-  const kselect::range_options r{opts.flags.sorted, opts.flags.deterministic};
+  const kselect::range_options r{opts.flags.sorted, opts.flags.deterministic, opts.flags.indices};
   json_object fields = command_json("range", opts.file, in, b);
   fields.add("lo", json_number(lo))
       .add("hi", json_number(hi))

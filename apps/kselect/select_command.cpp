@@ -11,6 +11,7 @@
 #include "kselect/kselect.hpp"
 #include "loaded_input.hpp"
 #include "output.hpp"
+#include "stream_output.hpp"
 
 namespace kselect_cli {
 
@@ -28,46 +29,43 @@ int run_select(const common_options& common, const select_options& opts) {
 
   timings t;
   t.read_ms = in.read_ms;
-  std::string values_text, exact_ranks_text;
+  json_object fields = command_json("select", opts.file, in, b);
+  fields.add("ranks", json_array(ranks));
+  if (opts.approx) fields.add("max_rank_error", json_number(max_rank_error));
   std::visit(
       [&](const auto& data) {
         using T = std::remove_cvref_t<decltype(*data.data())>;
         const std::span<const std::int64_t> asked(ranks);
-        if (!opts.approx) {
-          const std::vector<T> values =
-              run_on_backend(b, data, t, [&](const T* v, std::int64_t size, const kselect::options& opt) {
-                if (ranks.size() == 1) return std::vector<T>{kselect::select(v, size, ranks[0], opt)};
-                return kselect::multiselect(v, size, asked, opt);
-              });
-          values_text = common.json ? json_array(values) : text_lines(values);
-          return;
-        }
-        const auto answers = run_on_backend(b, data, t, [&](const T* v, std::int64_t size, const kselect::options& opt) {
-          return kselect::approx_multiselect(v, size, asked, max_rank_error, opt);
-        });
         std::vector<T> values;
         std::vector<std::int64_t> exact;
-        for (const auto& a : answers) values.push_back(a.value), exact.push_back(a.rank);
-        if (common.json) {
-          values_text = json_array(values);
-          exact_ranks_text = json_array(exact);
+        if (!opts.approx) {
+          values = run_on_backend(b, data, t, [&](const T* v, std::int64_t size, const kselect::options& opt) {
+            if (ranks.size() == 1) return std::vector<T>{kselect::select(v, size, ranks[0], opt)};
+            return kselect::multiselect(v, size, asked, opt);
+          });
         } else {
-          values_text = two_column_lines(values, exact);
+          const auto answers =
+              run_on_backend(b, data, t, [&](const T* v, std::int64_t size, const kselect::options& opt) {
+                return kselect::approx_multiselect(v, size, asked, max_rank_error, opt);
+              });
+          for (const auto& a : answers) values.push_back(a.value), exact.push_back(a.rank);
         }
+        if (!common.json) {
+          if (opts.approx)
+            write_two_columns(values, exact);
+          else
+            write_lines(values);
+          return;
+        }
+        write_stdout(fields.open_str() + ",\"values\":");
+        write_json_array(values);
+        if (opts.approx) {
+          write_stdout(",\"exact_ranks\":");
+          write_json_array(exact);
+        }
+        write_stdout(",\"time_ms\":" + timings_json(t) + "}\n");
       },
       in.values);
-
-  if (!common.json) {
-    write_stdout(values_text);
-    return exit_ok;
-  }
-  json_object out = command_json("select", opts.file, in, b);
-  out.add("ranks", json_array(ranks));
-  if (opts.approx) out.add("max_rank_error", json_number(max_rank_error));
-  out.add("values", values_text);
-  if (opts.approx) out.add("exact_ranks", exact_ranks_text);
-  out.add("time_ms", timings_json(t));
-  write_stdout(out.str() + '\n');
   return exit_ok;
 }
 

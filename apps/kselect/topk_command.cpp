@@ -21,7 +21,8 @@ int run_topk(const common_options& common, const topk_command_options& opts) {
     throw input_error("-k: " + std::to_string(k) + " is more than the number of values (" + std::to_string(n) +
                       ")");
 
-  const kselect::topk_options t{opts.largest, opts.flags.sorted, opts.flags.deterministic};
+  // Indices only when printed: a top-k may be most of the input, and they cost 8 bytes each.
+  const kselect::topk_options t{opts.largest, opts.flags.sorted, opts.flags.deterministic, opts.flags.indices};
   json_object fields = command_json("topk", opts.file, in, b);
   fields.add("k", json_number(k))
       .add("largest", json_bool(opts.largest))
