@@ -130,8 +130,8 @@ class selector {
     const std::vector<key_window<K>> windows =
         plan_windows(sample, g, n, ranks, window_settings{cfg_.window_sigmas, cfg_.window_margin});
     double copy_fraction = 0;
-    for (const key_window<K>& w : windows) copy_fraction += w.lo == w.hi ? 0.0 : w.fraction;
-    if (copy_fraction > cfg_.max_window_fraction) return false;
+    for (const key_window<K>& w : windows) copy_fraction += w.point() ? 0.0 : w.fraction;
+    if (copy_fraction > cfg_.max_window_fraction || windows.size() > kernels::kMaxWindowBounds / 2) return false;
 
     // Boundaries lo, hi + 1 per window (an open top has no hi + 1: it is the last).
     const int num_windows = static_cast<int>(windows.size());
@@ -152,7 +152,7 @@ class selector {
       K* dst_end[kernels::kMaxWindowBounds / 2] = {};
       key_buffer<K>* buf = bufs.data() + c * num_windows;
       for (int w = 0; w < num_windows; ++w) {
-        if (windows[static_cast<std::size_t>(w)].lo == windows[static_cast<std::size_t>(w)].hi) continue;  // count only
+        if (windows[static_cast<std::size_t>(w)].point()) continue;  // counted, not copied
         const double expect = static_cast<double>(end - begin) * windows[static_cast<std::size_t>(w)].fraction;
         buf[w] = key_buffer<K>(static_cast<std::int64_t>(expect * cfg_.window_capacity) + cfg_.window_capacity_min +
                                kernels::kWindowSlack);
@@ -178,23 +178,21 @@ class selector {
     for (std::int64_t c = 0; c < C; ++c)
       for (int j = 0; j < m; ++j) total[static_cast<std::size_t>(j)] += below[static_cast<std::size_t>(c * m + j)];
 
+    // Each rank to the window whose keys it falls among (windows and ranks both
+    // ascend), or to the missed ones.
     std::vector<std::int64_t> missed;  // indices into ranks
-    for (int w = 0; w < num_windows; ++w) {
+    std::size_t r = 0;
+    for (int w = 0; w < num_windows && r < ranks.size(); ++w) {
       const key_window<K>& win = windows[static_cast<std::size_t>(w)];
       const auto first = static_cast<std::int64_t>(total[static_cast<std::size_t>(2 * w)]);
       const std::int64_t last =
           2 * w + 1 < m ? static_cast<std::int64_t>(total[static_cast<std::size_t>(2 * w + 1)]) : n;
-      std::int64_t hit_begin = win.end_rank, hit_end = win.first_rank;
-      for (std::int64_t r = win.first_rank; r < win.end_rank; ++r) {
-        if (ranks[static_cast<std::size_t>(r)] < first || ranks[static_cast<std::size_t>(r)] >= last) {
-          missed.push_back(r);
-        } else {
-          hit_begin = std::min(hit_begin, r);
-          hit_end = r + 1;
-        }
-      }
-      if (hit_begin >= hit_end) continue;
-      if (win.lo == win.hi) {  // every key inside equals lo
+      for (; r < ranks.size() && ranks[r] < first; ++r) missed.push_back(static_cast<std::int64_t>(r));
+      const std::size_t hit_begin = r;
+      while (r < ranks.size() && ranks[r] < last) ++r;
+      const std::size_t hit_end = r;
+      if (hit_begin == hit_end) continue;
+      if (win.point()) {  // every key inside equals lo
         std::fill(out + hit_begin, out + hit_end, win.lo);
         continue;
       }
@@ -214,11 +212,15 @@ class selector {
         }
         keys = all.data.get();
       }
-      std::vector<std::int64_t> sub(ranks.begin() + hit_begin, ranks.begin() + hit_end);
-      for (std::int64_t& r : sub) r -= first;
+      std::vector<std::int64_t> sub(ranks.begin() + static_cast<std::ptrdiff_t>(hit_begin),
+                                    ranks.begin() + static_cast<std::ptrdiff_t>(hit_end));
+      for (std::int64_t& q : sub) q -= first;
+      // A copy holding more than half its level turns the windows off below it: the
+      // bucket path then guarantees that every level shrinks.
       solve(level_keys<K>{keys, kernels::xform::none}, size, sub, out + hit_begin, depth + 1, par, size <= n / 2);
       if (C == 1) bufs[static_cast<std::size_t>(w)] = key_buffer<K>();
     }
+    for (; r < ranks.size(); ++r) missed.push_back(static_cast<std::int64_t>(r));
     if (!missed.empty()) {
       std::vector<std::int64_t> missed_ranks;
       for (const std::int64_t r : missed) missed_ranks.push_back(ranks[static_cast<std::size_t>(r)]);
