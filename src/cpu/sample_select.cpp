@@ -9,6 +9,7 @@
 #include <limits>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
@@ -53,24 +54,63 @@ std::int64_t chunk_begin(std::int64_t n, std::int64_t chunks, std::int64_t c) {
 }
 
 // Uninitialised storage for keys that a pass writes (zeroing it would cost a write
-// of its own), growable while a window pass runs.
+// of its own).
 template <class K>
 struct key_buffer {
   std::unique_ptr<K[]> data;
   std::int64_t capacity = 0;
 
-  explicit key_buffer(std::int64_t n = 0)
+  key_buffer() = default;  // no storage: data is null
+  explicit key_buffer(std::int64_t n)
       : data(std::make_unique_for_overwrite<K[]>(static_cast<std::size_t>(n))), capacity(n) {}
-  void grow(std::int64_t used, std::int64_t to) {
-    auto bigger = std::make_unique_for_overwrite<K[]>(static_cast<std::size_t>(to));
-    std::memcpy(bigger.get(), data.get(), static_cast<std::size_t>(used) * sizeof(K));
-    data = std::move(bigger);
-    capacity = to;
+};
+
+// The copy of one window: one buffer with a region per chunk, sized from the sample,
+// so that no buffer is allocated (and page-faulted) after the pass and the chunks'
+// keys become contiguous by moving them down in place. A chunk whose region fills
+// continues in a buffer of its own (spill).
+template <class K>
+struct window_copy_of {
+  key_buffer<K> shared;
+  std::vector<std::int64_t> region;  ///< [chunks + 1] region starts; empty: not copied
+  std::vector<key_buffer<K>> spill;  ///< [chunks]
+  std::vector<std::int64_t> used;    ///< [chunks] keys written
+
+  /// The window's `size` keys, contiguous.
+  const K* gather(std::int64_t size) {
+    const auto chunks = static_cast<std::int64_t>(used.size());
+    bool spilled = false;
+    for (const key_buffer<K>& b : spill) spilled = spilled || b.data != nullptr;
+    if (!spilled) {
+      std::int64_t at = used[0];
+      for (std::int64_t c = 1; c < chunks; ++c) {
+        std::memmove(shared.data.get() + at, shared.data.get() + region[static_cast<std::size_t>(c)],
+                     static_cast<std::size_t>(used[static_cast<std::size_t>(c)]) * sizeof(K));
+        at += used[static_cast<std::size_t>(c)];
+      }
+      if (at != size) throw std::logic_error("kselect: a window's copy does not match its count");
+      return shared.data.get();
+    }
+    key_buffer<K> all(size);
+    std::int64_t at = 0;
+    for (std::int64_t c = 0; c < chunks; ++c) {
+      const auto ci = static_cast<std::size_t>(c);
+      const K* from = spill[ci].data ? spill[ci].data.get() : shared.data.get() + region[ci];
+      if (at + used[ci] > size) throw std::logic_error("kselect: a window's copy does not match its count");
+      std::memcpy(all.data.get() + at, from, static_cast<std::size_t>(used[ci]) * sizeof(K));
+      at += used[ci];
+    }
+    if (at != size) throw std::logic_error("kselect: a window's copy does not match its count");
+    shared = std::move(all);
+    spill.clear();
+    return shared.data.get();
   }
 };
 
 template <class K>
 class selector {
+  using window_copy = window_copy_of<K>;
+
  public:
   selector(const tuning& cfg, int threads) : cfg_(cfg), k_(kernels_for<K>(cfg.kernels)), threads_(threads) {}
 
@@ -144,35 +184,57 @@ class selector {
 
     const std::int64_t C = chunks(n, par);
     std::vector<std::uint64_t> below(static_cast<std::size_t>(C * m), 0);
-    std::vector<key_buffer<K>> bufs(static_cast<std::size_t>(C * num_windows));
-    std::vector<std::int64_t> used(static_cast<std::size_t>(C * num_windows), 0);
+    std::vector<window_copy> copies(static_cast<std::size_t>(num_windows));
+    for (int w = 0; w < num_windows; ++w) {
+      if (windows[static_cast<std::size_t>(w)].point()) continue;  // counted, not copied
+      window_copy& wc = copies[static_cast<std::size_t>(w)];
+      wc.region.assign(static_cast<std::size_t>(C) + 1, 0);
+      for (std::int64_t c = 0; c < C; ++c) {
+        const double expect = static_cast<double>(chunk_begin(n, C, c + 1) - chunk_begin(n, C, c)) *
+                              windows[static_cast<std::size_t>(w)].fraction;
+        wc.region[static_cast<std::size_t>(c) + 1] = wc.region[static_cast<std::size_t>(c)] +
+                                                     static_cast<std::int64_t>(expect * cfg_.window_capacity) +
+                                                     cfg_.window_capacity_min + kernels::kWindowSlack;
+      }
+      wc.shared = key_buffer<K>(wc.region.back());
+      wc.spill.resize(static_cast<std::size_t>(C));
+      wc.used.assign(static_cast<std::size_t>(C), 0);
+    }
     parallel_for(C, par ? threads_ : 1, [&](std::int64_t c) {
+      const auto ci = static_cast<std::size_t>(c);
       const std::int64_t begin = chunk_begin(n, C, c), end = chunk_begin(n, C, c + 1);
       K* dst[kernels::kMaxWindowBounds / 2] = {};
       K* dst_end[kernels::kMaxWindowBounds / 2] = {};
-      key_buffer<K>* buf = bufs.data() + c * num_windows;
       for (int w = 0; w < num_windows; ++w) {
-        if (windows[static_cast<std::size_t>(w)].point()) continue;  // counted, not copied
-        const double expect = static_cast<double>(end - begin) * windows[static_cast<std::size_t>(w)].fraction;
-        buf[w] = key_buffer<K>(static_cast<std::int64_t>(expect * cfg_.window_capacity) + cfg_.window_capacity_min +
-                               kernels::kWindowSlack);
-        dst[w] = buf[w].data.get();
-        dst_end[w] = dst[w] + buf[w].capacity;
+        window_copy& wc = copies[static_cast<std::size_t>(w)];
+        if (wc.region.empty()) continue;
+        dst[w] = wc.shared.data.get() + wc.region[ci];
+        dst_end[w] = wc.shared.data.get() + wc.region[ci + 1];
       }
       kernels::window_job<K> job{in.data, begin, end, in.x, bounds.data(), m, below.data() + c * m, dst, dst_end};
       for (;;) {
         job.begin = k_.window(job);
         if (job.begin >= end) break;
+        // A region filled up: the chunk continues in a buffer of its own, doubled as
+        // often as it fills.
         for (int w = 0; w < num_windows; ++w) {
           if (!dst[w] || dst_end[w] - dst[w] >= kernels::kWindowSlack) continue;
-          const std::int64_t kept = dst[w] - buf[w].data.get();
-          buf[w].grow(kept, 2 * buf[w].capacity + kernels::kWindowSlack);
-          dst[w] = buf[w].data.get() + kept;
-          dst_end[w] = buf[w].data.get() + buf[w].capacity;
+          window_copy& wc = copies[static_cast<std::size_t>(w)];
+          key_buffer<K>& own = wc.spill[ci];
+          const K* from = own.data ? own.data.get() : wc.shared.data.get() + wc.region[ci];
+          const std::int64_t kept = dst[w] - from;
+          key_buffer<K> bigger(2 * (dst_end[w] - from) + kernels::kWindowSlack);
+          std::memcpy(bigger.data.get(), from, static_cast<std::size_t>(kept) * sizeof(K));
+          own = std::move(bigger);
+          dst[w] = own.data.get() + kept;
+          dst_end[w] = own.data.get() + own.capacity;
         }
       }
-      for (int w = 0; w < num_windows; ++w)
-        used[static_cast<std::size_t>(c * num_windows + w)] = dst[w] ? dst[w] - buf[w].data.get() : 0;
+      for (int w = 0; w < num_windows; ++w) {
+        window_copy& wc = copies[static_cast<std::size_t>(w)];
+        if (!dst[w]) continue;
+        wc.used[ci] = dst[w] - (wc.spill[ci].data ? wc.spill[ci].data.get() : wc.shared.data.get() + wc.region[ci]);
+      }
     });
     std::vector<std::uint64_t> total(static_cast<std::size_t>(m), 0);
     for (std::int64_t c = 0; c < C; ++c)
@@ -197,28 +259,14 @@ class selector {
         continue;
       }
       const std::int64_t size = last - first;
-      key_buffer<K> all;
-      const K* keys;
-      if (C == 1) {
-        keys = bufs[static_cast<std::size_t>(w)].data.get();
-      } else {
-        all = key_buffer<K>(size);
-        std::int64_t at = 0;
-        for (std::int64_t c = 0; c < C; ++c) {
-          const std::size_t i = static_cast<std::size_t>(c * num_windows + w);
-          std::memcpy(all.data.get() + at, bufs[i].data.get(), static_cast<std::size_t>(used[i]) * sizeof(K));
-          at += used[i];
-          bufs[i] = key_buffer<K>();
-        }
-        keys = all.data.get();
-      }
+      const K* const keys = copies[static_cast<std::size_t>(w)].gather(size);
       std::vector<std::int64_t> sub(ranks.begin() + static_cast<std::ptrdiff_t>(hit_begin),
                                     ranks.begin() + static_cast<std::ptrdiff_t>(hit_end));
       for (std::int64_t& q : sub) q -= first;
       // A copy holding more than half its level turns the windows off below it: the
       // bucket path then guarantees that every level shrinks.
       solve(level_keys<K>{keys, kernels::xform::none}, size, sub, out + hit_begin, depth + 1, par, size <= n / 2);
-      if (C == 1) bufs[static_cast<std::size_t>(w)] = key_buffer<K>();
+      copies[static_cast<std::size_t>(w)] = window_copy();
     }
     for (; r < ranks.size(); ++r) missed.push_back(static_cast<std::int64_t>(r));
     if (!missed.empty()) {
@@ -226,7 +274,7 @@ class selector {
       for (const std::int64_t r : missed) missed_ranks.push_back(ranks[static_cast<std::size_t>(r)]);
       std::sort(missed_ranks.begin(), missed_ranks.end());
       std::vector<K> found(missed_ranks.size());
-      bufs.clear();
+      copies.clear();
       by_buckets(in, n, missed_ranks, found.data(), depth, par);
       for (const std::int64_t r : missed) {
         const auto at = std::lower_bound(missed_ranks.begin(), missed_ranks.end(), ranks[static_cast<std::size_t>(r)]);

@@ -93,7 +93,7 @@ std::vector<key_window<K>> plan_windows(const std::vector<K>& sample, int g, std
   }
   std::sort(ends.begin(), ends.end());
   ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
-  select_positions(ord.data(), s, std::span<const std::int64_t>(ends));
+  select_positions(ord.data(), s, std::span<const std::int64_t>(ends), std::span<const std::int64_t>(unique_at));
 
   // One window per rank, merged where their keys meet (the windows must be disjoint
   // in pre-key order for the pass's boundaries to ascend).
