@@ -4,275 +4,480 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <span>
-#include <utility>
+#include <stdexcept>
+#include <type_traits>
 #include <vector>
 
-#include "cpu/classifier.hpp"
+#include "cpu/kernels.hpp"
+#include "cpu/level_keys.hpp"
 #include "cpu/parallel.hpp"
-#include "plan/buckets.hpp"
+#include "cpu/search_tree.hpp"
+#include "cpu/window_plan.hpp"
 #include "kselect/types.hpp"  // KSELECT_FOR_EACH_KEY_TYPE
+#include "plan/approx.hpp"    // value_of_pre_key
+#include "plan/buckets.hpp"
 #include "plan/key_traits.hpp"
+#include "plan/sampling.hpp"
 
 namespace kselect::cpu {
 namespace {
 
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-// Where a level reads its keys: the caller's values (level 0, mapped on the fly) ...
-template <class T>
-struct value_source {
-  const T* data;
-  plan::key_t<T> operator[](std::int64_t i) const { return plan::key_traits<T>::to_key(data[i]); }
-};
-// ... or a buffer of keys copied by the level above.
 template <class K>
-struct key_source {
-  const K* data;
-  K operator[](std::int64_t i) const { return data[i]; }
+struct kernel_set {
+  std::int64_t (*window)(const kernels::window_job<K>&);
+  void (*count)(const kernels::count_job<K>&);
+  void (*copy)(const kernels::copy_job<K>&);
 };
 
-struct run_context {
-  const tuning& cfg;
-  int threads;  ///< threads for parallel levels (>= 1)
-};
+template <class K>
+kernel_set<K> kernels_for(isa which) {
+  switch (resolve_isa(which)) {
+#if defined(__x86_64__)
+    case isa::avx512:
+      return {&kernels::avx512::window_pass, &kernels::avx512::count_cells, &kernels::avx512::copy_buckets};
+    case isa::avx2:
+      return {&kernels::avx2::window_pass, &kernels::avx2::count_cells, &kernels::avx2::copy_buckets};
+#endif
+    default:
+      return {&kernels::scalar::window_pass, &kernels::scalar::count_cells, &kernels::scalar::copy_buckets};
+  }
+}
 
 // First index of chunk c when n is cut into `chunks` near-equal chunks.
 std::int64_t chunk_begin(std::int64_t n, std::int64_t chunks, std::int64_t c) {
   return n / chunks * c + std::min(c, n % chunks);
 }
 
-// Splitters for a level of n keys holding `num_ranks` target ranks.
-int splitter_count(std::int64_t n, std::size_t num_ranks, const tuning& cfg) {
-  std::int64_t want = cfg.single_rank_splitters;
-  if (num_ranks > 1) {
-    const auto buckets = std::bit_ceil(static_cast<std::uint64_t>(num_ranks) *
-                                       static_cast<std::uint64_t>(cfg.buckets_per_rank));
-    want = std::min<std::int64_t>(
-        std::max<std::int64_t>(static_cast<std::int64_t>(buckets) - 1, cfg.single_rank_splitters),
-        cfg.max_splitters);
-  }
-  // Small levels: the sample (oversampling per bucket) stays at most a quarter of n.
-  const std::int64_t cap = std::max<std::int64_t>(1, n / (4 * std::int64_t{cfg.oversampling}));
-  return static_cast<int>(std::max<std::int64_t>(1, std::min(want, cap)));
-}
-
-// Sorted distinct splitters: evenly spaced order statistics of a random sample
-// (with replacement). Every splitter is a key of the level, so each range bucket
-// misses at least one key and the recursion always shrinks.
-template <class K, class Src>
-std::vector<K> draw_splitters(const Src& src, std::int64_t n, int m, int oversampling,
-                              std::uint64_t salt) {
-  const std::int64_t s = std::int64_t{m + 1} * oversampling;
-  std::vector<K> sample(static_cast<std::size_t>(s));
-  for (std::int64_t i = 0; i < s; ++i)
-    sample[i] = src[static_cast<std::int64_t>(splitmix64(salt + static_cast<std::uint64_t>(i)) %
-                                              static_cast<std::uint64_t>(n))];
-  std::sort(sample.begin(), sample.end());
-  std::vector<K> splitters;
-  splitters.reserve(static_cast<std::size_t>(m));
-  for (std::int64_t j = 1; j <= m; ++j) {
-    const K v = sample[static_cast<std::size_t>(j * s / (m + 1))];
-    if (splitters.empty() || splitters.back() != v) splitters.push_back(v);
-  }
-  return splitters;
-}
-
-// Base case (and the depth guard): sort the level's keys.
-template <class K, class Src>
-void solve_by_sorting(const Src& src, std::int64_t n, std::span<const std::int64_t> ranks, K* out) {
-  std::vector<K> keys(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) keys[i] = src[i];
-  if (ranks.size() == 1) {
-    std::nth_element(keys.begin(), keys.begin() + ranks[0], keys.end());
-  } else {
-    std::sort(keys.begin(), keys.end());
-  }
-  for (std::size_t r = 0; r < ranks.size(); ++r) out[r] = keys[static_cast<std::size_t>(ranks[r])];
-}
-
-// The keys of range bucket 2i, splitters[i-1] < key < splitters[i], as the closed
-// interval [first, last]; contains() is one unsigned comparison.
+// Uninitialised storage for keys that a pass writes (zeroing it would cost a write
+// of its own).
 template <class K>
-struct interval {
-  K first, last;
-  bool contains(K key) const { return static_cast<K>(key - first) <= static_cast<K>(last - first); }
+struct key_buffer {
+  std::unique_ptr<K[]> data;
+  std::int64_t capacity = 0;
+
+  key_buffer() = default;  // no storage: data is null
+  explicit key_buffer(std::int64_t n)
+      : data(std::make_unique_for_overwrite<K[]>(static_cast<std::size_t>(n))), capacity(n) {}
 };
 
+// The copy of one window: one buffer with a region per chunk, sized from the sample,
+// so that no buffer is allocated (and page-faulted) after the pass and the chunks'
+// keys become contiguous by moving them down in place. A chunk whose region fills
+// continues in a buffer of its own (spill).
 template <class K>
-interval<K> bucket_interval(const std::vector<K>& splitters, int bucket) {
-  const auto i = static_cast<std::size_t>(bucket / 2);
-  // A range bucket holding a rank is not empty, so first <= last.
-  return {i > 0 ? static_cast<K>(splitters[i - 1] + 1) : K{0},
-          i < splitters.size() ? static_cast<K>(splitters[i] - 1) : std::numeric_limits<K>::max()};
-}
+struct window_copy_of {
+  key_buffer<K> shared;
+  std::vector<std::int64_t> region;  ///< [chunks + 1] region starts; empty: not copied
+  std::vector<key_buffer<K>> spill;  ///< [chunks]
+  std::vector<std::int64_t> used;    ///< [chunks] keys written
 
-// The range buckets a level copies, seen through a reduced splitter set that holds
-// only their boundaries: classifying against it tells whether a key is copied and
-// where, in log2(2 * targets) comparisons instead of log2(splitters) (two boundaries,
-// one or two comparisons, when a single rank is wanted).
-template <class K>
-struct extraction {
-  std::vector<K> bounds;       ///< sorted distinct boundaries of the copied buckets
-  std::vector<int> target_of;  ///< per bucket of `bounds`: index of the copied bucket, or -1
-};
-
-template <class K>
-extraction<K> plan_extraction(const std::vector<K>& splitters,
-                              std::span<const plan::bucket_ranks> targets) {
-  extraction<K> x;
-  const int m = static_cast<int>(splitters.size());
-  std::vector<std::pair<int, int>> reduced;  // (bucket of `bounds`, target)
-  for (std::size_t j = 0; j < targets.size(); ++j) {
-    const int i = targets[j].bucket / 2;  // range bucket 2i holds splitters[i-1] < key < splitters[i]
-    if (i > 0 && (x.bounds.empty() || x.bounds.back() != splitters[i - 1]))
-      x.bounds.push_back(splitters[i - 1]);
-    // Targets come in bucket order, so the lower boundary (if any) is bounds.back().
-    reduced.emplace_back(2 * static_cast<int>(x.bounds.size()), static_cast<int>(j));
-    if (i < m) x.bounds.push_back(splitters[i]);
-  }
-  x.target_of.assign(static_cast<std::size_t>(plan::num_buckets(static_cast<int>(x.bounds.size()))), -1);
-  for (const auto& [bucket, target] : reduced) x.target_of[static_cast<std::size_t>(bucket)] = target;
-  return x;
-}
-
-template <class K, class Src>
-void solve(const Src& src, std::int64_t n, std::span<const std::int64_t> ranks, K* out,
-           const run_context& ctx, int depth, bool parallel) {
-  const tuning& cfg = ctx.cfg;
-  if (n <= cfg.base_case || depth >= cfg.max_depth) {
-    solve_by_sorting(src, n, ranks, out);
-    return;
-  }
-
-  // 1. Splitters.
-  const std::uint64_t salt =
-      cfg.seed ^ splitmix64(static_cast<std::uint64_t>(depth) << 48 ^ static_cast<std::uint64_t>(n));
-  const std::vector<K> splitters =
-      draw_splitters<K>(src, n, splitter_count(n, ranks.size(), cfg), cfg.oversampling, salt);
-  const tree_classifier<K> tree(splitters);
-  const int nb = tree.num_buckets();
-
-  // 2. Count per chunk, then sum. Each chunk has its own counters, so the copy below
-  // knows where each chunk writes without atomics.
-  const bool split = parallel && ctx.threads > 1 && n >= cfg.parallel_min;
-  // More chunks than threads, handed out dynamically: a thread the OS preempts then
-  // delays the level by one chunk, not by its whole share.
-  const std::int64_t chunks =
-      split ? std::clamp<std::int64_t>(n / std::max<std::int64_t>(1, cfg.parallel_min / 4), ctx.threads,
-                                       std::int64_t{ctx.threads} * cfg.chunks_per_thread)
-            : 1;
-  const int threads = split ? ctx.threads : 1;
-  std::vector<std::uint64_t> counts(static_cast<std::size_t>(chunks * nb), 0);
-  parallel_for(chunks, threads, [&](std::int64_t c) {
-    std::uint64_t* const cnt = counts.data() + c * nb;
-    const std::int64_t end = chunk_begin(n, chunks, c + 1);
-    classify_range(src, chunk_begin(n, chunks, c), end, tree, [cnt](K, int b) { ++cnt[b]; });
-  });
-  std::vector<std::uint64_t> totals(counts.begin(), counts.begin() + nb);
-  for (std::int64_t c = 1; c < chunks; ++c)
-    for (int b = 0; b < nb; ++b) totals[b] += counts[c * nb + b];
-
-  // 3. Buckets holding ranks; equality buckets answer at once.
-  std::vector<plan::bucket_ranks> targets;
-  for (const plan::bucket_ranks& g : plan::locate_ranks(totals, ranks)) {
-    if (plan::is_equality_bucket(g.bucket)) {
-      std::fill(out + g.first_rank, out + g.end_rank, splitters[g.bucket / 2]);
-    } else {
-      targets.push_back(g);
+  /// The window's `size` keys, contiguous.
+  const K* gather(std::int64_t size) {
+    const auto chunks = static_cast<std::int64_t>(used.size());
+    bool spilled = false;
+    for (const key_buffer<K>& b : spill) spilled = spilled || b.data != nullptr;
+    if (!spilled) {
+      std::int64_t at = used[0];
+      for (std::int64_t c = 1; c < chunks; ++c) {
+        std::memmove(shared.data.get() + at, shared.data.get() + region[static_cast<std::size_t>(c)],
+                     static_cast<std::size_t>(used[static_cast<std::size_t>(c)]) * sizeof(K));
+        at += used[static_cast<std::size_t>(c)];
+      }
+      if (at != size) throw std::logic_error("kselect: a window's copy does not match its count");
+      return shared.data.get();
     }
-  }
-  if (targets.empty()) return;
-
-  // 4. Copy the target buckets, bucket after bucket, each chunk to its own slice.
-  const auto num_targets = static_cast<std::int64_t>(targets.size());
-  std::vector<std::int64_t> base(targets.size());
-  std::vector<std::int64_t> cursor(static_cast<std::size_t>(chunks * num_targets));
-  std::int64_t copied = 0;
-  for (std::int64_t j = 0; j < num_targets; ++j) {
-    base[j] = copied;
+    key_buffer<K> all(size);
+    std::int64_t at = 0;
     for (std::int64_t c = 0; c < chunks; ++c) {
-      cursor[c * num_targets + j] = copied;
-      copied += static_cast<std::int64_t>(counts[c * nb + targets[j].bucket]);
+      const auto ci = static_cast<std::size_t>(c);
+      const K* from = spill[ci].data ? spill[ci].data.get() : shared.data.get() + region[ci];
+      if (at + used[ci] > size) throw std::logic_error("kselect: a window's copy does not match its count");
+      std::memcpy(all.data.get() + at, from, static_cast<std::size_t>(used[ci]) * sizeof(K));
+      at += used[ci];
     }
+    if (at != size) throw std::logic_error("kselect: a window's copy does not match its count");
+    shared = std::move(all);
+    spill.clear();
+    return shared.data.get();
   }
-  // Uninitialised on purpose: every slot is written by the copy.
-  const auto buffer = std::make_unique_for_overwrite<K[]>(static_cast<std::size_t>(copied));
-  K* const buf = buffer.get();
-  if (num_targets == 1) {
-    // One bucket (the usual case for one rank): a range test, no classification.
-    const interval<K> in = bucket_interval(splitters, targets[0].bucket);
-    parallel_for(chunks, threads, [&](std::int64_t c) {
-      std::int64_t cur = cursor[static_cast<std::size_t>(c)];
-      const std::int64_t end = chunk_begin(n, chunks, c + 1);
-      for (std::int64_t i = chunk_begin(n, chunks, c); i < end; ++i) {
-        const K key = src[i];
-        if (in.contains(key)) buf[cur++] = key;
+};
+
+template <class K>
+class selector {
+  using window_copy = window_copy_of<K>;
+
+ public:
+  selector(const tuning& cfg, int threads) : cfg_(cfg), k_(kernels_for<K>(cfg.kernels)), threads_(threads) {}
+
+  /// out[i] = the pre-key of rank ranks[i] among the level's n keys. `parallel`: the
+  /// level may use all threads; `windows`: the window path may run (off where a
+  /// window's copy kept more than half of its level: the bucket path then
+  /// guarantees progress).
+  void solve(level_keys<K> in, std::int64_t n, std::span<const std::int64_t> ranks, K* out, int depth, bool parallel,
+             bool windows) {
+    if (ranks.empty()) return;
+    if (n <= cfg_.base_case || depth >= cfg_.max_depth) {
+      solve_small(in, n, ranks, out);
+      return;
+    }
+    const bool par = parallel && threads_ > 1 && n >= cfg_.parallel_min;
+    if (windows && ranks.size() <= static_cast<std::size_t>(cfg_.max_windows) &&
+        by_windows(in, n, ranks, out, depth, par))
+      return;
+    by_buckets(in, n, ranks, out, depth, par);
+  }
+
+ private:
+  std::uint64_t salt(int depth, std::int64_t n, std::uint64_t path) const {
+    return cfg_.seed ^ plan::mix64(static_cast<std::uint64_t>(depth) << 48 ^ static_cast<std::uint64_t>(n) ^ path);
+  }
+  int run_length(std::int64_t n) const { return n >= cfg_.run_sampling_min ? static_cast<int>(64 / sizeof(K)) : 1; }
+  std::int64_t chunks(std::int64_t n, bool par) const {
+    if (!par) return 1;
+    return std::clamp<std::int64_t>(n / std::max<std::int64_t>(1, cfg_.parallel_min / 4), threads_,
+                                    std::int64_t{threads_} * cfg_.chunks_per_thread);
+  }
+
+  void solve_small(level_keys<K> in, std::int64_t n, std::span<const std::int64_t> ranks, K* out) const {
+    std::vector<K> keys(static_cast<std::size_t>(n));
+    if (in.x == kernels::xform::none) {
+      std::memcpy(keys.data(), in.data, static_cast<std::size_t>(n) * sizeof(K));
+    } else {
+      for (std::int64_t i = 0; i < n; ++i) keys[static_cast<std::size_t>(i)] = in[i];
+    }
+    if (static_cast<std::int64_t>(ranks.size()) * 16 > n) {
+      std::sort(keys.begin(), keys.end());
+    } else {
+      select_positions(keys.data(), n, ranks);
+    }
+    for (std::size_t r = 0; r < ranks.size(); ++r) out[r] = keys[static_cast<std::size_t>(ranks[r])];
+  }
+
+  // ---- window path -------------------------------------------------------------
+
+  bool by_windows(level_keys<K> in, std::int64_t n, std::span<const std::int64_t> ranks, K* out, int depth, bool par) {
+    const int g = run_length(n);
+    const double want = cfg_.sample_scale * std::pow(static_cast<double>(n), 2.0 / 3.0);
+    const std::int64_t keys =
+        std::min<std::int64_t>(std::clamp<std::int64_t>(std::llround(want), cfg_.sample_min, cfg_.sample_max), n / 8);
+    const std::int64_t runs = std::max<std::int64_t>(1, keys / g);
+    std::vector<K> sample = sample_runs(in, n, runs, g, salt(depth, n, 1));
+    const std::vector<key_window<K>> windows =
+        plan_windows(sample, g, n, ranks, window_settings{cfg_.window_sigmas, cfg_.window_margin});
+    double copy_fraction = 0;
+    for (const key_window<K>& w : windows) copy_fraction += w.point() ? 0.0 : w.fraction;
+    if (copy_fraction > cfg_.max_window_fraction || windows.size() > kernels::kMaxWindowBounds / 2) return false;
+
+    // Boundaries lo, hi + 1 per window (an open top has no hi + 1: it is the last).
+    const int num_windows = static_cast<int>(windows.size());
+    std::vector<K> bounds;
+    for (const key_window<K>& w : windows) {
+      bounds.push_back(w.lo);
+      if (w.hi != std::numeric_limits<K>::max()) bounds.push_back(static_cast<K>(w.hi + 1));
+    }
+    const int m = static_cast<int>(bounds.size());
+
+    const std::int64_t C = chunks(n, par);
+    std::vector<std::uint64_t> below(static_cast<std::size_t>(C * m), 0);
+    std::vector<window_copy> copies(static_cast<std::size_t>(num_windows));
+    for (int w = 0; w < num_windows; ++w) {
+      if (windows[static_cast<std::size_t>(w)].point()) continue;  // counted, not copied
+      window_copy& wc = copies[static_cast<std::size_t>(w)];
+      wc.region.assign(static_cast<std::size_t>(C) + 1, 0);
+      for (std::int64_t c = 0; c < C; ++c) {
+        const double expect = static_cast<double>(chunk_begin(n, C, c + 1) - chunk_begin(n, C, c)) *
+                              windows[static_cast<std::size_t>(w)].fraction;
+        wc.region[static_cast<std::size_t>(c) + 1] = wc.region[static_cast<std::size_t>(c)] +
+                                                     static_cast<std::int64_t>(expect * cfg_.window_capacity) +
+                                                     cfg_.window_capacity_min + kernels::kWindowSlack;
+      }
+      wc.shared = key_buffer<K>(wc.region.back());
+      wc.spill.resize(static_cast<std::size_t>(C));
+      wc.used.assign(static_cast<std::size_t>(C), 0);
+    }
+    parallel_for(C, par ? threads_ : 1, [&](std::int64_t c) {
+      const auto ci = static_cast<std::size_t>(c);
+      const std::int64_t begin = chunk_begin(n, C, c), end = chunk_begin(n, C, c + 1);
+      K* dst[kernels::kMaxWindowBounds / 2] = {};
+      K* dst_end[kernels::kMaxWindowBounds / 2] = {};
+      for (int w = 0; w < num_windows; ++w) {
+        window_copy& wc = copies[static_cast<std::size_t>(w)];
+        if (wc.region.empty()) continue;
+        dst[w] = wc.shared.data.get() + wc.region[ci];
+        dst_end[w] = wc.shared.data.get() + wc.region[ci + 1];
+      }
+      kernels::window_job<K> job{in.data, begin, end, in.x, bounds.data(), m, below.data() + c * m, dst, dst_end};
+      for (;;) {
+        job.begin = k_.window(job);
+        if (job.begin >= end) break;
+        // A region filled up: the chunk continues in a buffer of its own, doubled as
+        // often as it fills.
+        for (int w = 0; w < num_windows; ++w) {
+          if (!dst[w] || dst_end[w] - dst[w] >= kernels::kWindowSlack) continue;
+          window_copy& wc = copies[static_cast<std::size_t>(w)];
+          key_buffer<K>& own = wc.spill[ci];
+          const K* from = own.data ? own.data.get() : wc.shared.data.get() + wc.region[ci];
+          const std::int64_t kept = dst[w] - from;
+          key_buffer<K> bigger(2 * (dst_end[w] - from) + kernels::kWindowSlack);
+          std::memcpy(bigger.data.get(), from, static_cast<std::size_t>(kept) * sizeof(K));
+          own = std::move(bigger);
+          dst[w] = own.data.get() + kept;
+          dst_end[w] = own.data.get() + own.capacity;
+        }
+      }
+      for (int w = 0; w < num_windows; ++w) {
+        window_copy& wc = copies[static_cast<std::size_t>(w)];
+        if (!dst[w]) continue;
+        wc.used[ci] = dst[w] - (wc.spill[ci].data ? wc.spill[ci].data.get() : wc.shared.data.get() + wc.region[ci]);
       }
     });
-  } else {
-    const extraction<K> x = plan_extraction(splitters, targets);
-    const tree_classifier<K> reduced(x.bounds);
-    const int* const target_of = x.target_of.data();
-    parallel_for(chunks, threads, [&](std::int64_t c) {
-      std::int64_t* const cur = cursor.data() + c * num_targets;
-      const std::int64_t end = chunk_begin(n, chunks, c + 1);
-      classify_range(src, chunk_begin(n, chunks, c), end, reduced, [&](K key, int b) {
-        const int j = target_of[b];
-        if (j >= 0) buf[cur[j]++] = key;
-      });
-    });
+    std::vector<std::uint64_t> total(static_cast<std::size_t>(m), 0);
+    for (std::int64_t c = 0; c < C; ++c)
+      for (int j = 0; j < m; ++j) total[static_cast<std::size_t>(j)] += below[static_cast<std::size_t>(c * m + j)];
+
+    // Each rank to the window whose keys it falls among (windows and ranks both
+    // ascend), or to the missed ones.
+    std::vector<std::int64_t> missed;  // indices into ranks
+    std::size_t r = 0;
+    for (int w = 0; w < num_windows && r < ranks.size(); ++w) {
+      const key_window<K>& win = windows[static_cast<std::size_t>(w)];
+      const auto first = static_cast<std::int64_t>(total[static_cast<std::size_t>(2 * w)]);
+      const std::int64_t last =
+          2 * w + 1 < m ? static_cast<std::int64_t>(total[static_cast<std::size_t>(2 * w + 1)]) : n;
+      for (; r < ranks.size() && ranks[r] < first; ++r) missed.push_back(static_cast<std::int64_t>(r));
+      const std::size_t hit_begin = r;
+      while (r < ranks.size() && ranks[r] < last) ++r;
+      const std::size_t hit_end = r;
+      if (hit_begin == hit_end) continue;
+      if (win.point()) {  // every key inside equals lo
+        std::fill(out + hit_begin, out + hit_end, win.lo);
+        continue;
+      }
+      const std::int64_t size = last - first;
+      const K* const keys = copies[static_cast<std::size_t>(w)].gather(size);
+      std::vector<std::int64_t> sub(ranks.begin() + static_cast<std::ptrdiff_t>(hit_begin),
+                                    ranks.begin() + static_cast<std::ptrdiff_t>(hit_end));
+      for (std::int64_t& q : sub) q -= first;
+      // A copy holding more than half its level turns the windows off below it: the
+      // bucket path then guarantees that every level shrinks.
+      solve(level_keys<K>{keys, kernels::xform::none}, size, sub, out + hit_begin, depth + 1, par, size <= n / 2);
+      copies[static_cast<std::size_t>(w)] = window_copy();
+    }
+    for (; r < ranks.size(); ++r) missed.push_back(static_cast<std::int64_t>(r));
+    if (!missed.empty()) {
+      std::vector<std::int64_t> missed_ranks;
+      for (const std::int64_t r : missed) missed_ranks.push_back(ranks[static_cast<std::size_t>(r)]);
+      std::sort(missed_ranks.begin(), missed_ranks.end());
+      std::vector<K> found(missed_ranks.size());
+      copies.clear();
+      by_buckets(in, n, missed_ranks, found.data(), depth, par);
+      for (const std::int64_t r : missed) {
+        const auto at = std::lower_bound(missed_ranks.begin(), missed_ranks.end(), ranks[static_cast<std::size_t>(r)]);
+        out[r] = found[static_cast<std::size_t>(at - missed_ranks.begin())];
+      }
+    }
+    return true;
   }
 
-  // 5. Recurse into each copied bucket with ranks relative to it.
-  auto recurse = [&](std::int64_t j, bool sub_parallel) {
-    const plan::bucket_ranks& g = targets[static_cast<std::size_t>(j)];
-    std::vector<std::int64_t> sub_ranks(ranks.begin() + g.first_rank, ranks.begin() + g.end_rank);
-    for (std::int64_t& r : sub_ranks) r -= g.offset;
-    solve(key_source<K>{buf + base[j]}, g.size, std::span<const std::int64_t>(sub_ranks),
-          out + g.first_rank, ctx, depth + 1, sub_parallel);
-  };
-  std::vector<std::int64_t> small;  // run one per thread
-  std::int64_t small_keys = 0;
-  for (std::int64_t j = 0; j < num_targets; ++j) {
-    if (parallel && targets[j].size >= cfg.parallel_min) {
-      recurse(j, true);  // large: all threads inside
-    } else {
-      small.push_back(j);
-      small_keys += targets[j].size;
+  // ---- bucket path -------------------------------------------------------------
+
+  // Coarse boundaries from a sorted sample: `want` evenly spaced sample keys. A key
+  // drawn at two neighbouring positions is heavy: it gets a bucket of its own,
+  // [v, v + 1), whose ranks are answered without a copy. A lone boundary always
+  // does, so that no bucket can hold the whole level.
+  static std::vector<K> coarse_bounds(const std::vector<K>& sample, int want) {
+    const auto s = static_cast<std::int64_t>(sample.size());
+    std::vector<K> splitters;
+    std::vector<bool> heavy;
+    for (std::int64_t j = 1; j <= want; ++j) {
+      const K v = sample[static_cast<std::size_t>(j * s / (want + 1))];
+      if (!splitters.empty() && splitters.back() == v) {
+        heavy.back() = true;
+      } else {
+        splitters.push_back(v);
+        heavy.push_back(false);
+      }
     }
+    if (splitters.size() == 1) heavy[0] = true;
+    std::vector<K> bounds;
+    for (std::size_t i = 0; i < splitters.size(); ++i) {
+      const K v = splitters[i];
+      bounds.push_back(v);
+      if (heavy[i] && v != std::numeric_limits<K>::max() && (i + 1 == splitters.size() || splitters[i + 1] != v + 1))
+        bounds.push_back(static_cast<K>(v + 1));
+    }
+    return bounds;
   }
-  // A parallel region only pays off with enough work (and idle OpenMP threads spin).
-  const bool spread = parallel && small_keys >= cfg.parallel_min;
-  parallel_for(static_cast<std::int64_t>(small.size()), spread ? ctx.threads : 1,
-               [&](std::int64_t s) { recurse(small[static_cast<std::size_t>(s)], false); });
-}
+
+  void by_buckets(level_keys<K> in, std::int64_t n, std::span<const std::int64_t> ranks, K* out, int depth, bool par) {
+    constexpr int coarse_slots = 1 << kernels::kCoarseLevels<K>;
+    constexpr int fine_bits = kernels::kFineBits<K>;
+    constexpr std::uint64_t last_fine = (std::uint64_t{1} << fine_bits) - 1;
+    constexpr K top = std::numeric_limits<K>::max();
+    const int g = run_length(n);
+    const std::int64_t runs = std::max<std::int64_t>(1, std::min(cfg_.bucket_sample, n / 4) / g);
+    std::vector<K> sample = sample_runs(in, n, runs, g, salt(depth, n, 2));
+    std::sort(sample.begin(), sample.end());
+    std::vector<K> bounds;
+    for (int want = coarse_slots - 1;; want /= 2) {
+      bounds = coarse_bounds(sample, want);
+      if (bounds.size() < static_cast<std::size_t>(coarse_slots)) break;
+    }
+    const search_tree<K> tree{std::span<const K>(bounds)};
+    const int m = static_cast<int>(bounds.size());
+
+    // Each coarse bucket [first, last] is cut into up to 2^fine_bits cells of 2^shift
+    // keys from `base`. The open ends start and stop at the sample's extremes (keys
+    // beyond fall into the end cells), not at the key range's.
+    std::vector<K> base(coarse_slots, 0), shift(coarse_slots, 0);
+    auto first_of = [&](int j) { return j > 0 ? bounds[static_cast<std::size_t>(j - 1)] : K(0); };
+    auto last_of = [&](int j) { return j < m ? static_cast<K>(bounds[static_cast<std::size_t>(j)] - 1) : top; };
+    for (int j = 0; j <= m; ++j) {
+      if (j == 0 && bounds[0] == 0) continue;  // bucket 0 is empty
+      K lo = first_of(j), hi = last_of(j);
+      if (j == 0) lo = std::min(std::max(lo, sample.front()), hi);
+      if (j == m) hi = std::max(std::min(hi, sample.back()), lo);
+      base[static_cast<std::size_t>(j)] = lo;
+      shift[static_cast<std::size_t>(j)] =
+          static_cast<K>(std::max(0, static_cast<int>(std::bit_width(static_cast<K>(hi - lo))) - fine_bits));
+    }
+
+    // Count pass.
+    const std::int64_t C = chunks(n, par);
+    const std::size_t cells = (static_cast<std::size_t>(m) + 1) << fine_bits;
+    std::vector<std::uint64_t> counts(static_cast<std::size_t>(C) * cells, 0);
+    parallel_for(C, par ? threads_ : 1, [&](std::int64_t c) {
+      std::vector<std::uint32_t> scratch(4 * cells);
+      const kernels::count_job<K> job{in.data,
+                                      chunk_begin(n, C, c),
+                                      chunk_begin(n, C, c + 1),
+                                      in.x,
+                                      tree.view(),
+                                      base.data(),
+                                      shift.data(),
+                                      counts.data() + static_cast<std::size_t>(c) * cells,
+                                      scratch.data()};
+      k_.count(job);
+    });
+    std::vector<std::uint64_t> total(counts.begin(), counts.begin() + static_cast<std::ptrdiff_t>(cells));
+    for (std::int64_t c = 1; c < C; ++c)
+      for (std::size_t b = 0; b < cells; ++b) total[b] += counts[static_cast<std::size_t>(c) * cells + b];
+
+    // Cells holding ranks; those of one key value answer at once.
+    struct target {
+      plan::bucket_ranks where;
+      K lo, hi;  // the cell's keys, inclusive
+    };
+    std::vector<target> targets;
+    for (const plan::bucket_ranks& g_ : plan::locate_ranks(total, ranks)) {
+      const int j = g_.bucket >> fine_bits;
+      const std::uint64_t f = static_cast<std::uint64_t>(g_.bucket) & last_fine;
+      const K b = base[static_cast<std::size_t>(j)];
+      const auto sh = static_cast<unsigned>(shift[static_cast<std::size_t>(j)]);
+      const K last = last_of(j);
+      // Cell f starts at b + f 2^sh (cell 0 at the bucket's first key) and ends
+      // before the next cell (the last cell at the bucket's last key).
+      auto start = [&](std::uint64_t step) {
+        return static_cast<unsigned __int128>(b) + (static_cast<unsigned __int128>(step) << sh);
+      };
+      const K lo = f == 0 ? first_of(j) : static_cast<K>(std::min<unsigned __int128>(start(f), last));
+      const K hi = f == last_fine ? last : static_cast<K>(std::min<unsigned __int128>(start(f + 1) - 1, last));
+      if (lo == hi) {
+        std::fill(out + g_.first_rank, out + g_.end_rank, lo);
+      } else {
+        targets.push_back({g_, lo, hi});
+      }
+    }
+    if (targets.empty()) return;
+
+    // Copy pass: classify against the targets' boundaries alone (target j is the
+    // odd bucket 2j + 1), each chunk into its own slice of each target's copy.
+    std::vector<K> reduced;
+    for (const target& t : targets) {
+      reduced.push_back(t.lo);
+      if (t.hi != std::numeric_limits<K>::max()) reduced.push_back(static_cast<K>(t.hi + 1));
+    }
+    const search_tree<K> copy_tree{std::span<const K>(reduced)};
+    const auto T = static_cast<std::int64_t>(targets.size());
+    std::vector<std::int64_t> offset(static_cast<std::size_t>(T));
+    std::vector<std::int64_t> cursor(static_cast<std::size_t>(C * T));
+    std::int64_t copied = 0;
+    for (std::int64_t j = 0; j < T; ++j) {
+      offset[static_cast<std::size_t>(j)] = copied;
+      for (std::int64_t c = 0; c < C; ++c) {
+        cursor[static_cast<std::size_t>(c * T + j)] = copied;
+        copied += static_cast<std::int64_t>(
+            counts[static_cast<std::size_t>(c) * cells +
+                   static_cast<std::size_t>(targets[static_cast<std::size_t>(j)].where.bucket)]);
+      }
+    }
+    const key_buffer<K> buf(copied);
+    parallel_for(C, par ? threads_ : 1, [&](std::int64_t c) {
+      std::vector<K*> dst(static_cast<std::size_t>(T));
+      for (std::int64_t j = 0; j < T; ++j)
+        dst[static_cast<std::size_t>(j)] = buf.data.get() + cursor[static_cast<std::size_t>(c * T + j)];
+      const kernels::copy_job<K> job{in.data, chunk_begin(n, C, c), chunk_begin(n, C, c + 1),
+                                     in.x,    copy_tree.view(),     dst.data()};
+      k_.copy(job);
+    });
+
+    // Recurse into each copy with ranks relative to it: large ones with all threads
+    // inside, small ones one per thread.
+    auto recurse = [&](std::int64_t j, bool sub_parallel) {
+      const plan::bucket_ranks& g_ = targets[static_cast<std::size_t>(j)].where;
+      std::vector<std::int64_t> sub(ranks.begin() + g_.first_rank, ranks.begin() + g_.end_rank);
+      for (std::int64_t& r : sub) r -= g_.offset;
+      solve(level_keys<K>{buf.data.get() + offset[static_cast<std::size_t>(j)], kernels::xform::none}, g_.size, sub,
+            out + g_.first_rank, depth + 1, sub_parallel, true);
+    };
+    std::vector<std::int64_t> small;
+    std::int64_t small_keys = 0;
+    for (std::int64_t j = 0; j < T; ++j) {
+      if (par && targets[static_cast<std::size_t>(j)].where.size >= cfg_.parallel_min) {
+        recurse(j, true);
+      } else {
+        small.push_back(j);
+        small_keys += targets[static_cast<std::size_t>(j)].where.size;
+      }
+    }
+    const bool spread = par && small.size() > 1 && small_keys >= cfg_.parallel_min / 4;
+    parallel_for(static_cast<std::int64_t>(small.size()), spread ? threads_ : 1,
+                 [&](std::int64_t i) { recurse(small[static_cast<std::size_t>(i)], false); });
+  }
+
+  const tuning& cfg_;
+  kernel_set<K> k_;
+  int threads_;
+};
 
 }  // namespace
 
 template <class T>
-void sample_select(const T* values, std::int64_t n, const std::int64_t* ranks,
-                   std::int64_t num_ranks, T* out, int num_threads, const tuning& cfg) {
+void sample_select(const T* values, std::int64_t n, const std::int64_t* ranks, std::int64_t num_ranks, T* out,
+                   int num_threads, const tuning& cfg) {
   if (num_ranks <= 0) return;
   using K = plan::key_t<T>;
-  const int threads = num_threads > 0 ? num_threads : omp_get_max_threads();
+  using traits = plan::key_traits<T>;
+  const int threads = std::max(1, num_threads > 0 ? num_threads : omp_get_max_threads());
+  const kernels::xform x = std::is_floating_point_v<T> ? kernels::xform::float_bits
+                           : std::is_signed_v<T>       ? kernels::xform::flip_sign
+                                                       : kernels::xform::none;
   std::vector<K> keys(static_cast<std::size_t>(num_ranks));
-  solve<K>(value_source<T>{values}, n,
-           std::span<const std::int64_t>(ranks, static_cast<std::size_t>(num_ranks)), keys.data(),
-           run_context{cfg, std::max(1, threads)}, 0, threads > 1 && n >= cfg.parallel_min);
-  for (std::int64_t i = 0; i < num_ranks; ++i) out[i] = plan::key_traits<T>::from_key(keys[i]);
+  selector<K> sel(cfg, threads);
+  sel.solve(level_keys<K>{reinterpret_cast<const K*>(values), x}, n,
+            std::span<const std::int64_t>(ranks, static_cast<std::size_t>(num_ranks)), keys.data(), 0, threads > 1,
+            true);
+  for (std::int64_t i = 0; i < num_ranks; ++i)
+    out[i] = traits::from_key(traits::to_key(plan::value_of_pre_key<T>(keys[static_cast<std::size_t>(i)])));
 }
 
-#define KSELECT_INSTANTIATE(T)                                                                 \
-  template void sample_select<T>(const T*, std::int64_t, const std::int64_t*, std::int64_t, T*, \
-                                 int, const tuning&);
+#define KSELECT_INSTANTIATE(T) \
+  template void sample_select<T>(const T*, std::int64_t, const std::int64_t*, std::int64_t, T*, int, const tuning&);
 KSELECT_FOR_EACH_KEY_TYPE(KSELECT_INSTANTIATE)
 #undef KSELECT_INSTANTIATE
 

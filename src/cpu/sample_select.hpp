@@ -1,59 +1,94 @@
-// The CPU SampleSelect (Ribizel & Anzt's algorithm, shaped for a multicore CPU):
-//   1. sample the level's keys, sort the sample, take evenly spaced distinct splitters;
-//   2. classify every key into plan/buckets.hpp's layout (range and equality buckets;
-//      cpu::tree_classifier computes plan::classify branch-free) and count per input
-//      chunk, each chunk with its own counters, then sum;
-//   3. plan::locate_ranks: ranks in equality buckets are answered by their splitter;
-//   4. copy only the range buckets holding ranks into one buffer (chunk-private write
-//      cursors from the per-chunk counts, so no atomics and a deterministic layout);
-//      one bucket is found with a range test, several by classifying against their
-//      boundaries only; no per-key bucket index (oracle) is stored, which saves
-//      2 bytes per key of memory for a second, cheaper, classification;
-//   5. recurse on each copied bucket; at most tuning::base_case keys are sorted.
-// Level 0 reads the caller's values and maps them to keys on the fly
-// (plan::key_traits), so the input is never copied whole. Large sub-problems use all
-// threads inside; small ones run one per thread.
+// The CPU selection (exact multiselect), Ribizel & Anzt's SampleSelect shaped for a
+// multicore CPU with SIMD, in two forms that share one recursion:
+//
+//   window path (few ranks): a sample gives, for each rank, two keys that bracket it
+//     with high probability (cpu/window_plan.hpp); ONE streaming pass counts the
+//     keys below each window and copies the keys inside it (a few percent of the
+//     level); the rank is then selected inside its window's copy. The input is read
+//     once. A window that missed its rank (rare) leaves that rank to the bucket path.
+//   bucket path (many ranks, or where windows would copy too much): a sorted sample
+//     gives up to 63 coarse boundaries; a count pass finds every key's coarse
+//     bucket (a SIMD search tree held in registers) and its cell inside it (up to
+//     64 equal key ranges), and counts per cell; a copy pass copies only the cells
+//     that hold ranks. Cells of one key value (a boundary repeated in the sample
+//     gets a bucket of its own) answer their ranks without a copy, so runs of
+//     equal keys never recurse.
+//
+// Then each copy is the next level (mostly in cache), until a level is at most
+// base_case keys, which are selected with nth_element. Level 0 reads the caller's
+// values and maps them to pre-keys on the fly (cpu/kernels.hpp); the input is never
+// copied whole. All levels classify with the kernels of one instruction set
+// (cpu/isa.hpp), chosen at run time.
 #pragma once
 
 #include <cstdint>
 
+#include "cpu/isa.hpp"
+
 namespace kselect::cpu {
 
-/// Knobs of the CPU SampleSelect; every setting gives exact results. The defaults
-/// come from sweeps on a 2-core AMD EPYC (Zen 3) VM (2^22 uniform floats, one rank and
-/// 101 percentiles): 127..1023 single-rank splitters, 1023..4095 max_splitters,
-/// buckets_per_rank 8..32 and oversampling 4..16 all landed within the run-to-run
-/// noise (about 10%), because classifying costs a fixed ~3 ns per key plus only
-/// ~0.3 ns per tree level. See bench/cpu/cpu_bench.cpp for the end-to-end figures.
+/// Knobs of the CPU selection; every setting gives exact results. The defaults come
+/// from sweeps with kselect-cpu-bench on a 2-core AMD EPYC (Zen 4) VM, 2^20 to
+/// 2^26 uniform and normal floats, one rank and 101 percentiles (bench/cpu/).
 struct tuning {
-  /// Sub-problems of at most this many keys are sorted.
+  /// Kernels' instruction set; best: the best the CPU has (tests force each).
+  isa kernels = isa::best;
+  /// Levels of at most this many keys are solved by nth_element (~5 ns a key; a
+  /// window level costs a sample, a pass and a smaller nth_element). 4096 against
+  /// 1024..16384: the 101 cells of 2^24 keys' percentiles recurse in 2.3 ms against
+  /// 2.4..4.5 (one thread).
   std::int64_t base_case = 4096;
-  /// Splitters per level for a single rank: 8 comparisons per key, and the kept
-  /// bucket is about 1/256 of the level.
-  int single_rank_splitters = 255;
-  /// With r ranks, aim for r * buckets_per_rank range buckets (rounded up to a power
-  /// of two), so the copied buckets hold about 1/buckets_per_rank of the input ...
-  int buckets_per_rank = 16;
-  /// ... but never more splitters than this (splitters and counters stay in L1/L2).
-  int max_splitters = 2047;
-  /// Sample size = oversampling * (splitters + 1).
-  int oversampling = 16;
+
+  // ---- window path ----
+  /// At most this many windows (ranks whose windows do not merge) in one pass.
+  int max_windows = 8;
+  /// The window path runs when its windows are expected to hold at most this share
+  /// of the level; otherwise the bucket path (two passes) copies less.
+  double max_window_fraction = 0.25;
+  /// Sample keys: sample_scale * n^(2/3), within [sample_min, sample_max] and at most
+  /// n / 8. A larger sample narrows the windows (~ 1/sqrt(s)) but costs its own
+  /// selection (~ s); n^(2/3) balances the two. Scale 0.25 (16K keys at 2^24, copying
+  /// ~3%) against 0.125..1: 2.8 ms against 3.0, 3.2, 4.2 at 2^24, within noise at
+  /// 2^20 and 2^26 (2 threads, one rank).
+  double sample_scale = 0.25;
+  std::int64_t sample_min = 1024;
+  std::int64_t sample_max = std::int64_t{1} << 17;
+  /// Window half-width in standard deviations of a sample rank (plus margin sample
+  /// positions): a window misses with probability ~1e-4 at 4.
+  double window_sigmas = 4.0;
+  double window_margin = 2.0;
+  /// A window's buffer starts at window_capacity times the keys the sample
+  /// predicts, plus window_capacity_min, and doubles when full (the sample's share
+  /// has a relative spread of ~1/sqrt(its keys inside, >= 64 at 4 sigmas)).
+  double window_capacity = 1.25;
+  std::int64_t window_capacity_min = 1024;
+  /// Levels of at least this many keys sample runs of a cache line's keys (one miss
+  /// per 64 bytes) instead of single keys.
+  std::int64_t run_sampling_min = std::int64_t{1} << 16;
+
+  // ---- bucket path ----
+  /// Sample keys for the coarse boundaries (at most 63 for 32-bit keys, 31 for
+  /// 64-bit; cpu/kernels.hpp), at most n / 4: 64 keys a coarse bucket.
+  std::int64_t bucket_sample = 4096;
+
+  // ---- threads ----
   /// Levels smaller than this run on one thread.
-  std::int64_t parallel_min = std::int64_t{1} << 16;
-  /// A parallel level is cut into up to this many chunks per thread (at least
-  /// parallel_min / 4 keys each).
+  std::int64_t parallel_min = std::int64_t{1} << 18;
+  /// A parallel pass is cut into this many chunks per thread, handed out
+  /// dynamically: a thread the OS preempts delays the pass by one chunk, not by its
+  /// whole share.
   int chunks_per_thread = 4;
-  /// Deeper levels sort instead (a guard against hopeless samples; never reached
-  /// with random sampling, as each level shrinks its input by about the bucket count).
-  int max_depth = 40;
+  /// Deeper levels sort instead (a guard; each level shrinks its input).
+  int max_depth = 24;
   /// Seed of the sampling.
   std::uint64_t seed = 0x9e3779b97f4a7c15ull;
 };
 
-/// out[i] = value of rank ranks[i] in values[0..n). ranks ascending, unique, each in
-/// [0, n). num_threads 0 = OpenMP default.
+/// out[i] = value of rank ranks[i] in values[0..n) (key order, plan/key_traits.hpp;
+/// as from_key(to_key(element)): -0.0 comes back as +0.0, a NaN as the canonical
+/// NaN). ranks ascending, unique, each in [0, n). num_threads 0 = OpenMP default.
 template <class T>
-void sample_select(const T* values, std::int64_t n, const std::int64_t* ranks,
-                   std::int64_t num_ranks, T* out, int num_threads, const tuning& cfg);
+void sample_select(const T* values, std::int64_t n, const std::int64_t* ranks, std::int64_t num_ranks, T* out,
+                   int num_threads, const tuning& cfg);
 
 }  // namespace kselect::cpu
