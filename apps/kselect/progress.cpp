@@ -111,7 +111,7 @@ struct progress::state {
 
   void run() {
     std::unique_lock lock(m);
-    auto next = start + delay;
+    auto next = shown != 0 ? clock_type::now() + refresh : start + delay;
     while (!cv.wait_until(lock, next, [&] { return stop; })) {
       draw();
       next = clock_type::now() + refresh;
@@ -133,9 +133,13 @@ progress::progress(std::string what, kind k, std::uint64_t total_bytes) {
   state_->what = std::move(what);
   state_->k = k;
   state_->total.store(total_bytes, std::memory_order_relaxed);
+  // Without a delay the line appears before the work starts, however short it
+  // is (what the tests rely on).
+  if (state_->delay == clock_type::duration::zero()) state_->draw();
   try {
     state_->thread = std::thread([s = state_.get()] { s->run(); });
   } catch (const std::system_error&) {
+    state_->erase();
     state_.reset();  // no thread, no progress: the work itself goes on
   }
 }
