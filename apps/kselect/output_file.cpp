@@ -16,8 +16,9 @@
 namespace kselect_cli {
 namespace {
 
-// Write in pieces so the progress line moves.
-constexpr std::size_t chunk = std::size_t{16} << 20;
+// Write in pieces so the progress line moves, also into a pipe or FIFO whose
+// reader is slow (a write() to them returns only once all of it is taken).
+constexpr std::size_t chunk = std::size_t{1} << 20;
 
 bool same_file(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
 
