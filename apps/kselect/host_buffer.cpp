@@ -1,6 +1,7 @@
 #include "host_buffer.hpp"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <new>
@@ -10,15 +11,18 @@ namespace {
 
 constexpr std::size_t huge_page = std::size_t{2} << 20;
 
-/// Asks for huge pages on the whole 2 MiB extents of [p, p + bytes). Advice only:
-/// where THP is off or the call fails, the memory works the same with small pages.
+/// Asks for huge pages on [p, p + bytes): advice only, where THP is off or the
+/// call fails the memory works the same with small pages. The range is widened
+/// to whole pages, not narrowed to whole 2 MiB extents: advice on part of a
+/// mapping splits it, and realloc's mremap then fails on the split mapping and
+/// copies instead (the kernel uses huge pages on the aligned extents anyway).
 void advise_huge_pages(void* p, std::size_t bytes) {
   if (bytes < huge_page) return;
 #ifdef MADV_HUGEPAGE
-  const auto begin = reinterpret_cast<std::uintptr_t>(p);
-  const auto first = (begin + huge_page - 1) & ~(huge_page - 1);
-  const auto last = (begin + bytes) & ~(huge_page - 1);
-  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+  static const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<std::uintptr_t>(p) & ~(page - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes + page - 1) & ~(page - 1);
+  ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 #endif
 }
 
