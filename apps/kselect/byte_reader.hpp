@@ -26,6 +26,13 @@ class byte_reader {
   /// the new number of bytes held, have + what was read.
   std::size_t append_up_to(host_buffer& buf, std::size_t have, std::size_t n);
 
+  /// Reads up to `n` bytes of a regular file into dst, from the current
+  /// position, in contiguous parts read in parallel (pread) when it is large:
+  /// the copy from the page cache and the page faults of fresh memory then use
+  /// several cores. Leaves the position after what was read. Returns the bytes
+  /// read, fewer only when the file ended early.
+  std::size_t read_file_up_to(void* dst, std::size_t n);
+
   /// Reads and drops the rest of the input; returns how many bytes there were.
   std::uint64_t skip_to_end();
 

@@ -86,7 +86,8 @@ any_array load_npy(reading& r, const std::string& first) {
   // A file's array is allocated at once; a stream's grows as its bytes arrive,
   // so a header that promises more than comes never costs the whole allocation.
   host_buffer data(r.size ? static_cast<std::size_t>(need) : 0);
-  const std::size_t got = r.in.append_up_to(data, 0, static_cast<std::size_t>(need));
+  const std::size_t got = r.size ? r.in.read_file_up_to(data.data(), static_cast<std::size_t>(need))
+                                 : r.in.append_up_to(data, 0, static_cast<std::size_t>(need));
   if (got < need) truncated(got);
   if (const std::uint64_t rest = r.in.skip_to_end(); rest != 0) extra(rest);
   return as_array(t, std::move(data), need);
@@ -112,7 +113,7 @@ any_array load_raw(reading& r, const std::string& first, bool sniffed) {
     if (total > SIZE_MAX) fail("the data does not fit in memory");
     data = host_buffer(static_cast<std::size_t>(total));
     std::memcpy(data.data(), first.data(), first.size());
-    got = r.in.append_up_to(data, got, static_cast<std::size_t>(total) - got);
+    got += r.in.read_file_up_to(static_cast<char*>(data.data()) + got, static_cast<std::size_t>(total) - got);
     if (got < total) fail("unexpected end of file (the file shrank while it was read)");
   } else {
     data.resize(first.size());
