@@ -127,5 +127,27 @@ TEST_F(StdinTest, LargeStreams) {
   expect_out("cat big.bin | \"$K\" filter --dtype float32 --ge -inf - -o - 2>/dev/null", want);
 }
 
+// Files of 16 MiB and more are read in parallel parts (pread): every byte of a
+// 48 MB file, every part boundary included, comes back through filter -o, as
+// .npy and raw, by name and by redirection.
+TEST_F(StdinTest, LargeFilesReadInPartsIntact) {
+  std::vector<std::uint32_t> big(12'000'001);  // odd: the parts are not equal
+  for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<std::uint32_t>(i * 2654435761u);
+  write_npy(path("big.npy"), big);
+  write_bytes(path("big.bin"), raw_bytes(big));
+  const std::string want = read_text(path("big.npy"));
+  for (const std::string script :
+       {"\"$K\" filter --ge 0 big.npy -o out.npy", "\"$K\" filter --ge 0 - -o out.npy < big.npy",
+        "\"$K\" filter --dtype uint32 --ge 0 big.bin -o out.npy",
+        "\"$K\" filter --dtype uint32 --ge 0 - -o out.npy < big.bin"}) {
+    SCOPED_TRACE(script);
+    fs::remove(path("out.npy"));
+    const tool_result r = sh(script);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "12000001\n");
+    EXPECT_TRUE(read_text(path("out.npy")) == want);
+  }
+}
+
 }  // namespace
 }  // namespace kselect_cli_test
