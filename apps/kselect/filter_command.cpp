@@ -91,17 +91,17 @@ int run_filter(const common_options& common, const filter_command_options& opts)
           const kselect::predicate<T> pred = parse_predicate<T>(opts);
           add_predicate_json(out, pred, opts.op);
           if (!target) {  // only the count is wanted
-            count = run_on_backend(
-                b, data, t,
-                [&](const T* v, std::int64_t n, const kselect::options& opt) { return kselect::count_if(v, n, pred, opt); },
-                "filtering");
+            auto count_if = [&](const T* v, std::int64_t n, const kselect::options& opt) {
+              return kselect::count_if(v, n, pred, opt);
+            };
+            count = run_on_backend(b, data, t, count_if, "filtering");
             return;
           }
           const kselect::filter_options f{.indices = opts.indices};
-          const kselect::filtered<T> r = run_on_backend(
-              b, data, t,
-              [&](const T* v, std::int64_t n, const kselect::options& opt) { return kselect::filter_if(v, n, pred, f, opt); },
-              "filtering");
+          auto filter_if = [&](const T* v, std::int64_t n, const kselect::options& opt) {
+            return kselect::filter_if(v, n, pred, f, opt);
+          };
+          const kselect::filtered<T> r = run_on_backend(b, data, t, filter_if, "filtering");
           count = static_cast<std::int64_t>(r.values.size());
           stopwatch w;
           if (opts.indices)

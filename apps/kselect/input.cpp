@@ -177,7 +177,8 @@ any_array input_source::read() {
     if (S_ISREG(st_.st_mode)) {
       // Standard input may be a file that was partly read already.
       const off_t pos = owns_fd_ ? 0 : ::lseek(fd_, 0, SEEK_CUR);
-      size = static_cast<std::uint64_t>(st_.st_size) - static_cast<std::uint64_t>(std::clamp<off_t>(pos, 0, st_.st_size));
+      const off_t at = std::clamp<off_t>(pos, 0, st_.st_size);
+      size = static_cast<std::uint64_t>(st_.st_size - at);
     }
     progress shown("reading " + name, progress::kind::bytes, size.value_or(0));
     byte_reader in(fd_, shown);

@@ -88,7 +88,8 @@ struct progress::state {
 
   std::string line() const {
     std::string s = "kselect: " + what + ": ";
-    if (k == kind::bytes) return s + bytes_text(done.load(std::memory_order_relaxed), total.load(std::memory_order_relaxed));
+    if (k == kind::bytes)
+      return s + bytes_text(done.load(std::memory_order_relaxed), total.load(std::memory_order_relaxed));
     const auto secs = std::chrono::duration_cast<std::chrono::seconds>(clock_type::now() - start).count();
     return s + std::to_string(secs) + " s";
   }

@@ -31,7 +31,8 @@ pty_result run_in_pty(const fs::path& dir, const std::string& script) {
     return r;
   }
   if (pid == 0) {
-    const std::string full = "cd " + shell_quote(dir.string()) + " && K=" + shell_quote(KSELECT_CLI_PATH) + "; " + script;
+    const std::string full =
+        "cd " + shell_quote(dir.string()) + " && K=" + shell_quote(KSELECT_CLI_PATH) + "; " + script;
     ::execl("/bin/bash", "bash", "-c", full.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
