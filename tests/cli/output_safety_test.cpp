@@ -223,20 +223,26 @@ TEST_F(OutputSafety, ReplacingKeepsModeAndSymlinks) {
   EXPECT_EQ(lstat_of(path("fresh.npy")).st_mode & 07777, 0640u);
 }
 
-// SIGTERM while the output is pending: the temporary file goes, the target stays.
-// The input is a FIFO held open, so the tool waits in its read with the
-// temporary file already created.
+// SIGTERM or SIGHUP while the output is pending: the temporary file goes, the
+// target stays, and the process ends by the signal. The input is a FIFO held
+// open, so the tool waits in its read with the temporary file already created.
+// (Not SIGINT: bash starts background jobs with SIGINT ignored, and the tool
+// leaves ignored signals ignored; the handler is the same.)
 TEST_F(OutputSafety, SignalRemovesTheTemporaryFile) {
   ASSERT_EQ(::mkfifo(path("in.fifo").c_str(), 0600), 0);
-  const tool_result r = sh(
-      "\"$K\" filter --lt 0 --dtype float32 in.fifo -o prev.npy & pid=$!\n"
-      "exec 3>in.fifo\n"
-      "for i in $(seq 100); do ls -a | grep -q '^\\.prev\\.npy\\.kselect-' && break; sleep 0.05; done\n"
-      "ls -a | grep -c '^\\.prev\\.npy\\.kselect-'\n"
-      "kill -TERM $pid; wait $pid; echo status $?\n");
-  EXPECT_EQ(r.out, "1\nstatus 143\n") << r.err;  // the temporary file existed; 128 + SIGTERM
-  EXPECT_EQ(read_text(path("prev.npy")), prev_);
-  EXPECT_EQ(listing(dir_), (std::set<std::string>{"in.npy", "in.fifo", "prev.npy"}));
+  for (const auto& [sig, status] : {std::pair<std::string, int>{"TERM", 143}, {"HUP", 129}}) {
+    SCOPED_TRACE("SIG" + sig);
+    const tool_result r = sh(
+        "\"$K\" filter --lt 0 --dtype float32 in.fifo -o prev.npy & pid=$!\n"
+        "exec 3>in.fifo\n"
+        "for i in $(seq 100); do ls -a | grep -q '^\\.prev\\.npy\\.kselect-' && break; sleep 0.05; done\n"
+        "ls -a | grep -c '^\\.prev\\.npy\\.kselect-'\n"
+        "kill -" + sig + " $pid; wait $pid; echo status $?\n");
+    // The temporary file existed, then the process ended by the signal (128 + its number).
+    EXPECT_EQ(r.out, "1\nstatus " + std::to_string(status) + "\n") << r.err;
+    EXPECT_EQ(read_text(path("prev.npy")), prev_);
+    EXPECT_EQ(listing(dir_), (std::set<std::string>{"in.npy", "in.fifo", "prev.npy"}));
+  }
 }
 
 TEST_F(OutputSafety, StdoutWriteErrors) {
