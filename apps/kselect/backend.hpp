@@ -7,6 +7,7 @@
 
 #include "gpu.hpp"
 #include "host_array.hpp"
+#include "progress.hpp"
 #include "stopwatch.hpp"
 #include "kselect/types.hpp"
 
@@ -30,9 +31,12 @@ struct timings {
 };
 
 /// Calls f(values, n, options) with `data` where `b` runs: the host array itself,
-/// or a device copy (the owning API then runs on CUDA).
+/// or a device copy (the owning API then runs on CUDA). `operation` names the
+/// work in the progress line shown when it lasts ("selecting on the cpu: 14 s").
 template <class T, class F>
-auto run_on_backend(const backend& b, const host_array<T>& data, timings& t, F&& f) {
+auto run_on_backend(const backend& b, const host_array<T>& data, timings& t, F&& f,
+                    std::string_view operation = "computing") {
+  const progress shown(std::string(operation) + " on the " + std::string(b.name()));
   kselect::options opt;
   opt.device = b.cuda ? kselect::device_kind::cuda : kselect::device_kind::cpu;
   gpu::device_buffer copy;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,7 +52,7 @@ struct filter_command_options {
   std::vector<std::string> operands;  // X, or A and B
   std::vector<std::string> given;     // every predicate option given ("--lt", ...): exactly one is allowed
   bool indices = false;               // --indices: write the positions instead of the values
-  std::string output;                 // -o OUT.npy; empty: print the count only
+  std::optional<std::string> output;  // -o OUT.npy ("-": stdout); not given: print the count only
   std::string file;
 };
 

@@ -1,8 +1,9 @@
 // kselect filter (--lt X | --le X | --gt X | --ge X | --eq X | --ne X | --range A B)
 // [--indices] FILE [-o OUT.npy]: the elements satisfying the predicate, in input
 // order, written to OUT.npy in the input's dtype (with --indices, their int64
-// positions); prints how many there are.
+// positions); prints how many there are (on stderr when the .npy goes to stdout).
 #include <cmath>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <variant>
@@ -14,6 +15,7 @@
 #include "format.hpp"
 #include "kselect/kselect.hpp"
 #include "loaded_input.hpp"
+#include "input.hpp"
 #include "output.hpp"
 #include "stopwatch.hpp"
 
@@ -66,46 +68,62 @@ int run_filter(const common_options& common, const filter_command_options& opts)
   if (opts.given.empty()) throw input_error("give a predicate: one of " + names);
   if (opts.given.size() > 1)
     throw input_error("give one predicate, not " + opts.given[0] + " and " + opts.given[1]);
+  if (opts.output && opts.output->empty()) throw input_error("-o: the output file name is empty");
+  if (opts.indices && !opts.output)
+    throw input_error("--indices: needs -o OUT.npy (without -o only the count is printed)");
   const backend b = choose_backend(common.device);
-  const loaded_input in = load_command_input(common, opts.file);
+  // The output is checked and opened once the input is open and before it is
+  // read: refusing it (it is the input, a directory, ...) then costs no work.
+  std::optional<output_file> target;
+  const loaded_input in = load_command_input(common, opts.file, [&](const struct stat& input) {
+    if (opts.output) target.emplace(*opts.output, input, input_display_name(opts.file));
+  });
 
   timings t;
   t.read_ms = in.read_ms;
   double write_ms = 0;
   std::int64_t count = 0;
   json_object out = command_json("filter", opts.file, in, b);
-  std::visit(
-      [&](const auto& data) {
-        using T = std::remove_cvref_t<decltype(*data.data())>;
-        const kselect::predicate<T> pred = parse_predicate<T>(opts);
-        add_predicate_json(out, pred, opts.op);
-        if (opts.output.empty()) {  // only the count is wanted
-          count = run_on_backend(b, data, t, [&](const T* v, std::int64_t n, const kselect::options& opt) {
-            return kselect::count_if(v, n, pred, opt);
-          });
-          return;
-        }
-        const kselect::filter_options f{.indices = opts.indices};
-        const kselect::filtered<T> r =
-            run_on_backend(b, data, t, [&](const T* v, std::int64_t n, const kselect::options& opt) {
-              return kselect::filter_if(v, n, pred, f, opt);
-            });
-        count = static_cast<std::int64_t>(r.values.size());
-        stopwatch w;
-        if (opts.indices)
-          write_npy_file(opts.output, dtype::int64, r.indices.data(), count);
-        else
-          write_npy_file(opts.output, dtype_of<T>(), r.values.data(), count);
-        write_ms = w.ms();
-      },
-      in.values);
+  try {
+    std::visit(
+        [&](const auto& data) {
+          using T = std::remove_cvref_t<decltype(*data.data())>;
+          const kselect::predicate<T> pred = parse_predicate<T>(opts);
+          add_predicate_json(out, pred, opts.op);
+          if (!target) {  // only the count is wanted
+            auto count_if = [&](const T* v, std::int64_t n, const kselect::options& opt) {
+              return kselect::count_if(v, n, pred, opt);
+            };
+            count = run_on_backend(b, data, t, count_if, "filtering");
+            return;
+          }
+          const kselect::filter_options f{.indices = opts.indices};
+          auto filter_if = [&](const T* v, std::int64_t n, const kselect::options& opt) {
+            return kselect::filter_if(v, n, pred, f, opt);
+          };
+          const kselect::filtered<T> r = run_on_backend(b, data, t, filter_if, "filtering");
+          count = static_cast<std::int64_t>(r.values.size());
+          stopwatch w;
+          if (opts.indices)
+            write_npy(*target, dtype::int64, r.indices.data(), count);
+          else
+            write_npy(*target, dtype_of<T>(), r.values.data(), count);
+          write_ms = w.ms();
+        },
+        in.values);
+  } catch (const broken_pipe&) {
+    return exit_failure;  // stdout's reader has gone: quietly (see broken_pipe)
+  }
 
+  // The report goes where the data does not.
+  const bool data_on_stdout = target && target->to_stdout();
+  auto report = [&](const std::string& text) { data_on_stdout ? write_stderr(text) : write_stdout(text); };
   if (!common.json) {
-    write_stdout(std::to_string(count) + '\n');
+    report(std::to_string(count) + '\n');
     return exit_ok;
   }
   out.add("indices", json_bool(opts.indices))
-      .add("output", opts.output.empty() ? "null" : json_string(opts.output))
+      .add("output", opts.output ? json_string(*opts.output) : "null")
       .add("count", json_number(count))
       .add("time_ms", json_object()
                           .add("read", json_ms(t.read_ms))
@@ -113,7 +131,7 @@ int run_filter(const common_options& common, const filter_command_options& opts)
                           .add("filter", json_ms(t.compute_ms))
                           .add("write", json_ms(write_ms))
                           .str());
-  write_stdout(out.str() + '\n');
+  report(out.str() + '\n');
   return exit_ok;
 }
 

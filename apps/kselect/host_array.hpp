@@ -1,13 +1,15 @@
-// Host arrays of the supported key types, allocated without zero-filling so a
-// file can be read straight into them.
+// Host arrays of the supported key types, allocated without zero-filling (and
+// with huge pages when large, see host_buffer) so a file can be read straight
+// into them.
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <span>
+#include <utility>
 #include <variant>
 
 #include "dtype.hpp"
+#include "host_buffer.hpp"
 
 namespace kselect_cli {
 
@@ -15,16 +17,17 @@ template <class T>
 class host_array {
  public:
   host_array() = default;
-  explicit host_array(std::int64_t n)
-      : data_(std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(n))), size_(n) {}
+  explicit host_array(std::int64_t n) : buffer_(static_cast<std::size_t>(n) * sizeof(T)), size_(n) {}
+  /// Takes over `bytes`, which holds n values (at least n * sizeof(T) bytes).
+  host_array(host_buffer bytes, std::int64_t n) : buffer_(std::move(bytes)), size_(n) {}
 
-  T* data() noexcept { return data_.get(); }
-  const T* data() const noexcept { return data_.get(); }
+  T* data() noexcept { return static_cast<T*>(buffer_.data()); }
+  const T* data() const noexcept { return static_cast<const T*>(buffer_.data()); }
   std::int64_t size() const noexcept { return size_; }
-  std::span<const T> span() const noexcept { return {data_.get(), static_cast<std::size_t>(size_)}; }
+  std::span<const T> span() const noexcept { return {data(), static_cast<std::size_t>(size_)}; }
 
  private:
-  std::unique_ptr<T[]> data_;
+  host_buffer buffer_;
   std::int64_t size_ = 0;
 };
 

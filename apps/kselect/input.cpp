@@ -1,125 +1,203 @@
 #include "input.hpp"
 
-#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <memory>
+#include <utility>
 
+#include "byte_reader.hpp"
 #include "errors.hpp"
 #include "npy.hpp"
+#include "progress.hpp"
 
 namespace kselect_cli {
 namespace {
 
-struct file_closer {
-  void operator()(std::FILE* f) const noexcept { std::fclose(f); }
-};
-using file_ptr = std::unique_ptr<std::FILE, file_closer>;
-
-// Errors below do not name the file; load_input() prefixes the path once.
+// Errors below do not name the input; input_source::read() prefixes its name once.
 [[noreturn]] void fail(const std::string& what) { throw input_error(what); }
 
-/// An open input file and its size.
-class input_file {
- public:
-  explicit input_file(const std::string& path) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) fail(std::string("cannot open: ") + std::strerror(errno));
-    if (S_ISDIR(st.st_mode)) fail("is a directory");
-    file_.reset(std::fopen(path.c_str(), "rb"));
-    if (!file_) fail(std::string("cannot open: ") + std::strerror(errno));
-    size_ = static_cast<std::size_t>(st.st_size);
-  }
+std::string bytes_string(std::uint64_t n) { return std::to_string(n) + (n == 1 ? " byte" : " bytes"); }
 
-  std::size_t size() const noexcept { return size_; }
-
-  /// Reads exactly `bytes` bytes at the current position.
-  void read(void* dst, std::size_t bytes) {
-    if (bytes != 0 && std::fread(dst, 1, bytes, file_.get()) != bytes)
-      fail(std::ferror(file_.get()) ? std::string("read error: ") + std::strerror(errno)
-                                    : std::string("unexpected end of file"));
-  }
-
-  template <class T>
-  any_array read_values(std::int64_t n) {
-    host_array<T> values(n);
-    read(values.data(), static_cast<std::size_t>(n) * sizeof(T));
-    return any_array(std::move(values));
-  }
-
-  any_array read_values(dtype t, std::int64_t n) {
-    return visit_dtype(t, [&](auto tag) { return read_values<typename decltype(tag)::type>(n); });
-  }
-
- private:
-  file_ptr file_;
-  std::size_t size_ = 0;
-};
-
-std::string bytes_string(std::size_t n) { return std::to_string(n) + (n == 1 ? " byte" : " bytes"); }
-
-any_array load_npy(input_file& file, const input_spec& spec) {
-  std::string first(std::min(file.size(), npy::max_preamble_bytes), '\0');
-  file.read(first.data(), first.size());
-  const npy::preamble pre = npy::parse_preamble(first);
-  const std::size_t data_offset = pre.header_offset + pre.header_bytes;
-  if (data_offset > file.size()) fail("truncated .npy header");
-  // The header text: what the preamble read already holds, then the rest.
-  std::string text = first.substr(std::min(first.size(), pre.header_offset), pre.header_bytes);
-  const std::size_t already = text.size();
-  text.resize(pre.header_bytes);
-  file.read(text.data() + already, text.size() - already);
-
-  const npy::header h = npy::parse_header(text);
-  const dtype t = npy::header_dtype(h);
-  if (spec.requested && *spec.requested != t)
-    fail("--dtype " + std::string(dtype_name(*spec.requested)) + " conflicts with the file's dtype " +
-         std::string(dtype_name(t)) + " ('" + h.descr + "')");
-  const std::int64_t n = npy::header_count(h, dtype_size(t));
-  const std::size_t need = static_cast<std::size_t>(n) * dtype_size(t);
-  const std::size_t have = file.size() - data_offset;
-  if (have < need)
-    fail("truncated data: shape " + npy::shape_string(h.shape) + " of " + std::string(dtype_name(t)) +
-         " needs " + bytes_string(need) + ", the file holds " + bytes_string(have));
-  if (have > need)
-    fail(bytes_string(have - need) + " of unexpected data after the array of shape " +
-         npy::shape_string(h.shape));
-  return file.read_values(t, n);
-}
-
-any_array load_raw(input_file& file, const input_spec& spec) {
-  if (!spec.requested)
-    fail("raw input needs --dtype (one of " + std::string(dtype_names_list()) +
-              "), or a .npy file");
-  const dtype t = *spec.requested;
-  const std::size_t item = dtype_size(t);
-  if (file.size() % item != 0)
-    fail("file size " + bytes_string(file.size()) + " is not a multiple of the " +
-              std::string(dtype_name(t)) + " item size " + std::to_string(item));
-  return file.read_values(t, static_cast<std::int64_t>(file.size() / item));
-}
-
-}  // namespace
-
-bool is_npy_input(const input_spec& spec) {
-  if (spec.force_raw || spec.path.size() < 4) return false;
-  std::string ext = spec.path.substr(spec.path.size() - 4);
+bool has_npy_extension(const std::string& path) {
+  if (path.size() < 4) return false;
+  std::string ext = path.substr(path.size() - 4);
   std::transform(ext.begin(), ext.end(), ext.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return ext == ".npy";
 }
 
-any_array load_input(const input_spec& spec) {
+/// The input being read: its bytes, and its size where it is known in advance
+/// (a regular file: the bytes from where reading started to its end).
+struct reading {
+  byte_reader& in;
+  progress& shown;
+  std::optional<std::uint64_t> size;
+  const input_spec& spec;
+
+  const char* holder() const { return size ? "the file" : "the input"; }
+};
+
+any_array as_array(dtype t, host_buffer bytes, std::uint64_t byte_count) {
+  return visit_dtype(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return any_array(host_array<T>(std::move(bytes), static_cast<std::int64_t>(byte_count / sizeof(T))));
+  });
+}
+
+/// `first`: the bytes already read from the start of the input (at most
+/// npy::max_preamble_bytes; fewer only when the input is that short).
+any_array load_npy(reading& r, const std::string& first) {
+  const npy::preamble pre = npy::parse_preamble(first);
+  const std::size_t data_offset = pre.header_offset + pre.header_bytes;
+  if (r.size && data_offset > *r.size) fail("truncated .npy header");
+  // The header text: what `first` already holds, then the rest.
+  std::string text = first.substr(std::min(first.size(), pre.header_offset), pre.header_bytes);
+  const std::size_t already = text.size();
+  text.resize(pre.header_bytes);
+  if (r.in.read_up_to(text.data() + already, text.size() - already) != text.size() - already)
+    fail("truncated .npy header");
+
+  const npy::header h = npy::parse_header(text);
+  const dtype t = npy::header_dtype(h);
+  if (r.spec.requested && *r.spec.requested != t)
+    fail("--dtype " + std::string(dtype_name(*r.spec.requested)) + " conflicts with the file's dtype " +
+         std::string(dtype_name(t)) + " ('" + h.descr + "')");
+  const std::int64_t n = npy::header_count(h, dtype_size(t));
+  const std::uint64_t need = static_cast<std::uint64_t>(n) * dtype_size(t);
+  auto truncated = [&](std::uint64_t have) {
+    fail("truncated data: shape " + npy::shape_string(h.shape) + " of " + std::string(dtype_name(t)) +
+         " needs " + bytes_string(need) + ", " + r.holder() + " holds " + bytes_string(have));
+  };
+  auto extra = [&](std::uint64_t bytes) {
+    fail(bytes_string(bytes) + " of unexpected data after the array of shape " + npy::shape_string(h.shape));
+  };
+  if (r.size) {  // a file's size tells before any allocation
+    const std::uint64_t have = *r.size - data_offset;
+    if (have < need) truncated(have);
+    if (have > need) extra(have - need);
+  } else {
+    r.shown.set_total(data_offset + need);
+  }
+  if (need > SIZE_MAX) fail("the array does not fit in memory");
+  // A file's array is allocated at once; a stream's grows as its bytes arrive,
+  // so a header that promises more than comes never costs the whole allocation.
+  host_buffer data(r.size ? static_cast<std::size_t>(need) : 0);
+  const std::size_t got = r.size ? r.in.read_file_up_to(data.data(), static_cast<std::size_t>(need))
+                                 : r.in.append_up_to(data, 0, static_cast<std::size_t>(need));
+  if (got < need) truncated(got);
+  if (const std::uint64_t rest = r.in.skip_to_end(); rest != 0) extra(rest);
+  return as_array(t, std::move(data), need);
+}
+
+/// `first`: bytes already read from the start of the input (standard input's
+/// format check), the first bytes of the data.
+any_array load_raw(reading& r, const std::string& first, bool sniffed) {
+  if (!r.spec.requested) {
+    const std::string need_dtype = "raw input needs --dtype (one of " + std::string(dtype_names_list()) + ")";
+    if (sniffed) fail("not .npy data (no \\x93NUMPY magic string at the start), and " + need_dtype);
+    fail(need_dtype + ", or a .npy file");
+  }
+  const dtype t = *r.spec.requested;
+  const std::size_t item = dtype_size(t);
+  std::size_t got = first.size();
+  host_buffer data;
+  if (r.size) {
+    const std::uint64_t total = *r.size;  // counted from the start, `first` included
+    if (total % item != 0)
+      fail("file size " + bytes_string(total) + " is not a multiple of the " + std::string(dtype_name(t)) +
+           " item size " + std::to_string(item));
+    if (total > SIZE_MAX) fail("the data does not fit in memory");
+    data = host_buffer(static_cast<std::size_t>(total));
+    std::memcpy(data.data(), first.data(), first.size());
+    got += r.in.read_file_up_to(static_cast<char*>(data.data()) + got, static_cast<std::size_t>(total) - got);
+    if (got < total) fail("unexpected end of file (the file shrank while it was read)");
+  } else {
+    data.resize(first.size());
+    std::memcpy(data.data(), first.data(), first.size());
+    got = r.in.append_up_to(data, got, SIZE_MAX);
+    if (got % item != 0)
+      fail("read " + bytes_string(got) + ", not a multiple of the " + std::string(dtype_name(t)) +
+           " item size " + std::to_string(item));
+    data.resize(got);  // give back the unused end of the last growth
+  }
+  return as_array(t, std::move(data), got);
+}
+
+std::string read_first_bytes(byte_reader& in) {
+  std::string first(npy::max_preamble_bytes, '\0');
+  first.resize(in.read_up_to(first.data(), first.size()));
+  return first;
+}
+
+}  // namespace
+
+bool is_stdin_path(const std::string& path) { return path == "-" || path == "/dev/stdin"; }
+
+std::string input_display_name(const std::string& path) { return path == "-" ? "standard input" : path; }
+
+input_source::input_source(input_spec spec) : spec_(std::move(spec)) {
+  const std::string name = input_display_name(spec_.path);
+  if (is_stdin_path(spec_.path)) {
+    fd_ = STDIN_FILENO;  // /dev/stdin too: reopening it fails for sockets and loses a file's offset
+  } else {
+    // Opening a FIFO waits for its writer, as reading it would anyway.
+    fd_ = ::open(spec_.path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd_ < 0) throw input_error(name + ": cannot open: " + std::strerror(errno));
+    owns_fd_ = true;
+  }
+  if (::fstat(fd_, &st_) != 0) {
+    const int e = errno;
+    if (owns_fd_) ::close(fd_);
+    throw input_error(name + ": cannot open: " + std::strerror(e));
+  }
+  if (S_ISDIR(st_.st_mode)) {
+    if (owns_fd_) ::close(fd_);
+    throw input_error(name + ": is a directory");
+  }
+#ifdef F_SETPIPE_SZ
+  // A pipe's default 64 KiB makes writer and reader take turns every 64 KiB; a
+  // larger one (1 MiB is what an unprivileged process may ask) lets each run
+  // longer. Best effort: the pipe works the same without it.
+  if (S_ISFIFO(st_.st_mode)) (void)::fcntl(fd_, F_SETPIPE_SZ, 1 << 20);
+#endif
+}
+
+input_source::~input_source() {
+  if (owns_fd_) ::close(fd_);
+}
+
+any_array input_source::read() {
+  const std::string name = input_display_name(spec_.path);
   try {
-    input_file file(spec.path);
-    return is_npy_input(spec) ? load_npy(file, spec) : load_raw(file, spec);
+    std::optional<std::uint64_t> size;
+    if (S_ISREG(st_.st_mode)) {
+      // Standard input may be a file that was partly read already.
+      const off_t pos = owns_fd_ ? 0 : ::lseek(fd_, 0, SEEK_CUR);
+      const off_t at = std::clamp<off_t>(pos, 0, st_.st_size);
+      size = static_cast<std::uint64_t>(st_.st_size - at);
+    }
+    progress shown("reading " + name, progress::kind::bytes, size.value_or(0));
+    byte_reader in(fd_, shown);
+    reading r{in, shown, size, spec_};
+    if (spec_.force_raw) return load_raw(r, "", false);
+    if (!is_stdin_path(spec_.path)) {
+      if (has_npy_extension(spec_.path)) return load_npy(r, read_first_bytes(in));
+      return load_raw(r, "", false);
+    }
+    // Standard input has no name to tell its format: its first bytes do.
+    const std::string first = read_first_bytes(in);
+    if (first.empty()) fail("holds no values");
+    if (first.starts_with(npy::magic)) return load_npy(r, first);
+    return load_raw(r, first, true);
   } catch (const input_error& e) {
-    throw input_error(spec.path + ": " + e.what());
+    throw input_error(name + ": " + e.what());
   }
 }
+
+any_array load_input(const input_spec& spec) { return input_source(spec).read(); }
 
 }  // namespace kselect_cli

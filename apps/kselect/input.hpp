@@ -1,5 +1,8 @@
-// Reading an input file (.npy or raw binary) into a host array.
+// Reading an input (.npy or raw binary; a file, standard input, a pipe or a
+// device) into a host array.
 #pragma once
+
+#include <sys/stat.h>
 
 #include <optional>
 #include <string>
@@ -10,20 +13,54 @@
 namespace kselect_cli {
 
 struct input_spec {
-  std::string path;
+  std::string path;  // "-" and "/dev/stdin": standard input
   /// --dtype: required for raw files; for .npy files it must match the header.
   std::optional<dtype> requested;
-  /// --raw: read as raw binary whatever the extension.
+  /// --raw: read as raw binary whatever the extension or first bytes.
   bool force_raw = false;
 };
 
-/// True when `spec` is read as .npy (extension .npy, any case, and no --raw).
-bool is_npy_input(const input_spec& spec);
+/// True for the names of standard input: "-" and "/dev/stdin".
+bool is_stdin_path(const std::string& path);
 
-/// Reads the whole file with one read into a host array of its element type.
-/// Throws input_error (message starts with the path) for missing or malformed
-/// files, unsupported dtypes and --dtype mismatches. An empty array is returned
-/// as such; the commands decide that it is an error.
+/// The input as error messages and progress name it: the path as typed, or
+/// "standard input" for "-".
+std::string input_display_name(const std::string& path);
+
+/// An input opened but not read yet, so that what it is can be checked before
+/// any work (filter refuses to write over its input).
+class input_source {
+ public:
+  /// Opens spec.path (standard input is used as it is, not reopened). Throws
+  /// input_error "NAME: cannot open: ..." or "NAME: is a directory".
+  explicit input_source(input_spec spec);
+  ~input_source();
+  input_source(const input_source&) = delete;
+  input_source& operator=(const input_source&) = delete;
+
+  /// The opened file's status (fstat).
+  const struct stat& status() const noexcept { return st_; }
+
+  /// Reads the whole input into a host array of its element type.
+  ///
+  /// Format: --raw means raw; standard input is .npy when it starts with the
+  /// \x93NUMPY magic string, else raw; any other path is .npy when its name ends
+  /// in .npy (any case), else raw. Raw data needs --dtype. Regular files are read
+  /// knowing their size; pipes, FIFOs and devices are read to their end.
+  ///
+  /// Throws input_error (message starts with the display name) for malformed or
+  /// truncated data, unsupported dtypes and --dtype mismatches. An empty array is
+  /// returned as such; the commands decide that it is an error.
+  any_array read();
+
+ private:
+  input_spec spec_;
+  int fd_ = -1;
+  bool owns_fd_ = false;
+  struct stat st_ {};
+};
+
+/// Opens and reads in one go.
 any_array load_input(const input_spec& spec);
 
 }  // namespace kselect_cli

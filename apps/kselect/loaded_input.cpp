@@ -7,7 +7,8 @@
 
 namespace kselect_cli {
 
-loaded_input load_command_input(const common_options& common, const std::string& file) {
+loaded_input load_command_input(const common_options& common, const std::string& file,
+                                const std::function<void(const struct stat&)>& on_open) {
   input_spec spec{file, std::nullopt, common.raw};
   if (!common.dtype.empty()) {
     spec.requested = parse_dtype_name(common.dtype);
@@ -15,10 +16,12 @@ loaded_input load_command_input(const common_options& common, const std::string&
       throw input_error("--dtype: unknown type '" + common.dtype + "' (one of " +
                         std::string(dtype_names_list()) + ")");
   }
+  input_source source(spec);
+  if (on_open) on_open(source.status());
   stopwatch read;
-  loaded_input in{load_input(spec), 0};
+  loaded_input in{source.read(), 0};
   in.read_ms = read.ms();
-  if (size_of(in.values) == 0) throw input_error(file + ": holds no values");
+  if (size_of(in.values) == 0) throw input_error(input_display_name(file) + ": holds no values");
   return in;
 }
 

@@ -1,6 +1,9 @@
 // Loading the input file of select and quantile from the common options.
 #pragma once
 
+#include <sys/stat.h>
+
+#include <functional>
 #include <string>
 
 #include "backend.hpp"
@@ -15,8 +18,12 @@ struct loaded_input {
   double read_ms = 0;
 };
 
-/// Reads `file` as --dtype and --raw say; throws input_error when it holds no values.
-loaded_input load_command_input(const common_options& common, const std::string& file);
+/// Reads `file` ("-": standard input) as --dtype and --raw say; throws
+/// input_error when it holds no values. `on_open`, when given, is called with the
+/// opened input's status before anything is read (and is not part of read_ms):
+/// filter checks there that its output is not the input.
+loaded_input load_command_input(const common_options& common, const std::string& file,
+                                const std::function<void(const struct stat&)>& on_open = {});
 
 /// The --json fields select and quantile share: command, file, dtype, n, device.
 json_object command_json(std::string_view command, const std::string& file, const loaded_input& in,

@@ -1,21 +1,26 @@
-// Writing a command's complete output to stdout in one piece, and arrays to .npy files.
+// Writing a command's complete output to stdout in one piece, its report to
+// stderr when stdout carries data, and arrays as .npy to filter's -o file.
 #pragma once
 
 #include <cstdint>
-#include <string>
 #include <string_view>
 
 #include "dtype.hpp"
+#include "output_file.hpp"
 
 namespace kselect_cli {
 
-/// Writes `text` to stdout and flushes; throws kselect::error when that fails.
+/// Writes `text` to stdout. A write error (e.g. stdout is /dev/full) throws
+/// kselect::error "standard output: write error: ..."; a reader that has gone
+/// (EPIPE) ends the process quietly with exit code 1.
 void write_stdout(std::string_view text);
 
-/// Writes data[0..count) of type t to `path` as a one-dimensional .npy file (format
-/// 1.0), replacing the file. Throws input_error when the file cannot be created
-/// (e.g. a missing directory) and kselect::error when writing fails (the partial
-/// file is removed then). Messages start with the path.
-void write_npy_file(const std::string& path, dtype t, const void* data, std::int64_t count);
+/// Writes `text` to stderr (the report when stdout carries filter's .npy bytes).
+/// A failure is ignored: there is nowhere left to report it.
+void write_stderr(std::string_view text);
+
+/// Writes data[0..count) of type t to `out` as a one-dimensional .npy file
+/// (format 1.0) and commits it, with a progress line for large arrays.
+void write_npy(output_file& out, dtype t, const void* data, std::int64_t count);
 
 }  // namespace kselect_cli
