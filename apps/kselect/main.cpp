@@ -149,8 +149,9 @@ int run(int argc, char** argv) {
       "demo", "Median, percentiles and 1000 smallest of uniform floats, checked against a sort");
   add_common_options(*demo_cmd, common, false);
   CLI::Option* demo_n =
-      demo_cmd->add_option("--n", demo.n, "Number of values (default 2^24 on the CPU, 2^28 on a GPU)");
-  demo_cmd->add_option("--seed", demo.seed, "Seed of the generated values")->default_str("42");
+      demo_cmd->add_option("--n", demo.n, "Number of values (default 2^24 on the CPU, 2^28 on a GPU)")
+          ->type_name("N");
+  demo_cmd->add_option("--seed", demo.seed, "Seed of the generated values")->type_name("SEED")->default_str("42");
 
   bench_options bench;
   CLI::App* bench_cmd = app.add_subcommand(

@@ -107,7 +107,7 @@ TEST_F(CliErrors, WrongDtypeForNpy) {
 TEST_F(CliErrors, RanksOutOfRangeOrMalformed) {
   expect_error({"select", "-k", "3", good_}, "out of range [0, 3)");
   expect_error({"select", "-k", "0,1,5", good_}, "rank 5 is out of range");
-  expect_error({"select", "-k", "-1", good_}, "rank -1 is out of range");
+  expect_error({"select", "-k", "-1", good_}, "-k: -1 is negative");
   expect_error({"select", "-k", "x", good_}, "not an integer");
   expect_error({"select", "-k", "1.5", good_}, "not an integer");
   expect_error({"select", "-k", "1,,2", good_}, "empty entry");
