@@ -2,10 +2,10 @@
 
 #include <cctype>
 #include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <string_view>
+#include <limits>
+#include <optional>
 #include <type_traits>
 
 #include "dtype.hpp"
@@ -14,89 +14,183 @@
 namespace kselect_cli {
 namespace {
 
-/// Splits each item at commas; an empty entry is an error.
+std::string quoted(std::string_view s) {
+  std::string q(1, '\'');  // appended, not "'" + ...: GCC 12 warns falsely (-Wrestrict) on that
+  q += s;
+  q += '\'';
+  return q;
+}
+
+[[noreturn]] void fail(std::string_view option, const std::string& what) {
+  throw input_error(std::string(option) + ": " + what);
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/// The messages every numeric option shares for text outside the syntax. '+' and
+/// hexadecimal get their own words because strtod and strtol accept them: a user
+/// who wrote them elsewhere should learn why they fail here.
+void reject_foreign(std::string_view option, std::string_view text) {
+  if (text.empty()) throw input_error(std::string(option) + " needs a value");
+  if (text.front() == '+') fail(option, quoted(text) + " has a '+' sign (write numbers without one)");
+  const std::string_view body = text.substr(text.front() == '-' ? 1 : 0);
+  if (body.size() >= 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X'))
+    fail(option, quoted(text) + " is hexadecimal (write numbers in decimal)");
+}
+
+/// An integer as written: its sign and magnitude, read separately so that uint64
+/// values above 2^63 and "is negative" can both be reported.
+struct integer_text {
+  bool negative = false;
+  std::uint64_t magnitude = 0;
+  bool overflow = false;  // the magnitude is 2^64 or more
+};
+
+/// "-?digits"; std::nullopt for anything else.
+std::optional<integer_text> read_integer(std::string_view text) {
+  integer_text v;
+  if (!text.empty() && text.front() == '-') {
+    v.negative = true;
+    text.remove_prefix(1);
+  }
+  if (text.empty()) return std::nullopt;
+  constexpr std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
+  for (const char c : text) {
+    if (!is_digit(c)) return std::nullopt;
+    const auto d = static_cast<std::uint64_t>(c - '0');
+    if (v.magnitude > (max - d) / 10) v.overflow = true;
+    else if (!v.overflow) v.magnitude = v.magnitude * 10 + d;
+  }
+  return v;
+}
+
+/// An integer in [0, max].
+std::uint64_t read_nonnegative(std::string_view option, std::string_view text, std::uint64_t max) {
+  reject_foreign(option, text);
+  const auto v = read_integer(text);
+  if (!v) fail(option, quoted(text) + " is not an integer");
+  if (v->negative && (v->overflow || v->magnitude != 0)) fail(option, std::string(text) + " is negative");
+  if (v->overflow || v->magnitude > max) fail(option, std::string(text) + " is out of range");
+  return v->magnitude;
+}
+
+/// -?(digits[.[digits]] | .digits)([eE][+-]?digits)?
+bool is_decimal_real(std::string_view t) {
+  std::size_t i = 0, mantissa_digits = 0;
+  const auto digits = [&] {
+    std::size_t n = 0;
+    while (i < t.size() && is_digit(t[i])) ++i, ++n;
+    return n;
+  };
+  if (i < t.size() && t[i] == '-') ++i;
+  mantissa_digits += digits();
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    mantissa_digits += digits();
+  }
+  if (mantissa_digits == 0) return false;
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == t.size();
+}
+
+/// nan, inf, infinity, -inf, -infinity, in any case.
+bool is_nonfinite(std::string_view t) {
+  std::string lower;
+  for (const char c : t) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "nan") return true;  // not "-nan": NaN's sign means nothing to a comparison
+  if (!lower.empty() && lower.front() == '-') lower.erase(0, 1);
+  return lower == "inf" || lower == "infinity";
+}
+
+/// Text of the real syntax (checked by the caller) as the nearest T. The tool never
+/// calls setlocale, so strtod reads '.' as the decimal point.
+template <class T>
+T to_real(const std::string& text) {
+  errno = 0;
+  if constexpr (std::is_same_v<T, float>) return std::strtof(text.c_str(), nullptr);
+  else return std::strtod(text.c_str(), nullptr);
+}
+
+/// Splits each item at commas; an empty item or entry is an error.
 std::vector<std::string> split_items(const std::vector<std::string>& items, std::string_view option) {
   std::vector<std::string> out;
   for (const auto& item : items) {
+    if (item.empty()) throw input_error(std::string(option) + " needs a value");
     std::size_t start = 0;
     while (true) {
       const auto comma = item.find(',', start);
       std::string entry = item.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      if (entry.empty()) throw input_error(std::string(option) + ": empty entry in '" + item + "'");
+      if (entry.empty()) fail(option, "empty entry in " + quoted(item));
       out.push_back(std::move(entry));
       if (comma == std::string::npos) break;
       start = comma + 1;
     }
   }
-  if (out.empty()) throw input_error(std::string(option) + ": no values given");
+  if (out.empty()) throw input_error(std::string(option) + " needs a value");
   return out;
 }
 
 }  // namespace
 
-std::vector<std::int64_t> parse_ranks(const std::vector<std::string>& items) {
+std::vector<std::int64_t> parse_ranks(const std::vector<std::string>& items, std::string_view option) {
   std::vector<std::int64_t> ranks;
-  for (const auto& s : split_items(items, "-k")) {
-    std::int64_t k = 0;
-    const char* end = s.data() + s.size();
-    const char* first = s.data() + (s.front() == '+' ? 1 : 0);
-    const auto [ptr, ec] = std::from_chars(first, end, k);
-    if (ec == std::errc::result_out_of_range) throw input_error("-k: rank " + s + " is out of range");
-    if (ec != std::errc() || ptr != end) throw input_error("-k: '" + s + "' is not an integer rank");
-    ranks.push_back(k);
-  }
+  for (const auto& s : split_items(items, option)) ranks.push_back(parse_count(option, s));
   return ranks;
 }
 
-void check_ranks(const std::vector<std::int64_t>& ranks, std::int64_t n) {
+void check_ranks(const std::vector<std::int64_t>& ranks, std::int64_t n, std::string_view option) {
   for (auto k : ranks)
     if (k < 0 || k >= n)
-      throw input_error("-k: rank " + std::to_string(k) + " is out of range [0, " + std::to_string(n) +
-                        ") for " + std::to_string(n) + (n == 1 ? " value" : " values"));
+      fail(option, "rank " + std::to_string(k) + " is out of range [0, " + std::to_string(n) + ") for " +
+                       std::to_string(n) + (n == 1 ? " value" : " values"));
 }
 
-std::int64_t parse_count(std::string_view option, const std::string& text) {
-  const std::string name(option);
-  if (text.empty()) throw input_error(name + ": no value given");
-  std::int64_t v = 0;
-  const char* end = text.data() + text.size();
-  const char* first = text.data() + (text.front() == '+' ? 1 : 0);
-  const auto [ptr, ec] = std::from_chars(first, end, v);
-  if (ec == std::errc::result_out_of_range) throw input_error(name + ": " + text + " is out of range");
-  if (ec != std::errc() || ptr != end) throw input_error(name + ": '" + text + "' is not an integer");
-  if (v < 0) throw input_error(name + ": " + text + " is negative");
-  return v;
+std::int64_t parse_count(std::string_view option, std::string_view text) {
+  return static_cast<std::int64_t>(
+      read_nonnegative(option, text, static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())));
+}
+
+std::uint64_t parse_unsigned(std::string_view option, std::string_view text) {
+  return read_nonnegative(option, text, std::numeric_limits<std::uint64_t>::max());
 }
 
 rank_error_spec parse_max_rank_error(const std::string& text) {
   constexpr std::string_view option = "--max-rank-error";
   if (text.empty() || text.back() != '%') return {parse_count(option, text), -1};
+  reject_foreign(option, text);
   // A percent: digits with at most one decimal point, read exactly (a double would
   // round 0.3% of 1000 to 2.999... and then down to 2).
-  const std::string number = text.substr(0, text.size() - 1);
+  std::string_view number(text);
+  number.remove_suffix(1);
+  const bool negative = !number.empty() && number.front() == '-';
+  if (negative) number.remove_prefix(1);
+  const auto malformed = [&] { fail(option, quoted(text) + " is not a count or a percent such as 0.1%"); };
   rank_error_spec spec{0, 0};
   bool point = false;
   int digits = 0;
   for (const char c : number) {
     if (c == '.' && !point) {
       point = true;
-    } else if (c >= '0' && c <= '9') {
+    } else if (is_digit(c)) {
       // At most 18 digits: count < 10^18 and 10^decimals <= 10^18, so the
       // arithmetic below fits in 128 bits.
-      if (++digits > 18) throw input_error(std::string(option) + ": '" + text + "' has too many digits");
+      if (++digits > 18) fail(option, quoted(text) + " has too many digits");
       spec.count = spec.count * 10 + (c - '0');
       if (point) ++spec.decimals;
     } else {
-      throw input_error(std::string(option) + ": '" + text + "' is not a count or a percent such as 0.1%" +
-                        (c == '-' ? " (negative)" : ""));
+      malformed();
     }
   }
-  if (digits == 0) throw input_error(std::string(option) + ": '" + text + "' is not a count or a percent such as 0.1%");
+  if (digits == 0) malformed();
+  if (negative && spec.count != 0) fail(option, text + " is negative");
   // At most 100%: compare count / 10^decimals with 100.
   unsigned __int128 scale = 1;
   for (int i = 0; i < spec.decimals; ++i) scale *= 10;
-  if (static_cast<unsigned __int128>(spec.count) > 100 * scale)
-    throw input_error(std::string(option) + ": " + text + " is more than 100%");
+  if (static_cast<unsigned __int128>(spec.count) > 100 * scale) fail(option, text + " is more than 100%");
   return spec;
 }
 
@@ -111,36 +205,27 @@ std::int64_t resolve_max_rank_error(const rank_error_spec& spec, std::int64_t n)
 
 template <class T>
 T parse_constant(std::string_view option, const std::string& text) {
-  const std::string name(option);
   const std::string type(dtype_name(dtype_of<T>()));
-  if (text.empty()) throw input_error(name + ": no value given");
+  reject_foreign(option, text);
   if constexpr (std::is_floating_point_v<T>) {
-    // strtof / strtod: nearest value, "nan", "inf"; no leading space (they would skip it).
-    if (std::isspace(static_cast<unsigned char>(text.front())))
-      throw input_error(name + ": '" + text + "' is not a " + type + " value");
-    errno = 0;
-    char* end = nullptr;
-    const T v = std::is_same_v<T, float> ? std::strtof(text.c_str(), &end) : std::strtod(text.c_str(), &end);
-    if (end != text.c_str() + text.size()) throw input_error(name + ": '" + text + "' is not a " + type + " value");
-    if (errno == ERANGE && std::isinf(v)) throw input_error(name + ": " + text + " is out of range for " + type);
-    return v;
+    if (!is_decimal_real(text) && !is_nonfinite(text)) fail(option, quoted(text) + " is not a " + type + " value");
+    const T v = to_real<T>(text);
+    if (errno == ERANGE && std::isinf(v)) fail(option, text + " is out of range for " + type);
+    return v;  // an underflow rounds to zero or a subnormal: the nearest value
   } else {
-    // from_chars takes no '+', and no '-' for unsigned types: a negative integer is
-    // out of their range ("-0" is 0).
-    if (std::is_unsigned_v<T> && text.front() == '-' && text.size() > 1 &&
-        text.find_first_not_of("0123456789", 1) == std::string::npos) {
-      if (text.find_first_not_of('0', 1) == std::string::npos) return 0;
-      throw input_error(name + ": " + text + " is out of range for " + type);
+    const auto v = read_integer(text);
+    if (!v) fail(option, quoted(text) + " is not an integer (the input is " + type + ")");
+    const auto out_of_range = [&] { fail(option, text + " is out of range for " + type); };
+    if (v->overflow) out_of_range();
+    if (v->negative && v->magnitude != 0) {  // "-0" is 0, for unsigned types too
+      // The magnitude of T's minimum, computed in unsigned arithmetic (-min overflows T).
+      const std::uint64_t limit =
+          std::is_signed_v<T> ? std::uint64_t{0} - static_cast<std::uint64_t>(std::numeric_limits<T>::min()) : 0;
+      if (v->magnitude > limit) out_of_range();
+      return static_cast<T>(std::uint64_t{0} - v->magnitude);  // modular: exact for magnitudes <= limit
     }
-    T v = 0;
-    const char* end = text.data() + text.size();
-    const bool plus = text.front() == '+' && text.rfind("+-", 0) != 0;  // "+-5" stays an error
-    const char* first = text.data() + (plus ? 1 : 0);
-    const auto [ptr, ec] = std::from_chars(first, end, v);
-    if (ec == std::errc::result_out_of_range) throw input_error(name + ": " + text + " is out of range for " + type);
-    if (ec != std::errc() || ptr != end)
-      throw input_error(name + ": '" + text + "' is not an integer (the input is " + type + ")");
-    return v;
+    if (v->magnitude > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) out_of_range();
+    return static_cast<T>(v->magnitude);
   }
 }
 
@@ -151,14 +236,14 @@ template std::uint32_t parse_constant<std::uint32_t>(std::string_view, const std
 template std::int64_t parse_constant<std::int64_t>(std::string_view, const std::string&);
 template std::uint64_t parse_constant<std::uint64_t>(std::string_view, const std::string&);
 
-std::vector<double> parse_quantiles(const std::vector<std::string>& items) {
+std::vector<double> parse_quantiles(const std::vector<std::string>& items, std::string_view option) {
   std::vector<double> qs;
-  for (const auto& s : split_items(items, "-q")) {
-    char* end = nullptr;
-    const double q = std::strtod(s.c_str(), &end);
-    if (end != s.c_str() + s.size() || std::isspace(static_cast<unsigned char>(s.front())))
-      throw input_error("-q: '" + s + "' is not a number");
-    if (!(q >= 0.0 && q <= 1.0)) throw input_error("-q: " + s + " is not in [0, 1]");
+  for (const auto& s : split_items(items, option)) {
+    reject_foreign(option, s);
+    // nan and inf are read so that the message can say they are not in [0, 1].
+    if (!is_decimal_real(s) && !is_nonfinite(s)) fail(option, quoted(s) + " is not a number");
+    const double q = to_real<double>(s);
+    if (!(q >= 0.0 && q <= 1.0)) fail(option, s + " is not in [0, 1]");
     qs.push_back(q);
   }
   return qs;

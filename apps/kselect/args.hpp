@@ -1,6 +1,9 @@
-// Parsing and checking the values of command-line options beyond what CLI11
-// checks (comma lists of ranks and quantiles). Errors throw input_error with a
-// message that names the option.
+// The values of numeric command-line options, in one syntax for every option:
+// decimal only. Integers: an optional '-' then digits ('-' is read only so that a
+// negative count can be called negative). Reals: an optional '-', digits with an
+// optional fraction (".5" and "5." too), an optional exponent (e-3, e+3); nan, inf
+// and -inf only where a float value is wanted. No '+', no hexadecimal, no spaces.
+// Errors throw input_error with a message that starts with the option's name.
 #pragma once
 
 #include <cstdint>
@@ -10,14 +13,19 @@
 
 namespace kselect_cli {
 
-/// -k values: each entry an integer (entries may themselves be comma lists).
-std::vector<std::int64_t> parse_ranks(const std::vector<std::string>& items);
+/// -k values of select: each entry an integer >= 0 (entries may themselves be comma
+/// lists). `option` is the name the user typed (-k or --rank).
+std::vector<std::int64_t> parse_ranks(const std::vector<std::string>& items, std::string_view option = "-k");
 
 /// Throws unless every rank lies in [0, n).
-void check_ranks(const std::vector<std::int64_t>& ranks, std::int64_t n);
+void check_ranks(const std::vector<std::int64_t>& ranks, std::int64_t n, std::string_view option = "-k");
 
-/// A count option's value (-k of topk, --lo and --hi of range): an integer >= 0.
-std::int64_t parse_count(std::string_view option, const std::string& text);
+/// A count option's value (-k of topk, --lo and --hi of range, demo --n): an
+/// integer in [0, 2^63).
+std::int64_t parse_count(std::string_view option, std::string_view text);
+
+/// An unsigned option value (demo --seed): an integer in [0, 2^64).
+std::uint64_t parse_unsigned(std::string_view option, std::string_view text);
 
 /// --max-rank-error as given: an integer count, or a decimal number of percent of
 /// n followed by '%' ("0.1%"), kept exact (digits and decimal places) so that the
@@ -35,13 +43,14 @@ std::int64_t resolve_max_rank_error(const rank_error_spec& spec, std::int64_t n)
 
 /// A filter constant (--lt X, --range A B, ...) as a value of the input's type T:
 /// integer types take integers in their range (no decimal point: "2.5" is not an
-/// int32); float types take decimal or hex numbers, nan, inf and -inf, rounded to
-/// the nearest T; a finite number beyond T's range is an error.
+/// int32); float types take reals, nan, inf and -inf, rounded to the nearest T; a
+/// finite number beyond T's range is an error.
 template <class T>
 T parse_constant(std::string_view option, const std::string& text);
 
-/// -q values: each a number in [0, 1] (NaN rejected).
-std::vector<double> parse_quantiles(const std::vector<std::string>& items);
+/// -q values: each a real in [0, 1] (nan and inf rejected). `option` is the name
+/// the user typed (-q or --quantile).
+std::vector<double> parse_quantiles(const std::vector<std::string>& items, std::string_view option = "-q");
 
 /// 0, 0.01, ..., 1 (q = i / 100, as numpy.percentile(a, range(101)) uses).
 std::vector<double> percentile_quantiles();

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 
 #include "backend.hpp"
 #include "commands.hpp"
@@ -67,11 +68,13 @@ int run_bench(const common_options& common, const bench_options& opts) {
   for (const auto& name : candidates)
     if ((tool = find_tool(name))) break;
   if (!tool) {
+    // Typically a kselect copied without its benchmark: say how to get one.
     std::string names;
     for (const auto& name : candidates) names += (names.empty() ? "" : " or ") + name;
     throw input_error("bench: " + names +
-                      " not found (looked next to kselect, in ../bench and ../../bench relative to it, "
-                      "and on PATH)");
+                      " not found next to kselect, in its build tree or on PATH (install it with kselect: "
+                      "'make install PREFIX=DIR' in a build with KSELECT_BUILD_BENCH=ON, the default; "
+                      "or put it on PATH)");
   }
 
   std::vector<std::string> args{tool->string()};
@@ -81,7 +84,8 @@ int run_bench(const common_options& common, const bench_options& opts) {
   argv.push_back(nullptr);
   std::fflush(stdout);
   ::execv(argv[0], argv.data());
-  throw input_error("bench: cannot run " + tool->string() + ": " + std::strerror(errno));
+  // Found and executable, yet not started: a runtime failure (exit code 1), not a usage error.
+  throw std::runtime_error("bench: cannot run " + tool->string() + ": " + std::strerror(errno));
 }
 
 }  // namespace kselect_cli

@@ -20,6 +20,7 @@ struct common_options {
 
 struct select_options {
   std::vector<std::string> ranks;  // -k, comma lists
+  std::string rank_option = "-k";  // as the user typed it: -k or --rank (for messages)
   bool approx = false;             // --approx: kselect::approx_multiselect
   std::string max_rank_error;      // --max-rank-error: a count or "P%" (needs --approx)
   bool max_rank_error_given = false;
@@ -58,16 +59,18 @@ struct filter_command_options {
 
 struct quantile_options {
   std::vector<std::string> quantiles;  // -q, comma lists
+  std::string quantile_option = "-q";  // as the user typed it: -q or --quantile (for messages)
   bool percentiles = false;
   std::string method = "linear";
   bool nan_ignore = false;
   std::string file;
 };
 
+/// demo: the numbers as typed, read with the tool's number syntax (args.hpp).
 struct demo_options {
-  std::int64_t n = 0;  // --n; when not given, 2^24 on the CPU, 2^28 on a GPU
+  std::string n;  // --n; when not given, 2^24 on the CPU, 2^28 on a GPU
   bool n_given = false;
-  std::uint64_t seed = 42;
+  std::string seed = "42";
 };
 
 struct bench_options {

@@ -185,15 +185,17 @@ std::string json_report(const demo_input& in, const backend& b, std::uint64_t se
 }  // namespace
 
 int run_demo(const common_options& common, const demo_options& opts) {
-  if (opts.n_given && (opts.n < 1 || opts.n > INT32_MAX))
-    throw input_error("--n: " + std::to_string(opts.n) + " is not in [1, 2147483647]");
+  const std::int64_t given_n = opts.n_given ? parse_count("--n", opts.n) : 0;
+  if (opts.n_given && (given_n < 1 || given_n > INT32_MAX))
+    throw input_error("--n: " + opts.n + " is not in [1, 2147483647]");
+  const std::uint64_t seed = parse_unsigned("--seed", opts.seed);
   const backend b = choose_backend(common.device);
-  const std::int64_t n = opts.n_given ? opts.n : (b.cuda ? std::int64_t{1} << 28 : std::int64_t{1} << 24);
+  const std::int64_t n = opts.n_given ? given_n : (b.cuda ? std::int64_t{1} << 28 : std::int64_t{1} << 24);
   if (!common.json)
     write_stdout("kselect demo: " + std::to_string(n) + " uniform float32 values in (0, 1], seed " +
-                 std::to_string(opts.seed) + "\n" + b.description + "\n");
+                 std::to_string(seed) + "\n" + b.description + "\n");
 
-  demo_input in(b, n, opts.seed);
+  demo_input in(b, n, seed);
   kselect::options opt;
   opt.device = b.cuda ? kselect::device_kind::cuda : kselect::device_kind::cpu;
 
@@ -227,7 +229,7 @@ int run_demo(const common_options& common, const demo_options& opts) {
                       std::to_string(k - 1) + ": " + format_value(checks[2].values.back());
   checks[2].failure = check_smallest(in, checks[2].values);
 
-  write_stdout(common.json ? json_report(in, b, opts.seed, checks, sort_ms)
+  write_stdout(common.json ? json_report(in, b, seed, checks, sort_ms)
                            : text_report(in, checks, sort_ms));
   const bool ok = std::all_of(checks.begin(), checks.end(), [](const check& c) { return c.failure.empty(); });
   return ok ? exit_ok : exit_failure;

@@ -18,7 +18,7 @@ int run_quantile(const common_options& common, const quantile_options& opts) {
   if (opts.percentiles == !opts.quantiles.empty())
     throw input_error("give either -q Q[,Q...] or --percentiles");
   const std::vector<double> qs =
-      opts.percentiles ? percentile_quantiles() : parse_quantiles(opts.quantiles);
+      opts.percentiles ? percentile_quantiles() : parse_quantiles(opts.quantiles, opts.quantile_option);
   const kselect::quantile_method method = kselect::parse_quantile_method(opts.method);
   const backend b = choose_backend(common.device);
   const loaded_input in = load_command_input(common, opts.file);

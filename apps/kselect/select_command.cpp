@@ -16,7 +16,7 @@
 namespace kselect_cli {
 
 int run_select(const common_options& common, const select_options& opts) {
-  const std::vector<std::int64_t> ranks = parse_ranks(opts.ranks);
+  const std::vector<std::int64_t> ranks = parse_ranks(opts.ranks, opts.rank_option);
   if (opts.max_rank_error_given && !opts.approx) throw input_error("--max-rank-error needs --approx");
   // Without --max-rank-error, --approx allows no error: exact selection.
   const rank_error_spec error_spec =
@@ -24,7 +24,7 @@ int run_select(const common_options& common, const select_options& opts) {
   const backend b = choose_backend(common.device);
   const loaded_input in = load_command_input(common, opts.file);
   const std::int64_t n = size_of(in.values);
-  check_ranks(ranks, n);
+  check_ranks(ranks, n, opts.rank_option);
   const std::int64_t max_rank_error = resolve_max_rank_error(error_spec, n);
 
   timings t;

@@ -122,7 +122,21 @@ TEST_F(BenchTest, MissingBenchIsAnError) {
   const auto lines = lines_of(r.err);
   ASSERT_EQ(lines.size(), 1u) << r.err;
   EXPECT_EQ(lines[0].rfind("kselect: error: ", 0), 0u);
-  EXPECT_NE(lines[0].find("kselect-cpu-bench not found"), std::string::npos) << lines[0];
+  // It names the missing program and says how to get it.
+  EXPECT_NE(lines[0].find("kselect-cpu-bench not found next to kselect, in its build tree or on PATH"),
+            std::string::npos)
+      << lines[0];
+  EXPECT_NE(lines[0].find("'make install PREFIX=DIR' in a build with KSELECT_BUILD_BENCH=ON"), std::string::npos)
+      << lines[0];
+  EXPECT_NE(lines[0].find("or put it on PATH"), std::string::npos) << lines[0];
+}
+
+TEST_F(BenchTest, BenchThatCannotStartIsARuntimeFailure) {
+  write_bytes(bin_ / "kselect-cpu-bench", "not a program\n");
+  fs::permissions(bin_ / "kselect-cpu-bench", fs::perms::owner_all);
+  const auto r = run_copy({"--device", "cpu", "bench"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("kselect: error: bench: cannot run "), std::string::npos) << r.err;
 }
 
 }  // namespace

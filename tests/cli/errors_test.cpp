@@ -107,7 +107,7 @@ TEST_F(CliErrors, WrongDtypeForNpy) {
 TEST_F(CliErrors, RanksOutOfRangeOrMalformed) {
   expect_error({"select", "-k", "3", good_}, "out of range [0, 3)");
   expect_error({"select", "-k", "0,1,5", good_}, "rank 5 is out of range");
-  expect_error({"select", "-k", "-1", good_}, "rank -1 is out of range");
+  expect_error({"select", "-k", "-1", good_}, "-k: -1 is negative");
   expect_error({"select", "-k", "x", good_}, "not an integer");
   expect_error({"select", "-k", "1.5", good_}, "not an integer");
   expect_error({"select", "-k", "1,,2", good_}, "empty entry");
@@ -121,15 +121,15 @@ TEST_F(CliErrors, QuantilesOutOfRangeOrMalformed) {
   expect_error({"quantile", "-q", "inf", good_}, "not in [0, 1]");
   expect_error({"quantile", "-q", "half", good_}, "not a number");
   expect_error({"quantile", "-q", "0.5x", good_}, "not a number");
-  expect_error({"quantile", good_}, "give either -q");
-  expect_error({"quantile", "-q", "0.5", "--percentiles", good_}, "excludes");
+  expect_error({"quantile", good_}, "quantile: -q is required (give -q Q[,Q...] or --percentiles)");
+  expect_error({"quantile", "-q", "0.5", "--percentiles", good_}, "give either -q or --percentiles, not both");
   expect_error({"quantile", "-q", "0.5", "--method", "cubic", good_}, "--method");
 }
 
 TEST_F(CliErrors, UsageErrors) {
   expect_error({}, "subcommand");
   expect_error({"frobnicate"}, "frobnicate");
-  expect_error({"select", good_}, "--rank is required");
+  expect_error({"select", good_}, "select: -k is required (give -k K[,K...])");
   expect_error({"select", "-k", "0"}, "FILE");
   expect_error({"select", "-k", "0", good_, "extra"}, "extra");
   expect_error({"select", "-k", "0", "--device", "tpu", good_}, "--device");

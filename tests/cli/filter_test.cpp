@@ -221,7 +221,7 @@ TEST_F(CliTest, FilterBadArguments) {
   expect_error({"filter", "--gt", "2.5", i32}, "--gt: '2.5' is not an integer (the input is int32)");
   expect_error({"filter", "--gt", "3000000000", i32}, "--gt: 3000000000 is out of range for int32");
   expect_error({"filter", "--ge", "-1", u64}, "--ge: -1 is out of range for uint64");
-  expect_error({"filter", "--eq", "+-1", i32}, "not an integer");
+  expect_error({"filter", "--eq", "+-1", i32}, "has a '+' sign");
   expect_error({"filter", "--eq", "18446744073709551616", u64}, "out of range for uint64");
   const std::string out = path("out.npy").string();
   expect_error({"filter", "--range", "3", "1", f32, "-o", out}, "--range: A = 3 is greater than B = 1");
