@@ -37,7 +37,7 @@ int run_quantile(const common_options& common, const quantile_options& opts) {
               const std::span<const double> q(qs);
               return opts.nan_ignore ? kselect::nanquantile(v, n, q, method, opt)
                                      : kselect::quantile(v, n, q, method, opt);
-            });
+            }, "computing quantiles");
         if (!common.json) {
           write_lines(values);
           return;

@@ -42,12 +42,12 @@ int run_select(const common_options& common, const select_options& opts) {
           values = run_on_backend(b, data, t, [&](const T* v, std::int64_t size, const kselect::options& opt) {
             if (ranks.size() == 1) return std::vector<T>{kselect::select(v, size, ranks[0], opt)};
             return kselect::multiselect(v, size, asked, opt);
-          });
+          }, "selecting");
         } else {
           const auto answers =
               run_on_backend(b, data, t, [&](const T* v, std::int64_t size, const kselect::options& opt) {
                 return kselect::approx_multiselect(v, size, asked, max_rank_error, opt);
-              });
+              }, "selecting");
           for (const auto& a : answers) values.push_back(a.value), exact.push_back(a.rank);
         }
         if (!common.json) {

@@ -30,7 +30,8 @@ int print_selection(const common_options& common, const loaded_input& in, const 
       [&](const auto& data) {
         using T = std::remove_cvref_t<decltype(*data.data())>;
         const kselect::selection<T> s = run_on_backend(
-            b, data, t, [&](const T* v, std::int64_t n, const kselect::options& opt) { return select(v, n, opt); });
+            b, data, t, [&](const T* v, std::int64_t n, const kselect::options& opt) { return select(v, n, opt); },
+            "selecting");
         if (!common.json) {
           if (with_indices)
             write_two_columns(s.indices, s.values);
