@@ -176,7 +176,8 @@ void command_line::add_filter() {
                                ->allow_extra_args(false);
   cmd->add_flag("--indices", filter.indices, "Write the values' 0-based positions (int64) instead");
   cmd->add_option("-o,--output", filter.output,
-                  "Write the values (or positions) to OUT.npy; without it only their number is printed")
+                  "Write the values (or positions) to OUT.npy (- for standard output); without it only their "
+                  "number is printed")
       ->type_name("OUT.npy");
   cmd->add_option("FILE", filter.file, kFileHelp)->required();
 }

@@ -9,9 +9,10 @@ namespace kselect::cpu {
 
 /// For each positions[i] (ascending, in [0, n)) whose element in the stable sort of
 /// values[0..n) has the same key as `like` (plan::key_traits: every zero, or every
-/// NaN), out[i] = that element, bit for bit. Two passes over the input, whatever the
-/// number of positions: counts per chunk (keys below, keys equal), then each chunk
-/// walks its own equal elements for the ordinals that fall in it.
+/// NaN), out[i] = that element, bit for bit. One pass over the input counts per chunk
+/// (keys below, keys equal, their bit patterns); when the equal elements are all one
+/// bit pattern that is every answer, else a second pass has each chunk walk its own
+/// equal elements for the ordinals that fall in it, whatever the number of positions.
 template <class T>
 void tied_elements(const T* values, std::int64_t n, T like, const std::int64_t* positions, std::int64_t count,
                    T* out, int num_threads = 0);
