@@ -14,7 +14,8 @@ ratios kselect / NumPy.
 
 usage: cpu_numpy_bench.py [--bench PATH] [--log2n 20,24,26] [--n N,...]
                           [--dists uniform,normal,sorted,sixteen_values] [--dtypes float32]
-                          [--runs 10] [--numpy-runs R] [--threads T] [--sort-max-log2n 26]
+                          [--runs 10] [--numpy-runs R] [--numpy-ops load,partition,...]
+                          [--threads T] [--sort-max-log2n 26] [--keys-per-thread K]
                           [--json FILE] [--tmp DIR]
 --numpy-runs (default: --runs) lets the slow NumPy calls at 2^31 keys run fewer times.
 """
@@ -60,19 +61,22 @@ def time_runs(runs, fn):
     return {"median_ms": statistics.median(times), "min_ms": min(times), "max_ms": max(times), "runs": runs}
 
 
-def numpy_rows(path, n, dtype, dist, runs, sort_max_log2n):
+def numpy_rows(path, n, dtype, dist, runs, sort_max_log2n, ops):
     rows = []
 
     def add(op, t):
         rows.append(dict(impl="numpy", op=op, dtype=dtype, dist=dist, n=n, **t))
 
     np.load(path)  # into the page cache
-    add("load", time_runs(runs, lambda: np.load(path)))
+    if "load" in ops:
+        add("load", time_runs(runs, lambda: np.load(path)))
     a = np.load(path)
-    add("partition", time_runs(runs, lambda: np.partition(a, n // 2)))
+    if "partition" in ops:
+        add("partition", time_runs(runs, lambda: np.partition(a, n // 2)))
     q = np.arange(101)
-    add("percentile", time_runs(runs, lambda: np.percentile(a, q)))
-    if n.bit_length() - 1 <= sort_max_log2n:
+    if "percentile" in ops:
+        add("percentile", time_runs(runs, lambda: np.percentile(a, q)))
+    if "sort" in ops and n.bit_length() - 1 <= sort_max_log2n:
         add("sort", time_runs(min(runs, 5), lambda: np.sort(a)))
     return rows
 
@@ -93,6 +97,9 @@ def main():
     p.add_argument("--dtypes", default="float32")
     p.add_argument("--runs", type=int, default=10)
     p.add_argument("--numpy-runs", type=int, default=0, help="timed NumPy runs (default: --runs)")
+    p.add_argument("--numpy-ops", default="load,partition,percentile,sort",
+                   help="the NumPy calls to time (np.percentile of 2^31 keys takes minutes)")
+    p.add_argument("--keys-per-thread", type=int, default=0, help="passed to kselect-cpu-bench")
     p.add_argument("--threads", type=int, default=0)
     p.add_argument("--sort-max-log2n", type=int, default=26)
     p.add_argument("--json", help="write every row here")
@@ -114,13 +121,16 @@ def main():
                            "--save-npy", tmp]
                     if args.threads:
                         cmd += ["--threads", str(args.threads)]
+                    if args.keys_per_thread:
+                        cmd += ["--keys-per-thread", str(args.keys_per_thread)]
                     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
                     with open(out) as f:
                         k = json.load(f)
-                    header = header or {key: k[key] for key in ("cpu", "threads", "kernels", "runs")}
+                    header = header or {key: k[key] for key in ("cpu", "threads", "kernels", "runs", "keys_per_thread")}
                     rows = k["results"]
                     npy = os.path.join(tmp, f"{dtype}_{dist}_{n}.npy")
-                    rows += numpy_rows(npy, n, dtype, dist, args.numpy_runs or args.runs, args.sort_max_log2n)
+                    rows += numpy_rows(npy, n, dtype, dist, args.numpy_runs or args.runs, args.sort_max_log2n,
+                                       args.numpy_ops.split(","))
                     os.remove(npy)
                     report(rows)
                     all_rows += rows
@@ -149,13 +159,15 @@ def report(rows):
     for label, ks, npop, std in (("select n/2", "select_n/2", "partition", "nth_element"),
                                  ("101 percentiles", "percentiles", "percentile", None)):
         a, b = ms("kselect", ks), ms("numpy", npop)
-        line = f"  {label:16s}  kselect {a:9.3f} ms   numpy {b:9.3f} ms   kselect/numpy {a / b:5.2f}"
+        line = f"  {label:16s}  kselect {a:9.3f} ms"
+        if b:
+            line += f"   numpy {b:9.3f} ms   kselect/numpy {a / b:5.2f}"
         s = ms("std", std) if std else None
         if s:
             line += f"   std::{std} {s:9.3f} ms"
         print(line)
     srt, nsrt, load = ms("std", "sort"), ms("numpy", "sort"), ms("numpy", "load")
-    line = f"  np.load {load:9.3f} ms"
+    line = f"  np.load {load:9.3f} ms" if load else " "
     if nsrt:
         line += f"   np.sort {nsrt:9.3f} ms"
     if srt:

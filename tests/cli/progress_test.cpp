@@ -97,7 +97,7 @@ class ProgressTest : public IoTest {
 
 TEST_F(ProgressTest, EachPhaseShowsALineAndErasesIt) {
   const pty_result r =
-      run_in_pty(dir_, slow_input("KSELECT_PROGRESS_DELAY=0 \"$K\" filter --lt 1 f.npy -o out.npy"));
+      run_in_pty(dir_, slow_input("KSELECT_PROGRESS_DELAY=0 \"$K\" --device cpu filter --lt 1 f.npy -o out.npy"));
   EXPECT_EQ(r.exit_code, 0) << r.bytes;
   EXPECT_NE(r.bytes.find("\rkselect: reading f.npy: "), std::string::npos) << r.bytes;
   EXPECT_NE(r.bytes.find(" of 3.8 MiB ("), std::string::npos) << r.bytes;   // the total, once the header is read
