@@ -2,8 +2,8 @@
 // read bandwidth, in one run.
 //   read floor      : one parallel pass (min and sum of the bits) over the input,
 //                     all threads: the memory-bandwidth floor, as ms and GB/s
-//   select n/2      : kselect::cpu::sample_select (what multiselect runs), one rank
-//   percentiles     : kselect::cpu::sample_select of the ranks np.percentile reads for
+//   select n/2      : kselect::cpu::multiselect, one rank (all threads)
+//   percentiles     : kselect::cpu::multiselect of the ranks np.percentile reads for
 //                     0, 1, ..., 100 (method "linear": floor and ceil of (n-1) p / 100)
 //   nth_element     : std::nth_element(n/2) on a copy (serial; the copy is not timed)
 //   sort            : std::sort of a copy (serial; skipped above --sort-max-log2n)
@@ -17,8 +17,7 @@
 // usage: kselect-cpu-bench [--log2n 20,24,26] [--n N,...] [--dists uniform,normal,...]
 //                          [--dtypes float32,...] [--runs 10] [--threads T]
 //                          [--sort-max-log2n 26] [--std-max-log2n 28] [--json FILE]
-//                          [--save-npy DIR] [--no-std] [--keys-per-thread K]
-// --keys-per-thread sets cpu::tuning::keys_per_thread (1: every level on all threads).
+//                          [--save-npy DIR] [--no-std]
 #include <omp.h>
 
 #include <algorithm>
@@ -41,7 +40,6 @@
 #include "common/generate.hpp"
 #include "common/reference.hpp"
 #include "cpu/cpu_select.hpp"
-#include "cpu/sample_select.hpp"
 #if __has_include("cpu/isa.hpp")  // absent in versions before the SIMD kernels
 #include "cpu/isa.hpp"
 #define KSELECT_HAS_ISA 1
@@ -181,7 +179,6 @@ struct options {
   int std_max_log2n = 28;
   bool run_std = true;
   std::string json, npy_dir;
-  kselect::cpu::tuning tuning;  // --keys-per-thread sets keys_per_thread
 };
 
 template <class T>
@@ -210,13 +207,12 @@ void bench_case(const options& opt, const std::string& dtype, const std::string&
   const std::int64_t k = n / 2;
   T median{};
   add("select_n/2",
-      time_runs(opt.runs, nothing,
-                [&] { kselect::cpu::sample_select(values.data(), n, &k, 1, &median, threads, opt.tuning); }));
+      time_runs(opt.runs, nothing, [&] { kselect::cpu::multiselect(values.data(), n, &k, 1, &median, threads); }));
   const std::vector<std::int64_t> ranks = percentile_ranks(n);
   std::vector<T> pct(ranks.size());
   add("percentiles", time_runs(opt.runs, nothing, [&] {
-        kselect::cpu::sample_select(values.data(), n, ranks.data(), static_cast<std::int64_t>(ranks.size()),
-                                    pct.data(), threads, opt.tuning);
+        kselect::cpu::multiselect(values.data(), n, ranks.data(), static_cast<std::int64_t>(ranks.size()), pct.data(),
+                                  threads);
       }));
 
   const int lg = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(n)) - 1);
@@ -268,14 +264,11 @@ int main(int argc, char** argv) {
       opt.npy_dir = argv[++i];
     } else if (a == "--no-std") {
       opt.run_std = false;
-    } else if (a == "--keys-per-thread" && has) {
-      opt.tuning.keys_per_thread = std::max<std::int64_t>(1, std::atoll(argv[++i]));
     } else {
       std::fprintf(stderr,
                    "usage: %s [--log2n 20,24,26] [--n N,...] [--dists uniform,normal,sorted,sixteen_values]\n"
                    "       [--dtypes float32,float64,int32,uint32,int64,uint64] [--runs 10] [--threads T]\n"
-                   "       [--sort-max-log2n 26] [--std-max-log2n 28] [--json FILE] [--save-npy DIR] [--no-std]\n"
-                   "       [--keys-per-thread K]\n",
+                   "       [--sort-max-log2n 26] [--std-max-log2n 28] [--json FILE] [--save-npy DIR] [--no-std]\n",
                    argv[0]);
       return 2;
     }
@@ -288,8 +281,8 @@ int main(int argc, char** argv) {
 #else
   const char* isa = "none";
 #endif
-  std::printf("%s, %d threads, kernels %s, %lld keys a thread; median / min / max ms of %d runs; std:: serial\n",
-              cpu_model().c_str(), threads, isa, static_cast<long long>(opt.tuning.keys_per_thread), opt.runs);
+  std::printf("%s, %d threads, kernels %s; median / min / max ms of %d runs; std:: serial\n", cpu_model().c_str(),
+              threads, isa, opt.runs);
   std::printf("%-8s %-15s %13s  %-12s %10s %10s %10s\n", "dtype", "dist", "n", "op", "median", "min", "max");
 
   std::vector<row> rows;
@@ -316,7 +309,7 @@ int main(int argc, char** argv) {
     std::ofstream out(opt.json);
     out << "{\n  \"tool\": \"kselect-cpu-bench\",\n  \"cpu\": \"" << json_escape(cpu_model())
         << "\",\n  \"threads\": " << threads << ",\n  \"kernels\": \"" << isa << "\",\n  \"runs\": " << opt.runs
-        << ",\n  \"keys_per_thread\": " << opt.tuning.keys_per_thread << ",\n  \"results\": [\n";
+        << ",\n  \"results\": [\n";
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const row& r = rows[i];
       char buf[512];

@@ -15,7 +15,7 @@ ratios kselect / NumPy.
 usage: cpu_numpy_bench.py [--bench PATH] [--log2n 20,24,26] [--n N,...]
                           [--dists uniform,normal,sorted,sixteen_values] [--dtypes float32]
                           [--runs 10] [--numpy-runs R] [--numpy-ops load,partition,...]
-                          [--threads T] [--sort-max-log2n 26] [--keys-per-thread K]
+                          [--threads T] [--sort-max-log2n 26]
                           [--json FILE] [--tmp DIR]
 --numpy-runs (default: --runs) lets the slow NumPy calls at 2^31 keys run fewer times.
 """
@@ -99,7 +99,6 @@ def main():
     p.add_argument("--numpy-runs", type=int, default=0, help="timed NumPy runs (default: --runs)")
     p.add_argument("--numpy-ops", default="load,partition,percentile,sort",
                    help="the NumPy calls to time (np.percentile of 2^31 keys takes minutes)")
-    p.add_argument("--keys-per-thread", type=int, default=0, help="passed to kselect-cpu-bench")
     p.add_argument("--threads", type=int, default=0)
     p.add_argument("--sort-max-log2n", type=int, default=26)
     p.add_argument("--json", help="write every row here")
@@ -121,12 +120,10 @@ def main():
                            "--save-npy", tmp]
                     if args.threads:
                         cmd += ["--threads", str(args.threads)]
-                    if args.keys_per_thread:
-                        cmd += ["--keys-per-thread", str(args.keys_per_thread)]
                     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
                     with open(out) as f:
                         k = json.load(f)
-                    header = header or {key: k[key] for key in ("cpu", "threads", "kernels", "runs", "keys_per_thread")}
+                    header = header or {key: k[key] for key in ("cpu", "threads", "kernels", "runs")}
                     rows = k["results"]
                     npy = os.path.join(tmp, f"{dtype}_{dist}_{n}.npy")
                     rows += numpy_rows(npy, n, dtype, dist, args.numpy_runs or args.runs, args.sort_max_log2n,

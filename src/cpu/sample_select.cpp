@@ -137,16 +137,10 @@ class selector {
     return cfg_.seed ^ plan::mix64(static_cast<std::uint64_t>(depth) << 48 ^ static_cast<std::uint64_t>(n) ^ path);
   }
   int run_length(std::int64_t n) const { return n >= cfg_.run_sampling_min ? static_cast<int>(64 / sizeof(K)) : 1; }
-  /// Threads for a parallel pass over n keys: each gets at least keys_per_thread.
-  int threads_for(std::int64_t n) const {
-    return static_cast<int>(
-        std::clamp<std::int64_t>(n / std::max<std::int64_t>(1, cfg_.keys_per_thread), 1, threads_));
-  }
   std::int64_t chunks(std::int64_t n, bool par) const {
     if (!par) return 1;
-    const std::int64_t t = threads_for(n);
-    return std::clamp<std::int64_t>(n / std::max<std::int64_t>(1, cfg_.parallel_min / 4), t,
-                                    t * cfg_.chunks_per_thread);
+    return std::clamp<std::int64_t>(n / std::max<std::int64_t>(1, cfg_.parallel_min / 4), threads_,
+                                    std::int64_t{threads_} * cfg_.chunks_per_thread);
   }
 
   void solve_small(level_keys<K> in, std::int64_t n, std::span<const std::int64_t> ranks, K* out) const {
@@ -206,7 +200,7 @@ class selector {
       wc.spill.resize(static_cast<std::size_t>(C));
       wc.used.assign(static_cast<std::size_t>(C), 0);
     }
-    parallel_for(C, par ? threads_for(n) : 1, [&](std::int64_t c) {
+    parallel_for(C, par ? threads_ : 1, [&](std::int64_t c) {
       const auto ci = static_cast<std::size_t>(c);
       const std::int64_t begin = chunk_begin(n, C, c), end = chunk_begin(n, C, c + 1);
       K* dst[kernels::kMaxWindowBounds / 2] = {};
@@ -357,7 +351,7 @@ class selector {
     const std::int64_t C = chunks(n, par);
     const std::size_t cells = (static_cast<std::size_t>(m) + 1) << fine_bits;
     std::vector<std::uint64_t> counts(static_cast<std::size_t>(C) * cells, 0);
-    parallel_for(C, par ? threads_for(n) : 1, [&](std::int64_t c) {
+    parallel_for(C, par ? threads_ : 1, [&](std::int64_t c) {
       std::vector<std::uint32_t> scratch(4 * cells);
       const kernels::count_job<K> job{in.data,
                                       chunk_begin(n, C, c),
@@ -423,7 +417,7 @@ class selector {
       }
     }
     const key_buffer<K> buf(copied);
-    parallel_for(C, par ? threads_for(n) : 1, [&](std::int64_t c) {
+    parallel_for(C, par ? threads_ : 1, [&](std::int64_t c) {
       std::vector<K*> dst(static_cast<std::size_t>(T));
       for (std::int64_t j = 0; j < T; ++j)
         dst[static_cast<std::size_t>(j)] = buf.data.get() + cursor[static_cast<std::size_t>(c * T + j)];

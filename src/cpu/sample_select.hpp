@@ -74,10 +74,6 @@ struct tuning {
   // ---- threads ----
   /// Levels smaller than this run on one thread.
   std::int64_t parallel_min = std::int64_t{1} << 18;
-  /// A parallel pass gives each thread at least this many keys (1 MiB of 32-bit
-  /// keys, tens of microseconds of a core's work), so small levels wake few
-  /// threads: see docs/performance.md for the 2^20-key runs on 16 threads.
-  std::int64_t keys_per_thread = std::int64_t{1} << 18;
   /// A parallel pass is cut into this many chunks per thread, handed out
   /// dynamically: a thread the OS preempts delays the pass by one chunk, not by its
   /// whole share.

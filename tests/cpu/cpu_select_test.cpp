@@ -33,7 +33,6 @@ cpu::tuning tiny_tuning() {
   t.run_sampling_min = 256;
   t.bucket_sample = 16;
   t.parallel_min = 64;
-  t.keys_per_thread = 16;
   return t;
 }
 
