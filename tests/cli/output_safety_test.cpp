@@ -111,6 +111,22 @@ TEST_F(OutputSafety, NullDeviceIsWrittenNotReplaced) {
   EXPECT_EQ(st.st_rdev, makedev(1, 3));
 }
 
+// A block device node as -o is refused before anything is opened, and kept. The
+// node is the test's own (a loop device's number; nothing is attached to it), made
+// where device nodes can be made, never a disk of the machine.
+TEST_F(OutputSafety, BlockDeviceIsRefusedAndKept) {
+  if (::mknod(path("block_node").c_str(), S_IFBLK | 0600, makedev(7, 250)) != 0)
+    GTEST_SKIP() << "cannot make a device node here (" << std::strerror(errno) << ")";
+  const tool_result r = sh("\"$K\" filter --lt 1e30 in.npy -o block_node");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  expect_one_error_line(r, "block_node: is a block device (filter writes regular files, character devices, FIFOs and "
+                           "sockets)");
+  const struct stat st = lstat_of(path("block_node"));
+  EXPECT_TRUE(S_ISBLK(st.st_mode));
+  EXPECT_EQ(st.st_rdev, makedev(7, 250));
+}
+
 TEST_F(OutputSafety, FifoOutputIsStreamed) {
   const fs::path fifo = path("out.fifo");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
