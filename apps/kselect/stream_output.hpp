@@ -5,17 +5,20 @@
 #pragma once
 
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <concepts>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "format.hpp"
 #include "output.hpp"
+#include "progress.hpp"
 
 namespace kselect_cli {
 
@@ -54,6 +57,10 @@ void stream_items(std::int64_t count, Piece piece) {
   // One block alone is not worth a parallel region.
   const int threads = blocks > 1 ? std::max(1, omp_get_max_threads()) : 1;
   std::vector<std::string> texts(static_cast<std::size_t>(threads));
+  // Writing 2^27 results takes seconds: a progress line, unless the results
+  // themselves are going to the terminal, where it would mix with them.
+  std::optional<progress> shown;
+  if (blocks > 1 && ::isatty(STDOUT_FILENO) == 0) shown.emplace("writing " + std::to_string(count) + " results");
   for (std::int64_t first = 0; first < blocks; first += threads) {
     const std::int64_t round = std::min<std::int64_t>(threads, blocks - first);
 #pragma omp parallel for num_threads(threads) schedule(static, 1) if (round > 1)

@@ -106,6 +106,23 @@ TEST_F(ProgressTest, EachPhaseShowsALineAndErasesIt) {
   EXPECT_EQ(screen(r.bytes), std::vector<std::string>{"1000"}) << r.bytes;
 }
 
+// Results written to a file (here a million values of topk) show a writing line,
+// erased at the end; the terminal holds nothing else. Written to the terminal
+// itself they show no such line (it would mix with them).
+TEST_F(ProgressTest, WritingManyResultsShowsALine) {
+  pty_result r = run_in_pty(dir_, "KSELECT_PROGRESS_DELAY=0 \"$K\" --device cpu topk -k 1000000 x.npy > out.txt");
+  EXPECT_EQ(r.exit_code, 0) << r.bytes;
+  EXPECT_NE(r.bytes.find("\rkselect: writing 1000000 results: 0 s"), std::string::npos) << r.bytes;
+  EXPECT_EQ(screen(r.bytes), std::vector<std::string>{}) << r.bytes;
+  EXPECT_EQ(lines_of(read_text(path("out.txt"))).size(), 1000000u);
+  r = run_in_pty(dir_, "KSELECT_PROGRESS_DELAY=0 \"$K\" --device cpu topk -k 100000 x.npy | tail -n 1");
+  EXPECT_EQ(r.exit_code, 0) << r.bytes;
+  EXPECT_NE(r.bytes.find("\rkselect: writing 100000 results: 0 s"), std::string::npos) << r.bytes;
+  r = run_in_pty(dir_, "KSELECT_PROGRESS_DELAY=0 \"$K\" --device cpu topk -k 100000 x.npy");
+  EXPECT_EQ(r.exit_code, 0) << r.bytes;
+  EXPECT_EQ(r.bytes.find("writing"), std::string::npos);
+}
+
 // The error line starts on a clean line: the progress line is erased first.
 TEST_F(ProgressTest, ErrorAfterProgressIsOnItsOwnLine) {
   const pty_result r = run_in_pty(
