@@ -9,12 +9,12 @@
 // Synchronisation: the selections plan with bucket counts copied to the host and
 // wait for them on `stream`. One rank, and 2 to 512 ranks of n >= 2^20 keys, are
 // planned on the device and wait once in the common case (one host round trip);
-// other multiselections
-// and inputs of few distinct values wait once per level (3 or 4 levels for 2^28
-// uniform floats); top-k and rank ranges once per narrowing level (1 or 2 for
-// 2^28 keys). Nothing waits on other streams or on the whole device. On return
-// the results are being written on `stream`; they are ready once the stream is
-// synchronised. (docs/api.md says the same per function.)
+// other multiselections and inputs of few distinct values wait once per level
+// (3 or 4 levels for 2^28 uniform floats); top-k and rank ranges once per
+// narrowing level (1 or 2 for 2^28 keys). Nothing waits on other streams or on
+// the whole device. On return the results are being written on `stream`; they
+// are ready once the stream is synchronised. (docs/api.md says the same per
+// function.)
 #pragma once
 
 #include <cuda_runtime_api.h>
