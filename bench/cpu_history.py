@@ -15,7 +15,7 @@ import sys
 HEADER = ("# kselect CPU backend, medians in ms. numpy: np.partition / np.percentile of the same data in the same "
           "run; std: std::nth_element; read_floor: one parallel pass over the input; np_load: np.load of the .npy. "
           "Machines: devvm2 = 2-core development VM (AMD EPYC Zen 4), h100host = the H100 machine's 16-core host "
-          "(Intel Xeon). The latest full run per machine: cpu-numpy-<machine>.txt/.json.\n"
+          "(Intel Xeon). The latest full run per machine: <machine>-cpu-numpy.txt/.json.\n"
           "date,machine,commit,dtype,dist,n,op,kselect_ms,numpy_ms,std_ms,read_floor_ms,np_load_ms")
 OPS = (("select_n/2", "partition", "nth_element"), ("percentiles", "percentile", None))
 
