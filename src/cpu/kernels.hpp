@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 namespace kselect::cpu::kernels {
 
@@ -32,6 +33,21 @@ enum class xform : int {
   flip_sign,  ///< signed integers: flip the sign bit
   float_bits  ///< IEEE floats: plan::key_traits<T>::pre_key
 };
+
+/// Calls f(std::integral_constant<xform, X>{}) for the run-time x: how each kernel
+/// file turns a job's xform into the template argument of its loops.
+template <class F>
+decltype(auto) with_xform(xform x, F&& f) {
+  switch (x) {
+    case xform::flip_sign:
+      return f(std::integral_constant<xform, xform::flip_sign>{});
+    case xform::float_bits:
+      return f(std::integral_constant<xform, xform::float_bits>{});
+    case xform::none:
+      break;
+  }
+  return f(std::integral_constant<xform, xform::none>{});
+}
 
 /// Entries readable past a tree's nodes: the SIMD kernels load the small levels
 /// as whole registers.

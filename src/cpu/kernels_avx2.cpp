@@ -374,49 +374,19 @@ void copy_impl(const copy_job<K>& job) {
 
 template <class K>
 std::int64_t window_any(const window_job<K>& job) {
-  if (job.m == 2) {
-    switch (job.x) {
-      case xform::none:
-        return window_impl<K, xform::none, 2>(job);
-      case xform::flip_sign:
-        return window_impl<K, xform::flip_sign, 2>(job);
-      case xform::float_bits:
-        return window_impl<K, xform::float_bits, 2>(job);
-    }
-  }
-  switch (job.x) {
-    case xform::none:
-      return window_impl<K, xform::none, 0>(job);
-    case xform::flip_sign:
-      return window_impl<K, xform::flip_sign, 0>(job);
-    case xform::float_bits:
-      return window_impl<K, xform::float_bits, 0>(job);
-  }
-  return job.begin;
+  return with_xform(job.x, [&](auto x) {
+    return job.m == 2 ? window_impl<K, x(), 2>(job) : window_impl<K, x(), 0>(job);
+  });
 }
 
 template <class K>
 void count_any(const count_job<K>& job) {
-  switch (job.x) {
-    case xform::none:
-      return count_impl<K, xform::none>(job);
-    case xform::flip_sign:
-      return count_impl<K, xform::flip_sign>(job);
-    case xform::float_bits:
-      return count_impl<K, xform::float_bits>(job);
-  }
+  with_xform(job.x, [&](auto x) { count_impl<K, x()>(job); });
 }
 
 template <class K>
 void copy_any(const copy_job<K>& job) {
-  switch (job.x) {
-    case xform::none:
-      return copy_impl<K, xform::none>(job);
-    case xform::flip_sign:
-      return copy_impl<K, xform::flip_sign>(job);
-    case xform::float_bits:
-      return copy_impl<K, xform::float_bits>(job);
-  }
+  with_xform(job.x, [&](auto x) { copy_impl<K, x()>(job); });
 }
 
 }  // namespace

@@ -451,15 +451,7 @@ struct copy_levels {
 
 template <class K, int M>
 std::int64_t window_m(const window_job<K>& job) {
-  switch (job.x) {
-    case xform::none:
-      return window_impl<K, xform::none, M>(job);
-    case xform::flip_sign:
-      return window_impl<K, xform::flip_sign, M>(job);
-    case xform::float_bits:
-      return window_impl<K, xform::float_bits, M>(job);
-  }
-  return job.begin;
+  return with_xform(job.x, [&](auto x) { return window_impl<K, x(), M>(job); });
 }
 
 template <class K>
@@ -479,26 +471,12 @@ std::int64_t window_any(const window_job<K>& job) {
 
 template <class K>
 void count_any(const count_job<K>& job) {
-  switch (job.x) {
-    case xform::none:
-      return with_levels<K, count_levels<K, xform::none>::template impl>(job);
-    case xform::flip_sign:
-      return with_levels<K, count_levels<K, xform::flip_sign>::template impl>(job);
-    case xform::float_bits:
-      return with_levels<K, count_levels<K, xform::float_bits>::template impl>(job);
-  }
+  with_xform(job.x, [&](auto x) { with_levels<K, count_levels<K, x()>::template impl>(job); });
 }
 
 template <class K>
 void copy_any(const copy_job<K>& job) {
-  switch (job.x) {
-    case xform::none:
-      return with_levels<K, copy_levels<K, xform::none>::template impl>(job);
-    case xform::flip_sign:
-      return with_levels<K, copy_levels<K, xform::flip_sign>::template impl>(job);
-    case xform::float_bits:
-      return with_levels<K, copy_levels<K, xform::float_bits>::template impl>(job);
-  }
+  with_xform(job.x, [&](auto x) { with_levels<K, copy_levels<K, x()>::template impl>(job); });
 }
 
 }  // namespace
