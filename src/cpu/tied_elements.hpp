@@ -13,6 +13,7 @@ namespace kselect::cpu {
 /// (keys below, keys equal, their bit patterns); when the equal elements are all one
 /// bit pattern that is every answer, else a second pass has each chunk walk its own
 /// equal elements for the ordinals that fall in it, whatever the number of positions.
+/// T is float or double, `like` a zero or a NaN (the only keys of several patterns).
 template <class T>
 void tied_elements(const T* values, std::int64_t n, T like, const std::int64_t* positions, std::int64_t count,
                    T* out, int num_threads = 0);

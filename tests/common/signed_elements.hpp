@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <span>
 #include <string>
@@ -24,21 +23,18 @@ namespace kselect::test {
 /// The bits of a value, for exact comparison (NaN == NaN, -0.0 != +0.0).
 template <class T>
 plan::key_t<T> bits_of(T v) {
-  plan::key_t<T> u;
-  std::memcpy(&u, &v, sizeof u);
-  return u;
+  return plan::key_traits<T>::bits_of(v);
 }
 
+/// A quiet NaN with the given sign and payload (the payload's low bits).
 template <class T>
 T nan_with(bool negative, std::uint64_t payload) {
+  using traits = plan::key_traits<T>;
   using U = plan::key_t<T>;
-  constexpr U exponent = sizeof(T) == 4 ? U(0x7f800000u) : U(0x7ff0000000000000ull);
-  constexpr U quiet = sizeof(T) == 4 ? U(0x00400000u) : U(0x0008000000000000ull);
-  const U sign = negative ? U(U(1) << (sizeof(U) * 8 - 1)) : U(0);
-  const U u = static_cast<U>(sign | exponent | quiet | (static_cast<U>(payload) & (quiet - 1)));
-  T v;
-  std::memcpy(&v, &u, sizeof v);
-  return v;
+  constexpr U quiet = (traits::mantissa_mask >> 1) + 1;  // the mantissa's top bit
+  const U sign = negative ? traits::sign_bit : U(0);
+  const U low = static_cast<U>(payload) & (quiet - 1);
+  return traits::from_bits(static_cast<U>(sign | traits::exponent_mask | quiet | low));
 }
 
 /// The kinds of input the tests run.
