@@ -1,7 +1,7 @@
 // Writing a long list of results to stdout without holding its whole text: items are
 // formatted in blocks, the blocks of one round on all OpenMP threads, and written in
-// order. A top-k of 2^27 floats is about 1.5 GB of text and 4 s of formatting on one
-// core; streamed, the tool's memory holds a few blocks and both cores format.
+// order. A top-k of 2^27 floats is about 1.5 GB of text; streamed, the tool's
+// memory holds a few blocks, and formatting, the slow part, runs on every core.
 #pragma once
 
 #include <omp.h>

@@ -10,8 +10,8 @@
 // to 16 entries; two-register permute for 32), deeper levels are gathered from the
 // heap array, which stays in L1/L2 (4096 boundaries: 16 KiB for 32-bit keys).
 // Eight vectors descend together: a level's permute, compare and update form a
-// chain of ~10 cycles, so fewer vectors leave the units idle (copy pass, 8 levels:
-// 0.97 ns a key with two vectors, 0.62 with eight, the same with sixteen).
+// dependent chain, so fewer vectors leave the units idle and more gain nothing
+// (docs/performance.md, "CPU tuning": vectors in flight).
 // GCC 12's AVX-512 headers trip -Wmaybe-uninitialized on their own "undefined"
 // vectors (GCC bug 105593, fixed in GCC 13).
 #if defined(__GNUC__) && !defined(__clang__)
@@ -134,9 +134,8 @@ struct ops<std::uint64_t> {
 };
 
 // Software prefetch of the lines a loop reads 4 KiB from now, one per vector: the
-// hardware prefetcher alone left the count pass 25% slower on 2^24 keys in memory
-// than on the same keys in L2, and one thread's window pass ran at 3/4 of the read
-// bandwidth (Zen 4 VM). 1 KiB ahead fixed the first, 4 KiB both; 8 KiB was slower.
+// hardware prefetcher alone left the count and window passes below the read
+// bandwidth on keys in memory (docs/performance.md, "CPU tuning": prefetch distance).
 template <int Vectors>
 [[gnu::always_inline]] inline void prefetch_ahead(const void* p) {
   for (int v = 0; v < Vectors; ++v) _mm_prefetch(static_cast<const char*>(p) + 4096 + 64 * v, _MM_HINT_T0);

@@ -99,8 +99,8 @@ std::vector<K> sample_runs(const level_keys<K>& in, std::int64_t n, std::int64_t
     }
   }
   // The runs are cache misses (and, in a large input, TLB misses) of their own:
-  // prefetched a few dozen runs ahead, they overlap (4096 runs of 2^24 floats:
-  // 0.95 ms read one after the other).
+  // prefetched a few dozen runs ahead, they overlap instead of being read one after
+  // the other (docs/performance.md, "CPU tuning").
   constexpr std::int64_t ahead = 32;
   std::vector<K> s(static_cast<std::size_t>(runs * g));
   for (std::int64_t r = 0; r < runs; ++r) {

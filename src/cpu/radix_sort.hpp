@@ -3,8 +3,8 @@
 // an unsigned key computed from each value, 8 bits per pass.
 //
 // Why not std::sort of (key, position) pairs, as range_select did before: for the
-// sorted output of a large top-k (2^27 of 2^28 floats) that took most of a 22 s run
-// and 16 bytes per element on top of the output. Radix passes are streaming reads and
+// sorted output of a large top-k that took most of the run's time and 16 bytes per
+// element on top of the output. Radix passes are streaming reads and
 // 256-way scatters, and stability gives the (key, index) order for free when the input
 // is in index order. Memory: one scratch array of each sorted array.
 //

@@ -28,15 +28,15 @@
 namespace kselect::cpu {
 
 /// Knobs of the CPU selection; every setting gives exact results. The defaults come
-/// from sweeps with kselect-cpu-bench on a 2-core AMD EPYC (Zen 4) VM, 2^20 to
-/// 2^26 uniform and normal floats, one rank and 101 percentiles (bench/cpu/).
+/// from sweeps with kselect-cpu-bench on the 2-core development VM, 2^20 to 2^26
+/// uniform and normal floats, one rank and 101 percentiles; their figures are in
+/// docs/performance.md, "CPU tuning".
 struct tuning {
   /// Kernels' instruction set; best: the best the CPU has (tests force each).
   isa kernels = isa::best;
-  /// Levels of at most this many keys are solved by nth_element (~5 ns a key; a
-  /// window level costs a sample, a pass and a smaller nth_element). 4096 against
-  /// 1024..16384: the 101 cells of 2^24 keys' percentiles recurse in 2.3 ms against
-  /// 2.4..4.5 (one thread).
+  /// Levels of at most this many keys are solved by nth_element: below it a window
+  /// level (a sample, a pass and a smaller nth_element) costs more than it saves.
+  /// Swept from 1024 to 16384 (docs/performance.md, "CPU tuning": base_case).
   std::int64_t base_case = 4096;
 
   // ---- window path ----
@@ -47,9 +47,8 @@ struct tuning {
   double max_window_fraction = 0.25;
   /// Sample keys: sample_scale * n^(2/3), within [sample_min, sample_max] and at most
   /// n / 8. A larger sample narrows the windows (~ 1/sqrt(s)) but costs its own
-  /// selection (~ s); n^(2/3) balances the two. Scale 0.25 (16K keys at 2^24, copying
-  /// ~3%) against 0.125..1: 2.8 ms against 3.0, 3.2, 4.2 at 2^24, within noise at
-  /// 2^20 and 2^26 (2 threads, one rank).
+  /// selection (~ s); n^(2/3) balances the two. Swept from 0.125 to 1
+  /// (docs/performance.md, "CPU tuning": sample_scale).
   double sample_scale = 0.25;
   std::int64_t sample_min = 1024;
   std::int64_t sample_max = std::int64_t{1} << 17;
