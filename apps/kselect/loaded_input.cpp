@@ -10,12 +10,8 @@ namespace kselect_cli {
 loaded_input load_command_input(const common_options& common, const std::string& file,
                                 const std::function<void(const struct stat&)>& on_open) {
   input_spec spec{file, std::nullopt, common.raw};
-  if (!common.dtype.empty()) {
-    spec.requested = parse_dtype_name(common.dtype);
-    if (!spec.requested)
-      throw input_error("--dtype: unknown type '" + common.dtype + "' (one of " +
-                        std::string(dtype_names_list()) + ")");
-  }
+  // The parser admits only the known names (command_line.cpp).
+  if (!common.dtype.empty()) spec.requested = parse_dtype_name(common.dtype);
   input_source source(spec);
   if (on_open) on_open(source.status());
   stopwatch read;

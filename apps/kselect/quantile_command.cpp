@@ -15,8 +15,7 @@
 namespace kselect_cli {
 
 int run_quantile(const common_options& common, const quantile_options& opts) {
-  if (opts.percentiles == !opts.quantiles.empty())
-    throw input_error("give either -q Q[,Q...] or --percentiles");
+  // -q or --percentiles, exactly one: usage_check.cpp says so before this runs.
   const std::vector<double> qs =
       opts.percentiles ? percentile_quantiles() : parse_quantiles(opts.quantiles, opts.quantile_option);
   const kselect::quantile_method method = kselect::parse_quantile_method(opts.method);
