@@ -216,12 +216,17 @@ class CliTest : public ::testing::Test {
     return lines_of(r.out);
   }
 
+  /// "kselect ARGS...", for traces.
+  static std::string command_text(const std::vector<std::string>& args) {
+    std::string cmd = "kselect";
+    for (const auto& a : args) cmd += " " + a;
+    return cmd;
+  }
+
   /// Expects exit code 2, nothing on stdout, exactly one stderr line starting
   /// "kselect: error: " and containing `needle`.
   void expect_error(const std::vector<std::string>& args, const std::string& needle) const {
-    std::string cmd;
-    for (const auto& a : args) cmd += " " + a;
-    SCOPED_TRACE("kselect" + cmd);
+    SCOPED_TRACE(command_text(args));
     const tool_result r = run(args);
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(r.out, "");
@@ -230,6 +235,16 @@ class CliTest : public ::testing::Test {
     EXPECT_EQ(lines[0].rfind("kselect: error: ", 0), 0u) << lines[0];
     EXPECT_NE(lines[0].find(needle), std::string::npos) << lines[0] << "\n  should contain: " << needle;
     EXPECT_EQ(r.err.back(), '\n');
+  }
+
+  /// Expects exit code 2, nothing on stdout and stderr exactly
+  /// "kselect: error: <message>\n".
+  void expect_exact(const std::vector<std::string>& args, const std::string& message) const {
+    SCOPED_TRACE(command_text(args));
+    const tool_result r = run(args);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err, "kselect: error: " + message + "\n");
   }
 
   fs::path dir_;
