@@ -15,21 +15,6 @@
 namespace kselect::detail {
 namespace {
 
-// The CPU backend reports failures with standard exceptions; the owning API promises
-// kselect::error for everything that is not a caller mistake.
-template <class F>
-auto cpu_call(F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const std::bad_alloc&) {
-    throw error("kselect: out of host memory in the CPU backend");
-  } catch (const std::invalid_argument&) {
-    throw;  // a caller mistake, as documented
-  } catch (const std::logic_error& e) {
-    throw error(std::string("kselect: internal error in the CPU backend: ") + e.what());
-  }
-}
-
 /// Buckets of the CPU approximate counting pass: cpu::approx_multiselect's default,
 /// as device::approx_config's (the owning API has no option for it).
 constexpr int cpu_approx_buckets = 1024;

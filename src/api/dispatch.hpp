@@ -4,6 +4,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <new>
+#include <stdexcept>
+#include <string>
 
 #include "kselect/filter.hpp"
 #include "kselect/types.hpp"
@@ -67,5 +70,20 @@ std::int64_t run_count_if(backend b, const T* values, std::int64_t n, const pred
 template <class T>
 std::int64_t run_filter_inplace(backend b, T* values, std::int64_t n, const predicate<T>& pred,
                                 const options& opt);
+
+// The CPU backend reports failures with standard exceptions; the owning API promises
+// kselect::error for everything that is not a caller mistake.
+template <class F>
+auto cpu_call(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    throw error("kselect: out of host memory in the CPU backend");
+  } catch (const std::invalid_argument&) {
+    throw;  // a caller mistake, as documented
+  } catch (const std::logic_error& e) {
+    throw error(std::string("kselect: internal error in the CPU backend: ") + e.what());
+  }
+}
 
 }  // namespace kselect::detail

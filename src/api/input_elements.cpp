@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <new>
 #include <type_traits>
 #include <vector>
 
+#include "api/dispatch.hpp"
 #include "cpu/tied_elements.hpp"
 #include "kselect/types.hpp"
 
@@ -50,12 +50,10 @@ void restore_by_ranges(backend b, const T* values, std::int64_t n, const std::ve
 template <class T>
 void run_tied_elements(const T* values, std::int64_t n, T like, const std::vector<std::int64_t>& positions,
                        std::vector<T>& found, const options& opt) {
-  try {
+  cpu_call([&] {
     cpu::tied_elements(values, n, like, positions.data(), static_cast<std::int64_t>(positions.size()),
                        found.data(), opt.cpu_threads);
-  } catch (const std::bad_alloc&) {
-    throw error("kselect: out of host memory in the CPU backend");
-  }
+  });
 }
 
 }  // namespace
