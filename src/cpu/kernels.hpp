@@ -143,4 +143,14 @@ KSELECT_CPU_KERNEL_DECLS
 #endif
 #undef KSELECT_CPU_KERNEL_DECLS
 
+// The entry points of one instruction set's file, defined from its window_any,
+// count_any and copy_any templates (used inside that file's namespace).
+#define KSELECT_CPU_KERNEL_DEFS                                                                    \
+  std::int64_t window_pass(const window_job<std::uint32_t>& job) { return window_any(job); }     \
+  std::int64_t window_pass(const window_job<std::uint64_t>& job) { return window_any(job); }     \
+  void count_cells(const count_job<std::uint32_t>& job) { count_any(job); }                      \
+  void count_cells(const count_job<std::uint64_t>& job) { count_any(job); }                      \
+  void copy_buckets(const copy_job<std::uint32_t>& job) { copy_any(job); }                       \
+  void copy_buckets(const copy_job<std::uint64_t>& job) { copy_any(job); }
+
 }  // namespace kselect::cpu::kernels

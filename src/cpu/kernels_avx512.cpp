@@ -480,12 +480,7 @@ void copy_any(const copy_job<K>& job) {
 
 }  // namespace
 
-std::int64_t window_pass(const window_job<std::uint32_t>& job) { return window_any(job); }
-std::int64_t window_pass(const window_job<std::uint64_t>& job) { return window_any(job); }
-void count_cells(const count_job<std::uint32_t>& job) { count_any(job); }
-void count_cells(const count_job<std::uint64_t>& job) { count_any(job); }
-void copy_buckets(const copy_job<std::uint32_t>& job) { copy_any(job); }
-void copy_buckets(const copy_job<std::uint64_t>& job) { copy_any(job); }
+KSELECT_CPU_KERNEL_DEFS
 
 }  // namespace kselect::cpu::kernels::avx512
 
