@@ -16,7 +16,7 @@
 #include "gpu.hpp"
 #include "kselect/kselect.hpp"
 #include "output.hpp"
-#include "plan/quantile_math.hpp"
+#include "core/quantile_math.hpp"
 
 namespace kselect_cli {
 namespace {
@@ -88,16 +88,16 @@ struct check {
 };
 
 /// NumPy's linear quantile computed from the sorted array with the library's own
-/// quantile recipe (plan/quantile_math.hpp): kselect must match it exactly, since
+/// quantile recipe (core/quantile_math.hpp): kselect must match it exactly, since
 /// both combine the same two order statistics the same way.
 std::string check_quantiles(const demo_input& in, const std::vector<double>& qs,
                             const std::vector<float>& got) {
   const std::int64_t n = in.size();
   for (std::size_t i = 0; i < qs.size(); ++i) {
-    const kselect::plan::quantile_point p =
-        kselect::plan::quantile_point_for(n, qs[i], kselect::quantile_method::linear);
+    const kselect::core::quantile_point p =
+        kselect::core::quantile_point_for(n, qs[i], kselect::quantile_method::linear);
     const float a = in.sorted(p.lo, 1)[0], b = in.sorted(p.hi, 1)[0];
-    const float ref = kselect::plan::combine<float>(p, a, b);
+    const float ref = kselect::core::combine<float>(p, a, b);
     if (!(got[i] == ref))
       return "q=" + format_value(qs[i]) + ": kselect " + format_value(got[i]) + ", sort " + format_value(ref);
   }

@@ -38,7 +38,7 @@
 #include "../cuda/timing.hpp"
 #include "common/device_data.cuh"
 #include "kselect/device.hpp"
-#include "plan/approx.hpp"
+#include "core/approx.hpp"
 
 using kselect::test::cuda_check;
 using kselect::test::device_buffer;
@@ -189,8 +189,8 @@ void bench_dist(device_dist d, const bench_options& o, cudaStream_t stream, std:
         kselect::device::approx_config cfg;
         cfg.buckets = buckets;
         cfg.window = v.window;
-        const kselect::plan::approx_candidates cand =
-            kselect::plan::approx_choose_candidates(n, ranks, bound, buckets, v.window);
+        const kselect::core::approx_candidates cand =
+            kselect::core::approx_choose_candidates(n, ranks, bound, buckets, v.window);
         std::size_t ws_bytes = 0;
         check_call(kselect::device::approx_multiselect<T>(nullptr, ws_bytes, data.data(), n, ranks.data(), nr, bound,
                                                           nullptr, nullptr, stream, cfg),

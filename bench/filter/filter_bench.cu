@@ -50,7 +50,7 @@
 #include "common/device_data.cuh"
 #include "kselect/device.hpp"
 #include "kselect/device_filter.cuh"
-#include "plan/sampling.hpp"
+#include "core/sampling.hpp"
 
 using kselect::test::cuda_check;
 using kselect::test::device_buffer;
@@ -120,7 +120,7 @@ __global__ void unit_keys_kernel(T* out, std::int64_t n, std::uint64_t seed) {
   constexpr int bits = sizeof(T) == 4 ? 24 : 53;
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
        i += std::int64_t(gridDim.x) * blockDim.x) {
-    std::uint64_t k = kselect::plan::mix64(seed ^ static_cast<std::uint64_t>(i)) >> (64 - bits);
+    std::uint64_t k = kselect::core::mix64(seed ^ static_cast<std::uint64_t>(i)) >> (64 - bits);
     if (k == 0) k = 1;
     out[i] = static_cast<T>(k) * static_cast<T>(1.0 / static_cast<double>(std::uint64_t(1) << bits));
   }

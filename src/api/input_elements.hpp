@@ -1,5 +1,5 @@
 // Answers of select, multiselect, quantile and approximate selection as elements of
-// the input, bit for bit. The backends select on plan::key_traits keys, which merge
+// the input, bit for bit. The backends select on core::key_traits keys, which merge
 // -0.0 with +0.0 and every NaN into one key, so the value they return for those two
 // keys is canonical (+0.0, the positive quiet NaN). Where an answer has one of these
 // keys, the element is looked up again: the one at that position of the ascending

@@ -1,5 +1,5 @@
 // kselect::quantile and kselect::nanquantile (include/kselect/kselect.hpp), on top of
-// one multiselect call; the NumPy recipe itself is in src/plan/quantile_math.hpp.
+// one multiselect call; the NumPy recipe itself is in src/core/quantile_math.hpp.
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -7,8 +7,8 @@
 
 #include "api/dispatch.hpp"
 #include "kselect/kselect.hpp"
-#include "plan/quantile_math.hpp"
-#include "plan/ranks.hpp"
+#include "core/quantile_math.hpp"
+#include "core/ranks.hpp"
 
 namespace kselect {
 namespace {
@@ -21,8 +21,8 @@ std::vector<quantile_value_t<T>> quantiles_of(const T* values, std::int64_t n,
   using R = quantile_value_t<T>;
   constexpr bool floating = std::is_floating_point_v<T>;
   detail::check_input(values, n, opt);
-  plan::validate_quantiles(qs);
-  (void)plan::quantile_point_for(1, 0.0, m);  // throws for an invalid method value, before any work
+  core::validate_quantiles(qs);
+  (void)core::quantile_point_for(1, 0.0, m);  // throws for an invalid method value, before any work
   const detail::backend b = detail::choose_backend(values, opt);
   if (qs.empty()) return {};
 
@@ -33,11 +33,11 @@ std::vector<quantile_value_t<T>> quantiles_of(const T* values, std::int64_t n,
     if (valid == 0) return std::vector<R>(qs.size(), std::numeric_limits<R>::quiet_NaN());
   }
 
-  std::vector<plan::quantile_point> points(qs.size());
+  std::vector<core::quantile_point> points(qs.size());
   std::vector<std::int64_t> ranks;
   ranks.reserve(2 * qs.size() + 1);
   for (std::size_t i = 0; i < qs.size(); ++i) {
-    points[i] = plan::quantile_point_for(valid, qs[i], m);
+    points[i] = core::quantile_point_for(valid, qs[i], m);
     ranks.push_back(points[i].lo);
     ranks.push_back(points[i].hi);
   }
@@ -45,11 +45,11 @@ std::vector<quantile_value_t<T>> quantiles_of(const T* values, std::int64_t n,
   const bool check_nan = floating && !ignore_nan;
   if (check_nan) ranks.push_back(n - 1);
 
-  const plan::rank_set set = plan::normalize_ranks(ranks, n);
+  const core::rank_set set = core::normalize_ranks(ranks, n);
   std::vector<T> by_rank(set.sorted.size());
   detail::run_multiselect(b, values, n, set.sorted.data(),
                           static_cast<std::int64_t>(set.sorted.size()), by_rank.data(), opt);
-  const std::vector<T> v = plan::in_caller_order(set, std::span<const T>(by_rank));
+  const std::vector<T> v = core::in_caller_order(set, std::span<const T>(by_rank));
 
   if constexpr (floating) {
     // NumPy answers the last element of its partition, a NaN of the input (its sign
@@ -58,7 +58,7 @@ std::vector<quantile_value_t<T>> quantiles_of(const T* values, std::int64_t n,
   }
   std::vector<R> result(qs.size());
   for (std::size_t i = 0; i < qs.size(); ++i)
-    result[i] = plan::combine(points[i], v[2 * i], v[2 * i + 1]);
+    result[i] = core::combine(points[i], v[2 * i], v[2 * i + 1]);
   return result;
 }
 

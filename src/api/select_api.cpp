@@ -3,7 +3,7 @@
 
 #include "api/dispatch.hpp"
 #include "kselect/kselect.hpp"
-#include "plan/ranks.hpp"
+#include "core/ranks.hpp"
 #ifdef KSELECT_WITH_CUDA
 #include "cuda/backend.hpp"
 #endif
@@ -13,7 +13,7 @@ namespace kselect {
 template <class T>
 T select(const T* values, std::int64_t n, std::int64_t k, const options& opt) {
   detail::check_input(values, n, opt);
-  plan::check_rank(k, 0, n);
+  core::check_rank(k, 0, n);
   const detail::backend b = detail::choose_backend(values, opt);
   T out{};
   detail::run_multiselect(b, values, n, &k, 1, &out, opt);
@@ -24,12 +24,12 @@ template <class T>
 std::vector<T> multiselect(const T* values, std::int64_t n, std::span<const std::int64_t> ranks,
                            const options& opt) {
   detail::check_input(values, n, opt);
-  const plan::rank_set set = plan::normalize_ranks(ranks, n);
+  const core::rank_set set = core::normalize_ranks(ranks, n);
   const detail::backend b = detail::choose_backend(values, opt);
   std::vector<T> by_rank(set.sorted.size());
   detail::run_multiselect(b, values, n, set.sorted.data(),
                           static_cast<std::int64_t>(set.sorted.size()), by_rank.data(), opt);
-  return plan::in_caller_order(set, std::span<const T>(by_rank));
+  return core::in_caller_order(set, std::span<const T>(by_rank));
 }
 
 bool cuda_available() noexcept {

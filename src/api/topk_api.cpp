@@ -8,7 +8,7 @@
 
 #include "api/dispatch.hpp"
 #include "kselect/kselect.hpp"
-#include "plan/ranks.hpp"
+#include "core/ranks.hpp"
 
 namespace kselect {
 namespace {
@@ -70,7 +70,7 @@ std::vector<ranked_value<T>> approx_multiselect(const T* values, std::int64_t n,
                                                 std::int64_t max_rank_error, const options& opt) {
   detail::check_input(values, n, opt);
   check_max_rank_error(max_rank_error);
-  const plan::rank_set set = plan::normalize_ranks(ranks, n);
+  const core::rank_set set = core::normalize_ranks(ranks, n);
   const detail::backend b = detail::choose_backend(values, opt);
   const std::size_t r = set.sorted.size();
   std::vector<T> out(r);
@@ -79,14 +79,14 @@ std::vector<ranked_value<T>> approx_multiselect(const T* values, std::int64_t n,
                                  max_rank_error, out.data(), out_ranks.data(), opt);
   std::vector<ranked_value<T>> by_rank(r);
   for (std::size_t i = 0; i < r; ++i) by_rank[i] = {out[i], out_ranks[i]};
-  return plan::in_caller_order(set, std::span<const ranked_value<T>>(by_rank));
+  return core::in_caller_order(set, std::span<const ranked_value<T>>(by_rank));
 }
 
 template <class T>
 ranked_value<T> approx_select(const T* values, std::int64_t n, std::int64_t k, std::int64_t max_rank_error,
                               const options& opt) {
   detail::check_input(values, n, opt);
-  plan::check_rank(k, 0, n);
+  core::check_rank(k, 0, n);
   return approx_multiselect(values, n, std::span<const std::int64_t>(&k, 1), max_rank_error, opt).front();
 }
 

@@ -13,7 +13,7 @@ void multiselect(const T* values, std::int64_t n, const std::int64_t* ranks, std
                  T* out, int num_threads = 0);
 
 /// The elements at positions [lo, hi) of the stable sort of values[0..n) by key
-/// (plan::key_traits order; descending: the reversed key order, ties still by
+/// (core::key_traits order; descending: the reversed key order, ties still by
 /// ascending index), 0 <= lo <= hi <= n, validated by the caller. Writes hi - lo
 /// elements (the input's values, bit for bit) to out_values and, if not null,
 /// their indices to out_indices. Unsorted: ascending index order. Sorted:
@@ -26,7 +26,7 @@ void range_select(const T* values, std::int64_t n, std::int64_t lo, std::int64_t
 /// its exact rank out_ranks[i] in the ascending sort, |ranks[i] - out_ranks[i]| <=
 /// max_rank_error (0: exact). `buckets`: splitters + 1 of the counting pass (in
 /// the narrow-window mode, at most). `allow_window`: the narrow-window mode when
-/// the ranks are few and close (plan::approx_choose_candidates); false: always
+/// the ranks are few and close (core::approx_choose_candidates); false: always
 /// the histogram over the whole sample.
 template <class T>
 void approx_multiselect(const T* values, std::int64_t n, const std::int64_t* ranks, std::int64_t num_ranks,

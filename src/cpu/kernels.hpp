@@ -5,7 +5,7 @@
 // code under `#pragma GCC target`, so the binary runs on any x86-64 machine and
 // uses what it finds; nothing here depends on -march.
 //
-// Keys are compared as pre-keys (plan::key_traits<T>::pre_key): an order-preserving
+// Keys are compared as pre-keys (core::key_traits<T>::pre_key): an order-preserving
 // bijection onto unsigned integers that refines the key order (-0.0 just below
 // +0.0, each NaN its own pre-key above +inf). The element of rank k in pre-key
 // order has the key of the element of rank k in key order, and a pre-key gives
@@ -31,7 +31,7 @@ namespace kselect::cpu::kernels {
 enum class xform : int {
   none,       ///< already pre-keys (unsigned integers, deeper levels)
   flip_sign,  ///< signed integers: flip the sign bit
-  float_bits  ///< IEEE floats: plan::key_traits<T>::pre_key
+  float_bits  ///< IEEE floats: core::key_traits<T>::pre_key
 };
 
 /// Calls f(std::integral_constant<xform, X>{}) for the run-time x: how each kernel

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cpu/kernels.hpp"
-#include "plan/sampling.hpp"
+#include "core/sampling.hpp"
 
 namespace kselect::cpu {
 
@@ -78,22 +78,22 @@ void select_positions(K* a, std::int64_t n, std::span<const std::int64_t> at, st
 /// A sample of `runs` * g keys: one run of g consecutive keys in each of `runs`
 /// equal strata of [0, n), at a random position aligned to g (a run of 64 bytes is
 /// one cache line when the array is aligned, so each miss brings g sample keys).
-/// Jittered stratified sampling (plan::sample_position) for g = 1.
+/// Jittered stratified sampling (core::sample_position) for g = 1.
 /// Needs runs * g <= n.
 template <class K>
 std::vector<K> sample_runs(const level_keys<K>& in, std::int64_t n, std::int64_t runs, int g, std::uint64_t seed) {
   std::vector<std::int64_t> start(static_cast<std::size_t>(runs));
   for (std::int64_t r = 0; r < runs; ++r) {
     if (g == 1) {
-      start[static_cast<std::size_t>(r)] = plan::sample_position(r, runs, n, seed);
+      start[static_cast<std::size_t>(r)] = core::sample_position(r, runs, n, seed);
       continue;
     }
     const std::int64_t a = r * n / runs, b = (r + 1) * n / runs;  // stratum [a, b)
     const std::int64_t first = (a + g - 1) / g * g, last = (b - g) / g * g;
     if (first <= last) {
       const auto choices = static_cast<std::uint64_t>((last - first) / g + 1);
-      start[static_cast<std::size_t>(r)] = first + g * static_cast<std::int64_t>(plan::mul_high(
-                                                           plan::mix64(seed ^ static_cast<std::uint64_t>(r)), choices));
+      start[static_cast<std::size_t>(r)] = first + g * static_cast<std::int64_t>(core::mul_high(
+                                                           core::mix64(seed ^ static_cast<std::uint64_t>(r)), choices));
     } else {
       start[static_cast<std::size_t>(r)] = std::min(a, n - g);
     }

@@ -20,8 +20,8 @@
 #include "cpu/cpu_select.hpp"
 #include "cpu/radix_sort.hpp"
 #include "kselect/types.hpp"  // KSELECT_FOR_EACH_KEY_TYPE
-#include "plan/key_traits.hpp"
-#include "plan/range_plan.hpp"
+#include "core/key_traits.hpp"
+#include "core/range_plan.hpp"
 
 namespace kselect::cpu {
 namespace {
@@ -35,10 +35,10 @@ constexpr std::int64_t parallel_min = std::int64_t{1} << 20;
 /// written once, for ascending keys).
 template <class T>
 struct order_key {
-  using K = plan::key_t<T>;
+  using K = core::key_t<T>;
   bool descending;
   K operator()(T x) const {
-    const K k = plan::key_traits<T>::to_key(x);
+    const K k = core::key_traits<T>::to_key(x);
     return descending ? static_cast<K>(~k) : k;
   }
 };
@@ -63,12 +63,12 @@ template <class T>
 void range_select(const T* values, std::int64_t n, std::int64_t lo, std::int64_t hi, bool descending,
                   bool sorted, T* out_values, std::int64_t* out_indices, int num_threads) {
   if (hi <= lo) return;
-  using K = plan::key_t<T>;
+  using K = core::key_t<T>;
   const order_key<T> key{descending};
   const int threads = num_threads > 0 ? num_threads : omp_get_max_threads();
 
-  // 1. Boundary keys, by multiselection (plan::range_boundary_ranks).
-  const plan::boundary_ranks b = plan::range_boundary_ranks(n, lo, hi, descending);
+  // 1. Boundary keys, by multiselection (core::range_boundary_ranks).
+  const core::boundary_ranks b = core::range_boundary_ranks(n, lo, hi, descending);
   T bounds[2];
   multiselect(values, n, b.ranks, b.count, bounds, num_threads);
   const K first = key(bounds[b.lo_slot]);

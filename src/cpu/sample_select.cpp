@@ -19,10 +19,10 @@
 #include "cpu/search_tree.hpp"
 #include "cpu/window_plan.hpp"
 #include "kselect/types.hpp"  // KSELECT_FOR_EACH_KEY_TYPE
-#include "plan/approx.hpp"    // value_of_pre_key
-#include "plan/buckets.hpp"
-#include "plan/key_traits.hpp"
-#include "plan/sampling.hpp"
+#include "core/approx.hpp"    // value_of_pre_key
+#include "core/buckets.hpp"
+#include "core/key_traits.hpp"
+#include "core/sampling.hpp"
 
 namespace kselect::cpu {
 namespace {
@@ -134,7 +134,7 @@ class selector {
 
  private:
   std::uint64_t salt(int depth, std::int64_t n, std::uint64_t path) const {
-    return cfg_.seed ^ plan::mix64(static_cast<std::uint64_t>(depth) << 48 ^ static_cast<std::uint64_t>(n) ^ path);
+    return cfg_.seed ^ core::mix64(static_cast<std::uint64_t>(depth) << 48 ^ static_cast<std::uint64_t>(n) ^ path);
   }
   int run_length(std::int64_t n) const { return n >= cfg_.run_sampling_min ? static_cast<int>(64 / sizeof(K)) : 1; }
   std::int64_t chunks(std::int64_t n, bool par) const {
@@ -370,11 +370,11 @@ class selector {
 
     // Cells holding ranks; those of one key value answer at once.
     struct target {
-      plan::bucket_ranks where;
+      core::bucket_ranks where;
       K lo, hi;  // the cell's keys, inclusive
     };
     std::vector<target> targets;
-    for (const plan::bucket_ranks& g_ : plan::locate_ranks(total, ranks)) {
+    for (const core::bucket_ranks& g_ : core::locate_ranks(total, ranks)) {
       const int j = g_.bucket >> fine_bits;
       const std::uint64_t f = static_cast<std::uint64_t>(g_.bucket) & last_fine;
       const K b = base[static_cast<std::size_t>(j)];
@@ -429,7 +429,7 @@ class selector {
     // Recurse into each copy with ranks relative to it: large ones with all threads
     // inside, small ones one per thread.
     auto recurse = [&](std::int64_t j, bool sub_parallel) {
-      const plan::bucket_ranks& g_ = targets[static_cast<std::size_t>(j)].where;
+      const core::bucket_ranks& g_ = targets[static_cast<std::size_t>(j)].where;
       std::vector<std::int64_t> sub(ranks.begin() + g_.first_rank, ranks.begin() + g_.end_rank);
       for (std::int64_t& r : sub) r -= g_.offset;
       solve(level_keys<K>{buf.data.get() + offset[static_cast<std::size_t>(j)], kernels::xform::none}, g_.size, sub,
@@ -461,8 +461,8 @@ template <class T>
 void sample_select(const T* values, std::int64_t n, const std::int64_t* ranks, std::int64_t num_ranks, T* out,
                    int num_threads, const tuning& cfg) {
   if (num_ranks <= 0) return;
-  using K = plan::key_t<T>;
-  using traits = plan::key_traits<T>;
+  using K = core::key_t<T>;
+  using traits = core::key_traits<T>;
   const int threads = std::max(1, num_threads > 0 ? num_threads : omp_get_max_threads());
   const kernels::xform x = std::is_floating_point_v<T> ? kernels::xform::float_bits
                            : std::is_signed_v<T>       ? kernels::xform::flip_sign
@@ -473,7 +473,7 @@ void sample_select(const T* values, std::int64_t n, const std::int64_t* ranks, s
             std::span<const std::int64_t>(ranks, static_cast<std::size_t>(num_ranks)), keys.data(), 0, threads > 1,
             true);
   for (std::int64_t i = 0; i < num_ranks; ++i)
-    out[i] = traits::from_key(traits::to_key(plan::value_of_pre_key<T>(keys[static_cast<std::size_t>(i)])));
+    out[i] = traits::from_key(traits::to_key(core::value_of_pre_key<T>(keys[static_cast<std::size_t>(i)])));
 }
 
 #define KSELECT_INSTANTIATE(T) \

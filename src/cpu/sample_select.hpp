@@ -83,7 +83,7 @@ struct tuning {
   std::uint64_t seed = 0x9e3779b97f4a7c15ull;
 };
 
-/// out[i] = value of rank ranks[i] in values[0..n) (key order, plan/key_traits.hpp;
+/// out[i] = value of rank ranks[i] in values[0..n) (key order, core/key_traits.hpp;
 /// as from_key(to_key(element)): -0.0 comes back as +0.0, a NaN as the canonical
 /// NaN). ranks ascending, unique, each in [0, n). num_threads 0 = OpenMP default.
 template <class T>

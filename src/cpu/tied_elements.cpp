@@ -7,7 +7,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "plan/key_traits.hpp"
+#include "core/key_traits.hpp"
 
 namespace kselect::cpu {
 namespace {
@@ -27,9 +27,9 @@ struct chunk_counts {
 /// bit folds, a loop the compiler vectorises. `is_tied(v)`: v has the answers' key;
 /// `is_below(v)`: v's key is smaller.
 template <class T, class Tied, class Below>
-chunk_counts<plan::key_t<T>> fold(const T* values, std::int64_t n, Tied is_tied, Below is_below) {
-  using traits = plan::key_traits<T>;
-  using U = plan::key_t<T>;
+chunk_counts<core::key_t<T>> fold(const T* values, std::int64_t n, Tied is_tied, Below is_below) {
+  using traits = core::key_traits<T>;
+  using U = core::key_t<T>;
   chunk_counts<U> r;
   for (std::int64_t i = 0; i < n; ++i) {
     const T v = values[i];
@@ -50,8 +50,8 @@ void tied_elements(const T* values, std::int64_t n, T like, const std::int64_t* 
                    T* out, int num_threads) {
   static_assert(std::is_floating_point_v<T>, "only zeros and NaNs stand for several bit patterns");
   if (count <= 0) return;
-  using traits = plan::key_traits<T>;
-  using U = plan::key_t<T>;
+  using traits = core::key_traits<T>;
+  using U = core::key_t<T>;
   const bool nans = std::isnan(like);
   const int threads = num_threads > 0 ? num_threads : omp_get_max_threads();
   const std::int64_t chunks = n >= parallel_min ? std::max(1, threads) : 1;

@@ -8,7 +8,7 @@
 namespace kselect::cpu {
 
 /// For each positions[i] (ascending, in [0, n)) whose element in the stable sort of
-/// values[0..n) has the same key as `like` (plan::key_traits: every zero, or every
+/// values[0..n) has the same key as `like` (core::key_traits: every zero, or every
 /// NaN), out[i] = that element, bit for bit. One pass over the input counts per chunk
 /// (keys below, keys equal, their bit patterns); when the equal elements are all one
 /// bit pattern that is every answer, else a second pass has each chunk walk its own

@@ -9,7 +9,7 @@
 #include "kselect/detail/cuda_support.hpp"
 #include "kselect/detail/rejection.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 /// Records why the current call is rejected; read by device::last_error_message().
 void set_error_message(std::string msg);
@@ -22,7 +22,7 @@ using kselect::detail::memory_kind_of;
 /// Returns cudaErrorInvalidValue after recording `msg`.
 inline cudaError_t invalid(const std::string& msg) { return kselect::device::detail::reject_argument(msg); }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda
 
 /// Checks the launch just made (configuration errors surface here).
 #define KSELECT_LAUNCH_CHECK() KSELECT_CUDA_TRY(cudaPeekAtLastError())

@@ -9,7 +9,7 @@
 #include "cuda/dispatch/entry.cuh"
 #include "kselect/device.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 template <class T>
 struct is_nan_op {
@@ -19,7 +19,7 @@ struct is_nan_op {
   }
 };
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda
 
 namespace kselect::device {
 
@@ -27,21 +27,21 @@ template <class T>
 cudaError_t multiselect(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
                         const std::int64_t* h_ranks, std::int64_t num_ranks, T* d_out, cudaStream_t stream,
                         const select_config& cfg) {
-  return cuda_detail::multiselect(d_workspace, workspace_bytes, d_in, n, h_ranks, num_ranks, d_out, stream, cfg);
+  return cuda::multiselect(d_workspace, workspace_bytes, d_in, n, h_ranks, num_ranks, d_out, stream, cfg);
 }
 
 template <class T>
 cudaError_t select(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
                    std::int64_t k, T* d_out, cudaStream_t stream, const select_config& cfg) {
-  return cuda_detail::multiselect(d_workspace, workspace_bytes, d_in, n, &k, 1, d_out, stream, cfg);
+  return cuda::multiselect(d_workspace, workspace_bytes, d_in, n, &k, 1, d_out, stream, cfg);
 }
 
 template <class T>
 cudaError_t count_nan(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
                       std::int64_t* d_count, cudaStream_t stream) {
-  cuda_detail::clear_error_message();
-  if (n < 0) return cuda_detail::invalid("kselect: n is negative");
-  auto flags = thrust::make_transform_iterator(d_in, cuda_detail::is_nan_op<T>{});
+  cuda::clear_error_message();
+  if (n < 0) return cuda::invalid("kselect: n is negative");
+  auto flags = thrust::make_transform_iterator(d_in, cuda::is_nan_op<T>{});
   return cub::DeviceReduce::Sum(d_workspace, workspace_bytes, flags, d_count, n, stream);
 }
 

@@ -5,21 +5,21 @@
 #include "kselect/detail/rejection.hpp"
 #include "kselect/device.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 namespace {
 thread_local std::string last_message;
 }
 void set_error_message(std::string msg) { last_message = std::move(msg); }
 void clear_error_message() { last_message.clear(); }
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda
 
 const char* kselect::device::last_error_message() noexcept {
-  return kselect::cuda_detail::last_message.c_str();
+  return kselect::cuda::last_message.c_str();
 }
 
 cudaError_t kselect::device::detail::reject_argument(const std::string& reason) {
-  kselect::cuda_detail::set_error_message(reason);
+  kselect::cuda::set_error_message(reason);
   return cudaErrorInvalidValue;
 }
 
-void kselect::device::detail::clear_rejection() noexcept { kselect::cuda_detail::clear_error_message(); }
+void kselect::device::detail::clear_rejection() noexcept { kselect::cuda::clear_error_message(); }

@@ -12,8 +12,6 @@
 #include "kselect/device.hpp"
 
 namespace kselect::cuda_backend {
-using detail::check;
-using detail::stream_buffer;
 
 template <class T>
 void approx_multiselect(const T* d_values, std::int64_t n, const std::int64_t* ranks, std::int64_t num_ranks,

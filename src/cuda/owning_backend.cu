@@ -11,8 +11,6 @@
 #include "kselect/device.hpp"
 
 namespace kselect::cuda_backend {
-using detail::check;
-using detail::stream_buffer;
 
 bool available() noexcept {
   int count = 0;
@@ -24,7 +22,7 @@ bool available() noexcept {
 }
 
 bool is_device_pointer(const void* p) noexcept {
-  return p != nullptr && available() && cuda_detail::is_device_accessible(p);
+  return p != nullptr && available() && cuda::is_device_accessible(p);
 }
 
 template <class T>

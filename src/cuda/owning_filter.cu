@@ -5,7 +5,7 @@
 
 #include "cuda/owning_filter.cuh"
 
-namespace kselect::cuda_backend::filter_detail {
+namespace kselect::cuda_backend {
 namespace {
 
 /// out[j] = payload element idx[j] of `in`, copied in W-byte words.
@@ -45,7 +45,7 @@ void gather_payload(const void* in, const std::int64_t* idx, void* out, std::int
     launch(std::uint32_t{});
   else
     launch(std::uint8_t{});
-  detail::check(cudaPeekAtLastError(), "payload gather");
+  check(cudaPeekAtLastError(), "payload gather");
 }
 
-}  // namespace kselect::cuda_backend::filter_detail
+}  // namespace kselect::cuda_backend

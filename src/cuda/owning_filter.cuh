@@ -17,8 +17,6 @@
 
 namespace kselect::cuda_backend {
 
-namespace filter_detail {
-
 /// out[j] = the payload_bytes-byte element idx[j] of `in`, for j < m, copied with the widest word that the size and the
 /// pointers' alignment allow (owning_filter.cu).
 void gather_payload(const void* in, const std::int64_t* idx, void* out, std::int64_t m, std::size_t payload_bytes,
@@ -35,7 +33,7 @@ cudaError_t with_selector(const kselect::detail::filter_condition<T>& cond, F&& 
 template <class T>
 std::int64_t count_selected(const T* d_values, std::int64_t n, const kselect::detail::filter_condition<T>& cond,
                             cudaStream_t stream) {
-  detail::stream_buffer count(sizeof(std::int64_t), stream);
+  stream_buffer count(sizeof(std::int64_t), stream);
   auto* d_count = static_cast<std::int64_t*>(count.get());
   std::size_t bytes = 0;
   auto run = [&](void* ws) {
@@ -43,16 +41,14 @@ std::int64_t count_selected(const T* d_values, std::int64_t n, const kselect::de
       return device::detail::run_count(ws, bytes, d_values, n, select, d_count, stream);
     });
   };
-  detail::check(run(nullptr), "count workspace query");
-  detail::stream_buffer workspace(bytes, stream);
-  detail::check(run(workspace.get()), "count");
+  check(run(nullptr), "count workspace query");
+  stream_buffer workspace(bytes, stream);
+  check(run(workspace.get()), "count");
   std::int64_t h_count = 0;
-  detail::check(cudaMemcpyAsync(&h_count, d_count, sizeof h_count, cudaMemcpyDeviceToHost, stream), "copying count");
-  detail::check(cudaStreamSynchronize(stream), "count");
+  check(cudaMemcpyAsync(&h_count, d_count, sizeof h_count, cudaMemcpyDeviceToHost, stream), "copying count");
+  check(cudaStreamSynchronize(stream), "count");
   return h_count;
 }
-
-}  // namespace filter_detail
 
 template <class T>
 std::int64_t filter(const T* d_values, std::int64_t n, const kselect::detail::filter_condition<T>& cond,
@@ -60,14 +56,14 @@ std::int64_t filter(const T* d_values, std::int64_t n, const kselect::detail::fi
                     kselect::detail::filter_target& target, const options& opt) {
   auto stream = static_cast<cudaStream_t>(opt.stream);
   // A partition writes all n; a filter first counts, so that the buffers are exact.
-  const std::int64_t m = partition ? n : filter_detail::count_selected(d_values, n, cond, stream);
+  const std::int64_t m = partition ? n : count_selected(d_values, n, cond, stream);
   const kselect::detail::filter_buffers host = target.allocate(m);
   if (m == 0) return 0;
   const auto um = static_cast<std::size_t>(m);
   const bool need_indices = with_indices || payload_bytes > 0;
-  detail::stream_buffer keys(um * sizeof(T), stream);
-  detail::stream_buffer indices(need_indices ? um * sizeof(std::int64_t) : 0, stream);
-  detail::stream_buffer num(sizeof(std::int64_t), stream);
+  stream_buffer keys(um * sizeof(T), stream);
+  stream_buffer indices(need_indices ? um * sizeof(std::int64_t) : 0, stream);
+  stream_buffer num(sizeof(std::int64_t), stream);
 
   device::detail::filter_outputs<T, T, std::int64_t> out;
   out.keys = static_cast<T*>(keys.get());
@@ -77,54 +73,54 @@ std::int64_t filter(const T* d_values, std::int64_t n, const kselect::detail::fi
   std::size_t bytes = 0;
   const device::detail::filter_request req{.flags = cond.flags, .flagged = cond.flagged};
   auto run = [&](void* ws) {
-    return filter_detail::with_selector(cond, [&](auto select) {
+    return with_selector(cond, [&](auto select) {
       return device::detail::run_filter(ws, bytes, d_values, n, select, out, req, stream);
     });
   };
-  detail::check(run(nullptr), "filter workspace query");
+  check(run(nullptr), "filter workspace query");
   {
-    detail::stream_buffer workspace(bytes, stream);
-    detail::check(run(workspace.get()), "filter");
+    stream_buffer workspace(bytes, stream);
+    check(run(workspace.get()), "filter");
   }
-  detail::stream_buffer payload(payload_bytes > 0 ? um * payload_bytes : 0, stream);
+  stream_buffer payload(payload_bytes > 0 ? um * payload_bytes : 0, stream);
   if (payload_bytes > 0)
-    filter_detail::gather_payload(d_payload, out.indices, payload.get(), m, payload_bytes, stream);
-  detail::check(cudaMemcpyAsync(host.values, keys.get(), um * sizeof(T), cudaMemcpyDeviceToHost, stream),
+    gather_payload(d_payload, out.indices, payload.get(), m, payload_bytes, stream);
+  check(cudaMemcpyAsync(host.values, keys.get(), um * sizeof(T), cudaMemcpyDeviceToHost, stream),
                 "copying the filtered keys");
   if (with_indices)
-    detail::check(cudaMemcpyAsync(host.indices, indices.get(), um * sizeof(std::int64_t), cudaMemcpyDeviceToHost,
+    check(cudaMemcpyAsync(host.indices, indices.get(), um * sizeof(std::int64_t), cudaMemcpyDeviceToHost,
                                   stream),
                   "copying the positions");
   if (payload_bytes > 0)
-    detail::check(cudaMemcpyAsync(host.payload, payload.get(), um * payload_bytes, cudaMemcpyDeviceToHost, stream),
+    check(cudaMemcpyAsync(host.payload, payload.get(), um * payload_bytes, cudaMemcpyDeviceToHost, stream),
                   "copying the payload");
   std::int64_t selected = m;
   if (partition)
-    detail::check(cudaMemcpyAsync(&selected, out.num_selected, sizeof selected, cudaMemcpyDeviceToHost, stream),
+    check(cudaMemcpyAsync(&selected, out.num_selected, sizeof selected, cudaMemcpyDeviceToHost, stream),
                   "copying the count");
-  detail::check(cudaStreamSynchronize(stream), "filter");
+  check(cudaStreamSynchronize(stream), "filter");
   return selected;
 }
 
 template <class T>
 std::int64_t count_if(const T* d_values, std::int64_t n, const predicate<T>& pred, const options& opt) {
-  return filter_detail::count_selected(d_values, n, kselect::detail::filter_condition<T>{pred},
+  return count_selected(d_values, n, kselect::detail::filter_condition<T>{pred},
                                        static_cast<cudaStream_t>(opt.stream));
 }
 
 template <class T>
 std::int64_t filter_inplace(T* d_values, std::int64_t n, const predicate<T>& pred, const options& opt) {
   auto stream = static_cast<cudaStream_t>(opt.stream);
-  detail::stream_buffer num(sizeof(std::int64_t), stream);
+  stream_buffer num(sizeof(std::int64_t), stream);
   auto* d_num = static_cast<std::int64_t*>(num.get());
   std::size_t bytes = 0;
-  detail::check(device::filter_if_inplace(nullptr, bytes, d_values, d_num, n, pred, stream),
+  check(device::filter_if_inplace(nullptr, bytes, d_values, d_num, n, pred, stream),
                 "filter workspace query");
-  detail::stream_buffer workspace(bytes, stream);
-  detail::check(device::filter_if_inplace(workspace.get(), bytes, d_values, d_num, n, pred, stream), "filter");
+  stream_buffer workspace(bytes, stream);
+  check(device::filter_if_inplace(workspace.get(), bytes, d_values, d_num, n, pred, stream), "filter");
   std::int64_t h_num = 0;
-  detail::check(cudaMemcpyAsync(&h_num, d_num, sizeof h_num, cudaMemcpyDeviceToHost, stream), "copying count");
-  detail::check(cudaStreamSynchronize(stream), "filter");
+  check(cudaMemcpyAsync(&h_num, d_num, sizeof h_num, cudaMemcpyDeviceToHost, stream), "copying count");
+  check(cudaStreamSynchronize(stream), "filter");
   return h_num;
 }
 

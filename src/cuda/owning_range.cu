@@ -11,8 +11,6 @@
 #include "kselect/device.hpp"
 
 namespace kselect::cuda_backend {
-using detail::check;
-using detail::stream_buffer;
 
 template <class T>
 void range_select(const T* d_values, std::int64_t n, std::int64_t lo, std::int64_t hi, bool descending,

@@ -11,7 +11,7 @@
 #include "kselect/device.hpp"
 #include "kselect/types.hpp"
 
-namespace kselect::cuda_backend::detail {
+namespace kselect::cuda_backend {
 
 /// Throws kselect::error: a rejected call's reason (device::last_error_message),
 /// else the CUDA error's name after `what`.
@@ -40,4 +40,4 @@ class stream_buffer {
   cudaStream_t stream_;
 };
 
-}  // namespace kselect::cuda_backend::detail
+}  // namespace kselect::cuda_backend

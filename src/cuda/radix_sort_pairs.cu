@@ -4,7 +4,7 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 template <class K, class V>
 cudaError_t sort_pairs(void* temp, std::size_t& temp_bytes, cub::DoubleBuffer<K>& keys, cub::DoubleBuffer<V>& values,
@@ -30,4 +30,4 @@ cudaError_t exclusive_sum_u64(void* temp, std::size_t& temp_bytes, const unsigne
   return cub::DeviceScan::ExclusiveSum(temp, temp_bytes, in, out, count, stream);
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 /// Sorts count pairs by the key bits [begin_bit, end_bit), stably; the results
 /// are in keys.Current() / values.Current(). Two-phase like CUB: a null temp
@@ -24,4 +24,4 @@ cudaError_t sort_pairs(void* temp, std::size_t& temp_bytes, cub::DoubleBuffer<K>
 cudaError_t exclusive_sum_u64(void* temp, std::size_t& temp_bytes, const unsigned long long* in,
                               unsigned long long* out, std::int64_t count, cudaStream_t stream);
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

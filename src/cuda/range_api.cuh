@@ -11,7 +11,7 @@ namespace kselect::device::detail {
 template <class T>
 cudaError_t range_select(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
                          const range_request& req, T* d_keys_out, cudaStream_t stream, const topk_config& cfg) {
-  return cuda_detail::range_select(d_workspace, workspace_bytes, d_in, n, req, d_keys_out, stream, cfg);
+  return cuda::range_select(d_workspace, workspace_bytes, d_in, n, req, d_keys_out, stream, cfg);
 }
 
 }  // namespace kselect::device::detail

@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 /// How a task chooses its splitters and what its count pass does.
 enum class task_mode : std::int32_t {
@@ -80,4 +80,4 @@ struct base_task {
   std::int64_t rank_base;     ///< global rank of the task's smallest key
 };
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-namespace kselect::cuda_detail::tuning {
+namespace kselect::cuda::tuning {
 
 /// Threads of the streaming kernels (count, filter) and keys per thread per tile.
 /// 16 keys per thread keeps 16 independent loads in flight per thread.
@@ -46,7 +46,7 @@ inline constexpr int max_tasks_per_launch = 256;
 /// shared counters far from overflow: 16384 * 4096 < 2^32).
 inline constexpr std::int64_t flush_tiles = 16384;
 
-/// Multiselection pre-pass (plan/bin_map.hpp, dispatch/bin_reduce_dispatch.cuh):
+/// Multiselection pre-pass (core/bin_map.hpp, dispatch/bin_reduce_dispatch.cuh):
 /// bins aimed at (the map adds one: 8192 in all, a 32 KiB shared histogram);
 /// the smallest input it runs on (below, the general driver's fixed costs
 /// dominate anyway); the largest fraction of the input the sample may predict it
@@ -86,4 +86,4 @@ inline constexpr std::int64_t refine_max_size = std::int64_t(1) << 18;
 /// the bitmap at 2^24 (256 a tile: 1.28 against 1.37-1.38).
 inline constexpr std::int64_t range_order_bitmap_min_per_tile = 256;
 
-}  // namespace kselect::cuda_detail::tuning
+}  // namespace kselect::cuda::tuning

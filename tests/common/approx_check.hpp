@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "common/reference.hpp"
-#include "plan/approx.hpp"
-#include "plan/sampling.hpp"
+#include "core/approx.hpp"
+#include "core/sampling.hpp"
 
 namespace kselect::test {
 
@@ -86,7 +86,7 @@ inline std::vector<std::int64_t> single_ranks(std::int64_t n) {
   return r;
 }
 
-/// An input whose sample (plan::sample_position for `seed`) misleads: the n
+/// An input whose sample (core::sample_position for `seed`) misleads: the n
 /// keys are 1000 + (i % 997) except the sampled positions, which hold 100000 + j
 /// (sample j) when `sample_high`, else j % 500. The sample then puts every
 /// middle rank's window among the sampled keys while the rank's key is an
@@ -94,11 +94,11 @@ inline std::vector<std::int64_t> single_ranks(std::int64_t n) {
 /// sampling miss (n well above the sample size).
 template <class T>
 std::vector<T> sampling_miss_input(std::int64_t n, std::uint64_t seed, bool sample_high) {
-  constexpr std::int64_t s = plan::approx_sample_size;
+  constexpr std::int64_t s = core::approx_sample_size;
   std::vector<T> v(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = static_cast<T>(1000 + i % 997);
   for (std::int64_t j = 0; j < s; ++j)
-    v[static_cast<std::size_t>(plan::sample_position(j, s, n, seed))] = static_cast<T>(sample_high ? 100000 + j : j % 500);
+    v[static_cast<std::size_t>(core::sample_position(j, s, n, seed))] = static_cast<T>(sample_high ? 100000 + j : j % 500);
   return v;
 }
 

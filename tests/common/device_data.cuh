@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "plan/sampling.hpp"
+#include "core/sampling.hpp"
 
 namespace kselect::test {
 
@@ -77,13 +77,13 @@ template <class T>
 __global__ void generate_kernel(T* out, std::int64_t n, device_dist d, std::uint64_t seed) {
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
        i += std::int64_t(gridDim.x) * blockDim.x) {
-    const std::uint64_t h = plan::mix64(seed ^ static_cast<std::uint64_t>(i));
+    const std::uint64_t h = core::mix64(seed ^ static_cast<std::uint64_t>(i));
     const double u = static_cast<double>(h >> 11) * 0x1.0p-53;  // [0, 1)
     double v = 0;
     switch (d) {
       case device_dist::uniform: v = u; break;
       case device_dist::normal: {
-        const double u2 = static_cast<double>(plan::mix64(h) >> 11) * 0x1.0p-53;
+        const double u2 = static_cast<double>(core::mix64(h) >> 11) * 0x1.0p-53;
         v = sqrt(-2.0 * log(u + 0x1.0p-60)) * cos(6.283185307179586 * u2);
         break;
       }

@@ -9,21 +9,21 @@
 #include <vector>
 
 #include "common/device_data.cuh"
-#include "plan/key_traits.hpp"
+#include "core/key_traits.hpp"
 
 namespace kselect::test {
 
 template <class T>
-__global__ void to_key_kernel(const T* in, plan::key_t<T>* out, std::int64_t n) {
+__global__ void to_key_kernel(const T* in, core::key_t<T>* out, std::int64_t n) {
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
        i += std::int64_t(gridDim.x) * blockDim.x)
-    out[i] = plan::key_traits<T>::to_key(in[i]);
+    out[i] = core::key_traits<T>::to_key(in[i]);
 }
 
 /// Values of `ranks` in d_in[0..n), computed by sorting on the device.
 template <class T>
 std::vector<T> device_sort_reference(const T* d_in, std::int64_t n, std::span<const std::int64_t> ranks) {
-  using K = plan::key_t<T>;
+  using K = core::key_t<T>;
   device_buffer<K> keys(n), sorted(n);
   to_key_kernel<T><<<132 * 32, 256>>>(d_in, keys.data(), n);
   cuda_check(cudaPeekAtLastError(), "to_key_kernel");
@@ -35,7 +35,7 @@ std::vector<T> device_sort_reference(const T* d_in, std::int64_t n, std::span<co
   for (std::int64_t r : ranks) {
     K k{};
     cuda_check(cudaMemcpy(&k, sorted.data() + r, sizeof k, cudaMemcpyDeviceToHost), "read rank");
-    out.push_back(plan::key_traits<T>::from_key(k));
+    out.push_back(core::key_traits<T>::from_key(k));
   }
   return out;
 }

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/generate.hpp"
-#include "plan/key_traits.hpp"
+#include "core/key_traits.hpp"
 
 namespace kselect::test {
 
@@ -31,7 +31,7 @@ std::vector<T> probe_values(std::int64_t count, std::uint64_t seed) {
     v.push_back(-lim::quiet_NaN());
     v.push_back(lim::denorm_min());
     v.push_back(-lim::denorm_min());
-    const auto all = static_cast<plan::key_t<T>>(~plan::key_t<T>(0));
+    const auto all = static_cast<core::key_t<T>>(~core::key_t<T>(0));
     T x;
     std::memcpy(&x, &all, sizeof x);
     v.push_back(x);

@@ -4,13 +4,13 @@
 
 #include <cstdint>
 
-#include "plan/sampling.hpp"
+#include "core/sampling.hpp"
 
 namespace kselect::test {
 
 /// SplitMix64 (Steele, Lea, Flood 2014): a bijective 64-bit mix, the same one the
 /// library samples with.
-inline std::uint64_t splitmix64(std::uint64_t x) { return plan::mix64(x); }
+inline std::uint64_t splitmix64(std::uint64_t x) { return core::mix64(x); }
 
 /// The i-th random word of stream `seed`.
 inline std::uint64_t random_word(std::uint64_t seed, std::uint64_t i) {

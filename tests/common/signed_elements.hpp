@@ -15,22 +15,22 @@
 
 #include "common/rng.hpp"
 #include "kselect/types.hpp"
-#include "plan/key_traits.hpp"
-#include "plan/quantile_math.hpp"
+#include "core/key_traits.hpp"
+#include "core/quantile_math.hpp"
 
 namespace kselect::test {
 
 /// The bits of a value, for exact comparison (NaN == NaN, -0.0 != +0.0).
 template <class T>
-plan::key_t<T> bits_of(T v) {
-  return plan::key_traits<T>::bits_of(v);
+core::key_t<T> bits_of(T v) {
+  return core::key_traits<T>::bits_of(v);
 }
 
 /// A quiet NaN with the given sign and payload (the payload's low bits).
 template <class T>
 T nan_with(bool negative, std::uint64_t payload) {
-  using traits = plan::key_traits<T>;
-  using U = plan::key_t<T>;
+  using traits = core::key_traits<T>;
+  using U = core::key_t<T>;
   constexpr U quiet = (traits::mantissa_mask >> 1) + 1;  // the mantissa's top bit
   const U sign = negative ? traits::sign_bit : U(0);
   const U low = static_cast<U>(payload) & (quiet - 1);
@@ -93,7 +93,7 @@ std::vector<T> generate_signed(signed_mix m, std::int64_t n, std::uint64_t seed)
 template <class T>
 std::vector<T> stable_sorted(std::vector<T> v) {
   std::stable_sort(v.begin(), v.end(), [](T a, T b) {
-    return plan::key_traits<T>::to_key(a) < plan::key_traits<T>::to_key(b);
+    return core::key_traits<T>::to_key(a) < core::key_traits<T>::to_key(b);
   });
   return v;
 }
@@ -112,8 +112,8 @@ std::vector<quantile_value_t<T>> stable_quantiles(const std::vector<T>& sorted, 
       out.push_back(static_cast<R>(sorted.back()));
       continue;
     }
-    const plan::quantile_point p = plan::quantile_point_for(n, q, m);
-    out.push_back(plan::combine(p, sorted[static_cast<std::size_t>(p.lo)], sorted[static_cast<std::size_t>(p.hi)]));
+    const core::quantile_point p = core::quantile_point_for(n, q, m);
+    out.push_back(core::combine(p, sorted[static_cast<std::size_t>(p.lo)], sorted[static_cast<std::size_t>(p.hi)]));
   }
   return out;
 }

@@ -1,5 +1,5 @@
 // The approximate selection's narrow-window mode: the host plan
-// (plan::approx_choose_candidates and its window, step and candidate indices)
+// (core::approx_choose_candidates and its window, step and candidate indices)
 // and the CPU backend's answers in that mode (cpu::approx_multiselect, which
 // shares the plan with the CUDA backend): single ranks at the ends and the
 // middle for every key type and distribution and several bounds, a few close
@@ -15,30 +15,30 @@
 #include "common/approx_check.hpp"
 #include "common/common.hpp"
 #include "cpu/cpu_select.hpp"
-#include "plan/approx.hpp"
-#include "plan/sampling.hpp"
+#include "core/approx.hpp"
+#include "core/sampling.hpp"
 
 namespace kselect {
 namespace {
 
 using test::dist;
-constexpr std::int64_t S = plan::approx_sample_size;
+constexpr std::int64_t S = core::approx_sample_size;
 
-std::vector<std::int64_t> indices_of(const plan::approx_candidates& c) {
+std::vector<std::int64_t> indices_of(const core::approx_candidates& c) {
   std::vector<std::int64_t> idx;
-  for (std::int64_t j = 0; j < c.count; ++j) idx.push_back(plan::approx_candidate_at(c, j));
+  for (std::int64_t j = 0; j < c.count; ++j) idx.push_back(core::approx_candidate_at(c, j));
   return idx;
 }
 
 // The histogram mode takes the candidates the approximate pass always took.
 TEST(ApproxWindowPlan, HistogramCandidatesAreTheSpreadOnes) {
   for (int buckets : {2, 3, 128, 1000, 1024, 4096}) {
-    const plan::approx_candidates c = plan::approx_histogram_candidates(buckets);
+    const core::approx_candidates c = core::approx_histogram_candidates(buckets);
     EXPECT_FALSE(c.window);
     ASSERT_EQ(c.count, buckets - 1);
-    EXPECT_EQ(plan::approx_table_budget(c), plan::approx_fine_budget(buckets));
+    EXPECT_EQ(core::approx_table_budget(c), core::approx_fine_budget(buckets));
     for (int j = 0; j + 1 < buckets; ++j)
-      ASSERT_EQ(plan::approx_candidate_at(c, j), plan::approx_candidate_index(j, buckets, S)) << buckets << " " << j;
+      ASSERT_EQ(core::approx_candidate_at(c, j), core::approx_candidate_index(j, buckets, S)) << buckets << " " << j;
   }
 }
 
@@ -46,16 +46,16 @@ TEST(ApproxWindowPlan, HistogramCandidatesAreTheSpreadOnes) {
 TEST(ApproxWindowPlan, MedianOfTwoTo28) {
   const std::int64_t n = std::int64_t(1) << 28;
   const std::int64_t r = n / 2;
-  const plan::approx_candidates c =
-      plan::approx_choose_candidates(n, std::span<const std::int64_t>(&r, 1), n / 1000, 1024, true);
+  const core::approx_candidates c =
+      core::approx_choose_candidates(n, std::span<const std::int64_t>(&r, 1), n / 1000, 1024, true);
   ASSERT_TRUE(c.window);
   // Half-width 4 sigma (4 * sqrt(16384 / 4) = 256) + 2 around 8192.
   EXPECT_EQ(c.first, 8192 - 258);
   EXPECT_EQ(c.width, 517);
   // 0.1% of n / 2 = 134217 ranks = 8.19 sample positions: every 8th sample key.
-  EXPECT_EQ(plan::approx_window_step(n, n / 1000), 8);
+  EXPECT_EQ(core::approx_window_step(n, n / 1000), 8);
   EXPECT_EQ(c.count, 66);
-  EXPECT_EQ(plan::approx_table_budget(c), 8192);
+  EXPECT_EQ(core::approx_table_budget(c), 8192);
 }
 
 // One rank always gets a window that holds its prediction; the candidates are
@@ -70,14 +70,14 @@ TEST(ApproxWindowPlan, OneRankGetsAWindow) {
         for (int buckets : {2, 3, 16, 1024, 4096}) {
           SCOPED_TRACE(testing::Message() << "n " << n << ", rank " << r << ", bound " << bound << ", buckets "
                                           << buckets);
-          const plan::approx_candidates c =
-              plan::approx_choose_candidates(n, std::span<const std::int64_t>(&r, 1), bound, buckets, true);
+          const core::approx_candidates c =
+              core::approx_choose_candidates(n, std::span<const std::int64_t>(&r, 1), bound, buckets, true);
           ASSERT_TRUE(c.window);
-          const plan::sample_window w =
-              plan::predict_window(r, n, S, plan::approx_window_sigmas, plan::approx_window_margin);
+          const core::sample_window w =
+              core::predict_window(r, n, S, core::approx_window_sigmas, core::approx_window_margin);
           EXPECT_EQ(c.first, std::max<std::int64_t>(w.first, 0));
           EXPECT_EQ(c.first + c.width, std::min<std::int64_t>(w.last, S - 1));
-          EXPECT_LE(c.width, plan::approx_window_max_width);
+          EXPECT_LE(c.width, core::approx_window_max_width);
           ASSERT_GE(c.count, 1);
           ASSERT_LE(c.count, buckets - 1);
           ASSERT_LE(c.count, c.width + 1);
@@ -91,13 +91,13 @@ TEST(ApproxWindowPlan, OneRankGetsAWindow) {
             EXPECT_EQ(idx.front(), c.first);
             EXPECT_EQ(idx.back(), c.first + c.width);
           }
-          const std::int64_t step = plan::approx_window_step(n, bound);
+          const std::int64_t step = core::approx_window_step(n, bound);
           // The step stands for at most max(bound / 2, one sample position) ranks.
           EXPECT_LE(static_cast<double>(step) * static_cast<double>(n) / S,
                     std::max(static_cast<double>(std::min(bound, n)) / 2, static_cast<double>(n) / S));
           if (c.count < buckets - 1)
             for (std::size_t j = 1; j < idx.size(); ++j) ASSERT_LE(idx[j] - idx[j - 1], step);
-          EXPECT_EQ(plan::approx_table_budget(c), plan::approx_fine_budget(c.count + 1));
+          EXPECT_EQ(core::approx_table_budget(c), core::approx_fine_budget(c.count + 1));
         }
       }
     }
@@ -109,41 +109,41 @@ TEST(ApproxWindowPlan, CappedByTheBuckets) {
   const std::int64_t r = n / 2;
   const std::span<const std::int64_t> one(&r, 1);
   // Bound 1: every sample key of the window would be a candidate.
-  EXPECT_EQ(plan::approx_choose_candidates(n, one, 1, 4096, true).count, 518);
-  EXPECT_EQ(plan::approx_choose_candidates(n, one, 1, 128, true).count, 127);
-  EXPECT_EQ(plan::approx_choose_candidates(n, one, 1, 2, true).count, 1);
+  EXPECT_EQ(core::approx_choose_candidates(n, one, 1, 4096, true).count, 518);
+  EXPECT_EQ(core::approx_choose_candidates(n, one, 1, 128, true).count, 127);
+  EXPECT_EQ(core::approx_choose_candidates(n, one, 1, 2, true).count, 1);
   // A bound of n or more: the two ends.
-  EXPECT_EQ(plan::approx_choose_candidates(n, one, n, 1024, true).count, 2);
-  EXPECT_EQ(plan::approx_choose_candidates(n, one, 5 * n, 1024, true).count, 2);
+  EXPECT_EQ(core::approx_choose_candidates(n, one, n, 1024, true).count, 2);
+  EXPECT_EQ(core::approx_choose_candidates(n, one, 5 * n, 1024, true).count, 2);
 }
 
 TEST(ApproxWindowPlan, WhenTheHistogramModeIsKept) {
   const std::int64_t n = 1000003;
-  const plan::approx_candidates histogram = plan::approx_histogram_candidates(1024);
-  auto same = [&](const plan::approx_candidates& c) {
+  const core::approx_candidates histogram = core::approx_histogram_candidates(1024);
+  auto same = [&](const core::approx_candidates& c) {
     return !c.window && c.first == histogram.first && c.width == histogram.width && c.count == histogram.count;
   };
   const std::int64_t mid = n / 2;
-  EXPECT_TRUE(same(plan::approx_choose_candidates(n, std::span<const std::int64_t>(&mid, 1), 1000, 1024, false)));
-  EXPECT_TRUE(same(plan::approx_choose_candidates(n, std::span<const std::int64_t>(&mid, 1), 0, 1024, true)));
-  EXPECT_TRUE(same(plan::approx_choose_candidates(n, std::span<const std::int64_t>(), 1000, 1024, true)));
+  EXPECT_TRUE(same(core::approx_choose_candidates(n, std::span<const std::int64_t>(&mid, 1), 1000, 1024, false)));
+  EXPECT_TRUE(same(core::approx_choose_candidates(n, std::span<const std::int64_t>(&mid, 1), 0, 1024, true)));
+  EXPECT_TRUE(same(core::approx_choose_candidates(n, std::span<const std::int64_t>(), 1000, 1024, true)));
   const std::vector<std::int64_t> pct = test::percentile_ranks_101(n);
-  EXPECT_TRUE(same(plan::approx_choose_candidates(n, pct, 1000, 1024, true)));
+  EXPECT_TRUE(same(core::approx_choose_candidates(n, pct, 1000, 1024, true)));
   const std::vector<std::int64_t> far = {n / 4, 3 * n / 4};
-  EXPECT_TRUE(same(plan::approx_choose_candidates(n, far, 1000, 1024, true)));
+  EXPECT_TRUE(same(core::approx_choose_candidates(n, far, 1000, 1024, true)));
   // Close ranks share one window, the hull of theirs.
   const std::vector<std::int64_t> close = {n / 2 - n / 100, n / 2, n / 2 + 7, n / 2 + n / 50};
-  const plan::approx_candidates c = plan::approx_choose_candidates(n, close, 1000, 1024, true);
+  const core::approx_candidates c = core::approx_choose_candidates(n, close, 1000, 1024, true);
   ASSERT_TRUE(c.window);
-  const plan::sample_window lo =
-      plan::predict_window(close.front(), n, S, plan::approx_window_sigmas, plan::approx_window_margin);
-  const plan::sample_window hi =
-      plan::predict_window(close.back(), n, S, plan::approx_window_sigmas, plan::approx_window_margin);
+  const core::sample_window lo =
+      core::predict_window(close.front(), n, S, core::approx_window_sigmas, core::approx_window_margin);
+  const core::sample_window hi =
+      core::predict_window(close.back(), n, S, core::approx_window_sigmas, core::approx_window_margin);
   EXPECT_EQ(c.first, lo.first);
   EXPECT_EQ(c.first + c.width, hi.last);
   // Just past the widest window allowed: the histogram mode.
   const std::vector<std::int64_t> wider = {n / 2 - n / 20, n / 2 + n / 20};
-  EXPECT_TRUE(same(plan::approx_choose_candidates(n, wider, 1000, 1024, true)));
+  EXPECT_TRUE(same(core::approx_choose_candidates(n, wider, 1000, 1024, true)));
 }
 
 // Over many draws of the sample (seeds), a rank's window holds its sample
@@ -158,14 +158,14 @@ TEST(ApproxWindowPlan, WindowHoldsTheRank) {
   std::vector<float> sorted = values;
   std::sort(sorted.begin(), sorted.end());
   for (const std::int64_t r : {std::int64_t(0), n / 3, n / 2, n - 1}) {
-    const plan::approx_candidates c =
-        plan::approx_choose_candidates(n, std::span<const std::int64_t>(&r, 1), n / 1000, 1024, true);
+    const core::approx_candidates c =
+        core::approx_choose_candidates(n, std::span<const std::int64_t>(&r, 1), n / 1000, 1024, true);
     ASSERT_TRUE(c.window);
     int misses = 0;
     for (std::uint64_t seed = 1; seed <= 400; ++seed) {
       std::vector<float> sample(static_cast<std::size_t>(S));
       for (std::int64_t j = 0; j < S; ++j)
-        sample[static_cast<std::size_t>(j)] = values[static_cast<std::size_t>(plan::sample_position(j, S, n, seed))];
+        sample[static_cast<std::size_t>(j)] = values[static_cast<std::size_t>(core::sample_position(j, S, n, seed))];
       std::sort(sample.begin(), sample.end());
       const float lo = sample[static_cast<std::size_t>(c.first)];
       const float hi = sample[static_cast<std::size_t>(c.first + c.width)];
@@ -250,11 +250,11 @@ TYPED_TEST(CpuApproxWindow, SamplingMissAnsweredExactly) {
   using T = TypeParam;
   const std::int64_t n = std::int64_t(1) << 18;
   for (const bool sample_high : {true, false}) {
-    const std::vector<T> values = test::sampling_miss_input<T>(n, plan::approx_default_seed, sample_high);
+    const std::vector<T> values = test::sampling_miss_input<T>(n, core::approx_default_seed, sample_high);
     const auto ref = test::make_approx_reference(values);
     for (const std::vector<std::int64_t>& ranks :
          {std::vector<std::int64_t>{n / 2}, std::vector<std::int64_t>{n / 2, n / 2 + 5}}) {
-      ASSERT_TRUE(plan::approx_choose_candidates(n, ranks, n / 1000, 1024, true).window);
+      ASSERT_TRUE(core::approx_choose_candidates(n, ranks, n / 1000, 1024, true).window);
       for (std::int64_t bound : {std::int64_t(3), n / 1000}) {
         std::vector<std::int64_t> got;
         expect_valid(values, ref, ranks, bound, 1024, true, nullptr, &got);

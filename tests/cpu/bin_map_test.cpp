@@ -1,4 +1,4 @@
-// plan/bin_map.hpp and plan/bin_reduction.hpp: the pre-pass's bin map is monotone
+// core/bin_map.hpp and core/bin_reduction.hpp: the pre-pass's bin map is monotone
 // and in range for every key type and distribution, spreads sampled keys over
 // many bins, and reducing to the selected bins keeps every rank's answer.
 #include <gtest/gtest.h>
@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "common/generate.hpp"
-#include "plan/bin_map.hpp"
-#include "plan/bin_reduction.hpp"
-#include "plan/key_traits.hpp"
+#include "core/bin_map.hpp"
+#include "core/bin_reduction.hpp"
+#include "core/key_traits.hpp"
 
 namespace kselect {
 namespace {
@@ -22,9 +22,9 @@ using KeyTypes = ::testing::Types<float, double, std::int32_t, std::uint32_t, st
 TYPED_TEST_SUITE(BinMap, KeyTypes);
 
 template <class T>
-std::vector<plan::key_t<T>> sorted_pre_keys(const std::vector<T>& v) {
-  std::vector<plan::key_t<T>> p;
-  for (T x : v) p.push_back(plan::key_traits<T>::pre_key(x));
+std::vector<core::key_t<T>> sorted_pre_keys(const std::vector<T>& v) {
+  std::vector<core::key_t<T>> p;
+  for (T x : v) p.push_back(core::key_traits<T>::pre_key(x));
   std::sort(p.begin(), p.end());
   return p;
 }
@@ -34,8 +34,8 @@ std::vector<plan::key_t<T>> sorted_pre_keys(const std::vector<T>& v) {
 // rank with the same key as sorting everything.
 TYPED_TEST(BinMap, MonotoneInRangeAndReductionKeepsAnswers) {
   using T = TypeParam;
-  using K = plan::key_t<T>;
-  using kt = plan::key_traits<T>;
+  using K = core::key_t<T>;
+  using kt = core::key_traits<T>;
   for (dist d : test::all_dists()) {
     SCOPED_TRACE(test::name(d));
     const std::int64_t n = 200003;
@@ -43,8 +43,8 @@ TYPED_TEST(BinMap, MonotoneInRangeAndReductionKeepsAnswers) {
     std::vector<T> sample;
     for (std::int64_t i = 0; i < 4096; ++i) sample.push_back(values[static_cast<std::size_t>(i * n / 4096)]);
     const std::vector<K> sp = sorted_pre_keys(sample);
-    const auto map = plan::build_bin_map<K>(sp.data(), static_cast<int>(sp.size()), 8191);
-    ASSERT_LE(map.num_bins, plan::bin_map_max_bins);
+    const auto map = core::build_bin_map<K>(sp.data(), static_cast<int>(sp.size()), 8191);
+    ASSERT_LE(map.num_bins, core::bin_map_max_bins);
 
     std::vector<K> all = sorted_pre_keys(values);
     // Extremes of the key type too.
@@ -52,23 +52,23 @@ TYPED_TEST(BinMap, MonotoneInRangeAndReductionKeepsAnswers) {
     all.push_back(static_cast<K>(~K(0)));
     std::uint32_t prev = 0;
     for (K p : all) {
-      const std::uint32_t b = plan::bin_of(map, p);
+      const std::uint32_t b = core::bin_of(map, p);
       ASSERT_LT(b, map.num_bins);
       ASSERT_GE(b, prev) << "pre-key " << +p;
       prev = b;
     }
 
     std::vector<std::uint64_t> hist(map.num_bins, 0);
-    for (T x : values) ++hist[plan::bin_of(map, kt::pre_key(x))];
+    for (T x : values) ++hist[core::bin_of(map, kt::pre_key(x))];
     std::vector<std::int64_t> ranks = {0, 1, n / 100, n / 2, n - 2, n - 1};
     for (int i = 1; i < 100; ++i) ranks.push_back(i * n / 100 + 1);
     std::sort(ranks.begin(), ranks.end());
     ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-    const plan::bin_reduction red = plan::reduce_to_bins(hist, ranks);
+    const core::bin_reduction red = core::reduce_to_bins(hist, ranks);
 
     std::vector<K> kept;  // to_key of the selected bins' values, in input order
     for (T x : values) {
-      const std::uint32_t b = plan::bin_of(map, kt::pre_key(x));
+      const std::uint32_t b = core::bin_of(map, kt::pre_key(x));
       if (red.selected[b / 32] >> (b % 32) & 1u) kept.push_back(kt::to_key(x));
     }
     ASSERT_EQ(static_cast<std::int64_t>(kept.size()), red.kept);
@@ -82,8 +82,8 @@ TYPED_TEST(BinMap, MonotoneInRangeAndReductionKeepsAnswers) {
     // Continuous data: the selected bins are a small part of the input, and the
     // sample predicts so; few distinct values: the sample predicts most is kept.
     std::vector<std::uint32_t> sample_bins;
-    for (K p : sp) sample_bins.push_back(plan::bin_of(map, p));
-    const double predicted = plan::predict_kept_fraction(sample_bins, ranks, n);
+    for (K p : sp) sample_bins.push_back(core::bin_of(map, p));
+    const double predicted = core::predict_kept_fraction(sample_bins, ranks, n);
     if (d == dist::uniform || d == dist::normal || d == dist::sorted || d == dist::shared_prefix) {
       EXPECT_LT(red.kept, n / 16) << "kept " << red.kept << " of " << n;
       EXPECT_LT(predicted, 1.0 / 16);
@@ -96,11 +96,11 @@ TEST(BinMapBuild, UniformFloatsGetEvenBins) {
   const std::vector<float> values = test::generate<float>(dist::uniform, 1 << 20, 3);
   std::vector<float> sample(values.begin(), values.begin() + 4096);
   std::vector<std::uint32_t> sp;
-  for (float x : sample) sp.push_back(plan::key_traits<float>::pre_key(x));
+  for (float x : sample) sp.push_back(core::key_traits<float>::pre_key(x));
   std::sort(sp.begin(), sp.end());
-  const auto map = plan::build_bin_map<std::uint32_t>(sp.data(), 4096, 8191);
+  const auto map = core::build_bin_map<std::uint32_t>(sp.data(), 4096, 8191);
   std::vector<std::uint64_t> hist(map.num_bins, 0);
-  for (float x : values) ++hist[plan::bin_of(map, plan::key_traits<float>::pre_key(x))];
+  for (float x : values) ++hist[core::bin_of(map, core::key_traits<float>::pre_key(x))];
   const std::uint64_t largest = *std::max_element(hist.begin(), hist.end());
   // 2^20 keys over ~8191 bins: ~128 per bin. Bins are as wide as ~half a gap
   // between sample keys, so their sizes vary as those gaps do (and the keys past
@@ -115,25 +115,25 @@ TEST(BinMapBuild, InterpolatedPositionsAndSlotBins) {
   // Equally spaced keys: positions are linear in the key whatever the knot stride.
   std::vector<std::uint32_t> s;
   for (std::uint32_t i = 0; i < 9; ++i) s.push_back(100 + 10 * i);
-  EXPECT_EQ(plan::interpolated_position(s.data(), 9, 50u), 0u);
-  EXPECT_EQ(plan::interpolated_position(s.data(), 9, 100u), 0u);
-  EXPECT_EQ(plan::interpolated_position(s.data(), 9, 105u), 1u << 15);
-  EXPECT_EQ(plan::interpolated_position(s.data(), 9, 120u), 2u << 16);
-  EXPECT_EQ(plan::interpolated_position(s.data(), 9, 160u), 6u << 16);
-  EXPECT_EQ(plan::interpolated_position(s.data(), 9, 180u), 8u << 16);
-  EXPECT_EQ(plan::interpolated_position(s.data(), 9, 181u), 8u << 16);
+  EXPECT_EQ(core::interpolated_position(s.data(), 9, 50u), 0u);
+  EXPECT_EQ(core::interpolated_position(s.data(), 9, 100u), 0u);
+  EXPECT_EQ(core::interpolated_position(s.data(), 9, 105u), 1u << 15);
+  EXPECT_EQ(core::interpolated_position(s.data(), 9, 120u), 2u << 16);
+  EXPECT_EQ(core::interpolated_position(s.data(), 9, 160u), 6u << 16);
+  EXPECT_EQ(core::interpolated_position(s.data(), 9, 180u), 8u << 16);
+  EXPECT_EQ(core::interpolated_position(s.data(), 9, 181u), 8u << 16);
   // Between knots, uneven keys are interpolated linearly: with a knot every 4
   // keys, 100 and 500 are knots 0 and 1, and the keys between do not bend it.
-  static_assert(plan::bin_map_knot_stride == 4);
+  static_assert(core::bin_map_knot_stride == 4);
   const std::vector<std::uint32_t> u = {100, 101, 102, 103, 500, 600};
-  EXPECT_EQ(plan::interpolated_position(u.data(), 6, 300u), 2u << 16);
-  EXPECT_EQ(plan::interpolated_position(u.data(), 6, 550u), (4u << 16) + (1u << 15));
+  EXPECT_EQ(core::interpolated_position(u.data(), 6, 300u), 2u << 16);
+  EXPECT_EQ(core::interpolated_position(u.data(), 6, 550u), (4u << 16) + (1u << 15));
   // 64-bit keys far apart: the terms are cut to 48 bits, the fraction stays.
   const std::vector<std::uint64_t> w = {0, ~std::uint64_t(0)};
-  EXPECT_EQ(plan::interpolated_position(w.data(), 2, std::uint64_t(1) << 63), 1u << 15);
-  EXPECT_EQ(plan::slot_bin_count(10, 30, 20), 20u);
-  EXPECT_EQ(plan::slot_bin_count(10, 30, 3), 8u);  // 8 pre-keys in the slot
-  EXPECT_EQ(plan::slot_bin_count(10, 10, 20), 0u);
+  EXPECT_EQ(core::interpolated_position(w.data(), 2, std::uint64_t(1) << 63), 1u << 15);
+  EXPECT_EQ(core::slot_bin_count(10, 30, 20), 20u);
+  EXPECT_EQ(core::slot_bin_count(10, 30, 3), 8u);  // 8 pre-keys in the slot
+  EXPECT_EQ(core::slot_bin_count(10, 10, 20), 0u);
 }
 
 // A narrow range of integers: every distinct key gets its own bin.
@@ -141,23 +141,23 @@ TEST(BinMapBuild, FewDistinctIntegersGetOneBinEach) {
   std::vector<std::uint32_t> sp;
   for (std::uint32_t i = 0; i < 4096; ++i) sp.push_back(1000 + i % 100);
   std::sort(sp.begin(), sp.end());
-  const auto map = plan::build_bin_map<std::uint32_t>(sp.data(), 4096, 8191);
-  for (std::uint32_t k = 1000; k < 1099; ++k) EXPECT_LT(plan::bin_of(map, k), plan::bin_of(map, k + 1)) << k;
-  EXPECT_EQ(plan::bin_of(map, 0u), plan::bin_of(map, 1000u));
-  EXPECT_EQ(plan::bin_of(map, ~0u), plan::bin_of(map, 1099u));
+  const auto map = core::build_bin_map<std::uint32_t>(sp.data(), 4096, 8191);
+  for (std::uint32_t k = 1000; k < 1099; ++k) EXPECT_LT(core::bin_of(map, k), core::bin_of(map, k + 1)) << k;
+  EXPECT_EQ(core::bin_of(map, 0u), core::bin_of(map, 1000u));
+  EXPECT_EQ(core::bin_of(map, ~0u), core::bin_of(map, 1099u));
 }
 
 // The sample index a rank is expected at, and the count of equal entries.
 TEST(BinMapBuild, ExpectedSampleIndexAndCounts) {
-  EXPECT_EQ(plan::expected_sample_index(0, 1000, 4096), 0);
-  EXPECT_EQ(plan::expected_sample_index(999, 1000, 4096), 4091);
-  EXPECT_EQ(plan::expected_sample_index((std::int64_t(1) << 40) - 1, std::int64_t(1) << 40, 4096), 4095);
+  EXPECT_EQ(core::expected_sample_index(0, 1000, 4096), 0);
+  EXPECT_EQ(core::expected_sample_index(999, 1000, 4096), 4091);
+  EXPECT_EQ(core::expected_sample_index((std::int64_t(1) << 40) - 1, std::int64_t(1) << 40, 4096), 4095);
   const std::vector<int> a = {1, 2, 2, 2, 5, 7, 7};
-  EXPECT_EQ(plan::count_equal_sorted(a.data(), 7, 2), 3);
-  EXPECT_EQ(plan::count_equal_sorted(a.data(), 7, 7), 2);
-  EXPECT_EQ(plan::count_equal_sorted(a.data(), 7, 3), 0);
-  EXPECT_EQ(plan::count_equal_sorted(a.data(), 7, 0), 0);
-  EXPECT_EQ(plan::count_equal_sorted(a.data(), 7, 9), 0);
+  EXPECT_EQ(core::count_equal_sorted(a.data(), 7, 2), 3);
+  EXPECT_EQ(core::count_equal_sorted(a.data(), 7, 7), 2);
+  EXPECT_EQ(core::count_equal_sorted(a.data(), 7, 3), 0);
+  EXPECT_EQ(core::count_equal_sorted(a.data(), 7, 0), 0);
+  EXPECT_EQ(core::count_equal_sorted(a.data(), 7, 9), 0);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// plan::classify against a brute-force bucket and plan::locate_ranks on hand cases.
+// core::classify against a brute-force bucket and core::locate_ranks on hand cases.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "common/rng.hpp"
-#include "plan/buckets.hpp"
+#include "core/buckets.hpp"
 
 namespace kselect {
 namespace {
@@ -23,10 +23,10 @@ int brute_bucket(K key, const std::vector<K>& s) {
 }
 
 TEST(Buckets, NumBuckets) {
-  EXPECT_EQ(plan::num_buckets(0), 1);
-  EXPECT_EQ(plan::num_buckets(255), 511);
-  EXPECT_TRUE(plan::is_equality_bucket(1));
-  EXPECT_FALSE(plan::is_equality_bucket(4));
+  EXPECT_EQ(core::num_buckets(0), 1);
+  EXPECT_EQ(core::num_buckets(255), 511);
+  EXPECT_TRUE(core::is_equality_bucket(1));
+  EXPECT_FALSE(core::is_equality_bucket(4));
 }
 
 TEST(Buckets, ClassifyMatchesBruteForce) {
@@ -41,23 +41,23 @@ TEST(Buckets, ClassifyMatchesBruteForce) {
     for (const std::uint32_t x : s) keys.insert(keys.end(), {x - 1, x, x + 1});
     for (int i = 0; i < 300; ++i) keys.push_back(static_cast<std::uint32_t>(test::random_word(m + 100, i) % 1002));
     for (const std::uint32_t k : keys)
-      ASSERT_EQ(plan::classify(k, s.data(), ms), brute_bucket(k, s)) << "key " << k;
+      ASSERT_EQ(core::classify(k, s.data(), ms), brute_bucket(k, s)) << "key " << k;
   }
 }
 
 TEST(Buckets, ClassifyExtremeKeys64) {
   const std::vector<std::uint64_t> s = {0, 5, ~std::uint64_t{0}};
-  EXPECT_EQ(plan::classify<std::uint64_t>(0, s.data(), 3), 1);
-  EXPECT_EQ(plan::classify<std::uint64_t>(3, s.data(), 3), 2);
-  EXPECT_EQ(plan::classify<std::uint64_t>(~std::uint64_t{0}, s.data(), 3), 5);
-  EXPECT_EQ(plan::classify<std::uint64_t>(~std::uint64_t{0} - 1, s.data(), 3), 4);
+  EXPECT_EQ(core::classify<std::uint64_t>(0, s.data(), 3), 1);
+  EXPECT_EQ(core::classify<std::uint64_t>(3, s.data(), 3), 2);
+  EXPECT_EQ(core::classify<std::uint64_t>(~std::uint64_t{0}, s.data(), 3), 5);
+  EXPECT_EQ(core::classify<std::uint64_t>(~std::uint64_t{0} - 1, s.data(), 3), 4);
 }
 
 TEST(Buckets, LocateRanks) {
   // Buckets of sizes 3, 0, 2, 5, 0, 1 (11 keys).
   const std::vector<std::uint64_t> counts = {3, 0, 2, 5, 0, 1};
   const std::vector<std::int64_t> ranks = {0, 2, 3, 5, 9, 10};
-  const auto g = plan::locate_ranks(counts, ranks);
+  const auto g = core::locate_ranks(counts, ranks);
   ASSERT_EQ(g.size(), 4u);
   EXPECT_EQ(g[0].bucket, 0);  EXPECT_EQ(g[0].first_rank, 0); EXPECT_EQ(g[0].end_rank, 2);
   EXPECT_EQ(g[0].offset, 0);  EXPECT_EQ(g[0].size, 3);
@@ -80,7 +80,7 @@ TEST(Buckets, LocateRanksBruteForce) {
     std::sort(ranks.begin(), ranks.end());
     ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
     std::size_t covered = 0;
-    for (const auto& g : plan::locate_ranks(counts, ranks)) {
+    for (const auto& g : core::locate_ranks(counts, ranks)) {
       for (std::int64_t r = g.first_rank; r < g.end_rank; ++r) {
         EXPECT_GE(ranks[r], g.offset);
         EXPECT_LT(ranks[r], g.offset + g.size);
@@ -98,7 +98,7 @@ TEST(Buckets, LocateRanksBruteForce) {
 TEST(Buckets, LocateRanksRejectsRankBeyondCounts) {
   const std::vector<std::uint64_t> counts = {1, 1};
   const std::vector<std::int64_t> ranks = {2};
-  EXPECT_THROW(plan::locate_ranks(counts, ranks), std::logic_error);
+  EXPECT_THROW(core::locate_ranks(counts, ranks), std::logic_error);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// plan::key_traits: the key order equals NumPy's sort order (NaN last, -0.0 == +0.0)
+// core::key_traits: the key order equals NumPy's sort order (NaN last, -0.0 == +0.0)
 // and from_key inverts to_key.
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 
 #include "common/reference.hpp"
 #include "common/rng.hpp"
-#include "plan/key_traits.hpp"
+#include "core/key_traits.hpp"
 
 namespace kselect {
 namespace {
@@ -17,7 +17,7 @@ namespace {
 using test::nan_last_less;
 
 template <class T>
-using bits_t = plan::key_t<T>;
+using bits_t = core::key_t<T>;
 
 template <class T>
 T from_bits(bits_t<T> u) {
@@ -36,7 +36,7 @@ bits_t<T> bits_of(T x) {
 // The key order must be exactly the reference order: less, equal, greater alike.
 template <class T>
 void expect_same_order(T a, T b) {
-  using kt = plan::key_traits<T>;
+  using kt = core::key_traits<T>;
   const auto ka = kt::to_key(a), kb = kt::to_key(b);
   SCOPED_TRACE(testing::Message() << "a = " << a << ", b = " << b);
   EXPECT_EQ(nan_last_less(a, b), ka < kb);
@@ -46,7 +46,7 @@ void expect_same_order(T a, T b) {
 // from_key(to_key(x)) is x, except -0.0 -> +0.0 and NaN -> the quiet NaN.
 template <class T>
 void expect_round_trip(T x) {
-  using kt = plan::key_traits<T>;
+  using kt = core::key_traits<T>;
   const T y = kt::from_key(kt::to_key(x));
   SCOPED_TRACE(testing::Message() << "x = " << x);
   if constexpr (std::is_floating_point_v<T>) {
@@ -75,7 +75,7 @@ std::vector<T> ordered_float_landmarks() {
 
 template <class T>
 void check_float_type() {
-  using kt = plan::key_traits<T>;
+  using kt = core::key_traits<T>;
   using U = bits_t<T>;
   using lim = std::numeric_limits<T>;
   const std::vector<T> marks = ordered_float_landmarks<T>();
@@ -119,8 +119,8 @@ void check_int_type() {
     expect_round_trip(xs[i]);
     if (testing::Test::HasFailure()) return;
   }
-  EXPECT_EQ(plan::key_traits<T>::to_key(lim::min()), 0u);
-  EXPECT_EQ(plan::key_traits<T>::to_key(lim::max()), std::numeric_limits<bits_t<T>>::max());
+  EXPECT_EQ(core::key_traits<T>::to_key(lim::min()), 0u);
+  EXPECT_EQ(core::key_traits<T>::to_key(lim::max()), std::numeric_limits<bits_t<T>>::max());
 }
 
 TEST(KeyTraits, FloatOrderAndRoundTrip) { check_float_type<float>(); }
@@ -133,7 +133,7 @@ TEST(KeyTraits, Uint64OrderAndRoundTrip) { check_int_type<std::uint64_t>(); }
 // Exhaustive over every float whose top 16 bits vary and low bits are 0 or all ones:
 // 2^17 values covering every exponent and sign, sorted by value, keys must ascend.
 TEST(KeyTraits, FloatKeysAscendOverAllExponents) {
-  using kt = plan::key_traits<float>;
+  using kt = core::key_traits<float>;
   std::vector<float> xs;
   for (std::uint32_t hi = 0; hi < (1u << 16); ++hi)
     for (const std::uint32_t lo : {0u, 0xffffu}) xs.push_back(from_bits<float>((hi << 16) | lo));

@@ -1,4 +1,4 @@
-// plan::quantile_point_for, validate_quantiles and the NumPy lerp, on hand-checked
+// core::quantile_point_for, validate_quantiles and the NumPy lerp, on hand-checked
 // cases (NumPy-derived expectations for whole inputs are in quantile_api_test.cpp).
 #include <gtest/gtest.h>
 
@@ -6,15 +6,15 @@
 #include <limits>
 #include <string>
 
-#include "plan/quantile_math.hpp"
+#include "core/quantile_math.hpp"
 
 namespace kselect {
 namespace {
 
-using plan::quantile_point_for;
+using core::quantile_point_for;
 using qm = quantile_method;
 
-void expect_point(plan::quantile_point p, std::int64_t lo, std::int64_t hi, double gamma, bool interp) {
+void expect_point(core::quantile_point p, std::int64_t lo, std::int64_t hi, double gamma, bool interp) {
   EXPECT_EQ(p.lo, lo);
   EXPECT_EQ(p.hi, hi);
   EXPECT_EQ(p.interpolate, interp);
@@ -53,40 +53,40 @@ TEST(QuantileMath, Midpoint) {
 
 TEST(QuantileMath, Lerp) {
   // a + d*t below 0.5, b - d*(1-t) from 0.5 on.
-  EXPECT_EQ(plan::numpy_lerp(1.0, 3.0, 2.0, 0.25), 1.5);
-  EXPECT_EQ(plan::numpy_lerp(1.0, 3.0, 2.0, 0.75), 2.5);
+  EXPECT_EQ(core::numpy_lerp(1.0, 3.0, 2.0, 0.25), 1.5);
+  EXPECT_EQ(core::numpy_lerp(1.0, 3.0, 2.0, 0.75), 2.5);
   // 0.1 + 0.2*0.5 would be 0.2 via a + d*t; NumPy's branch gives 0.3 - 0.1 (rounded).
   const double a = 0.1, b = 0.3, d = b - a;
-  EXPECT_EQ(plan::numpy_lerp(a, b, d, 0.5), b - d * 0.5);
+  EXPECT_EQ(core::numpy_lerp(a, b, d, 0.5), b - d * 0.5);
   // Infinities give NaN, as NumPy.
   const double inf = std::numeric_limits<double>::infinity();
-  EXPECT_TRUE(std::isnan(plan::numpy_lerp(1.0, inf, inf, 0.0)));
-  EXPECT_TRUE(std::isnan(plan::numpy_lerp(inf, inf, inf - inf, 1.0)));
+  EXPECT_TRUE(std::isnan(core::numpy_lerp(1.0, inf, inf, 0.0)));
+  EXPECT_TRUE(std::isnan(core::numpy_lerp(inf, inf, inf - inf, 1.0)));
 }
 
 TEST(QuantileMath, LerpDifference) {
   // float: b - a rounded to float first.
-  EXPECT_EQ(plan::lerp_difference(1.0f, 1.0f + 0x1.0p-23f), 0x1.0p-23);
-  EXPECT_TRUE(std::isinf(plan::lerp_difference(-3e38f, 3e38f)));
+  EXPECT_EQ(core::lerp_difference(1.0f, 1.0f + 0x1.0p-23f), 0x1.0p-23);
+  EXPECT_TRUE(std::isinf(core::lerp_difference(-3e38f, 3e38f)));
   // integers: exact, no wrap-around.
-  EXPECT_EQ(plan::lerp_difference<std::int32_t>(INT32_MIN, INT32_MAX), 4294967295.0);
-  EXPECT_EQ(plan::lerp_difference<std::int64_t>(INT64_MIN, INT64_MAX), 18446744073709551615.0);
-  EXPECT_EQ(plan::lerp_difference<std::uint64_t>(1, UINT64_MAX), 18446744073709551614.0);
+  EXPECT_EQ(core::lerp_difference<std::int32_t>(INT32_MIN, INT32_MAX), 4294967295.0);
+  EXPECT_EQ(core::lerp_difference<std::int64_t>(INT64_MIN, INT64_MAX), 18446744073709551615.0);
+  EXPECT_EQ(core::lerp_difference<std::uint64_t>(1, UINT64_MAX), 18446744073709551614.0);
 }
 
 TEST(QuantileMath, CombineTypes) {
   const auto p = quantile_point_for(2, 0.5, qm::linear);  // halfway between v[0] and v[1]
-  EXPECT_EQ(plan::combine<std::int32_t>(p, INT32_MIN, INT32_MAX), -0.5);
-  EXPECT_EQ(plan::combine<std::uint32_t>(p, 1, 2), 1.5);
-  EXPECT_EQ(plan::combine<float>(p, 1.0f, 2.0f), 1.5f);
+  EXPECT_EQ(core::combine<std::int32_t>(p, INT32_MIN, INT32_MAX), -0.5);
+  EXPECT_EQ(core::combine<std::uint32_t>(p, 1, 2), 1.5);
+  EXPECT_EQ(core::combine<float>(p, 1.0f, 2.0f), 1.5f);
   const auto lower = quantile_point_for(2, 0.5, qm::lower);
-  EXPECT_EQ(plan::combine<std::int64_t>(lower, -7, 9), -7.0);
+  EXPECT_EQ(core::combine<std::int64_t>(lower, -7, 9), -7.0);
 }
 
 TEST(QuantileMath, ValidateQuantiles) {
-  EXPECT_NO_THROW(plan::validate_quantiles(std::vector<double>{0.0, 0.5, 1.0}));
+  EXPECT_NO_THROW(core::validate_quantiles(std::vector<double>{0.0, 0.5, 1.0}));
   try {
-    plan::validate_quantiles(std::vector<double>{0.5, 1.5});
+    core::validate_quantiles(std::vector<double>{0.5, 1.5});
     FAIL();
   } catch (const std::invalid_argument& e) {
     const std::string msg = e.what();
@@ -94,13 +94,13 @@ TEST(QuantileMath, ValidateQuantiles) {
     EXPECT_NE(msg.find("1.5"), std::string::npos) << msg;
   }
   try {
-    plan::validate_quantiles(std::vector<double>{std::nan("")});
+    core::validate_quantiles(std::vector<double>{std::nan("")});
     FAIL();
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("qs[0] is NaN"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(plan::validate_quantiles(std::vector<double>{-0.001}), std::invalid_argument);
-  EXPECT_THROW(plan::validate_quantiles(std::vector<double>{std::numeric_limits<double>::infinity()}),
+  EXPECT_THROW(core::validate_quantiles(std::vector<double>{-0.001}), std::invalid_argument);
+  EXPECT_THROW(core::validate_quantiles(std::vector<double>{std::numeric_limits<double>::infinity()}),
                std::invalid_argument);
 }
 

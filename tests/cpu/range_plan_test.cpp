@@ -1,4 +1,4 @@
-// The host-side rules of rank-range selection (plan/range_plan.hpp): the
+// The host-side rules of rank-range selection (core/range_plan.hpp): the
 // pass's classes partition every key in order, whatever the windows (NaN,
 // infinities, windows at the ends of the key space), and locate_range accepts
 // exactly the counts whose boundaries lie in their windows.
@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "common/generate.hpp"
-#include "plan/range_plan.hpp"
+#include "core/range_plan.hpp"
 
-namespace kselect::plan {
+namespace kselect::core {
 namespace {
 
 template <class T>
@@ -277,4 +277,4 @@ TEST(RangePlan, TieTakesMatchTheKeyIndexOrder) {
 }
 
 }  // namespace
-}  // namespace kselect::plan
+}  // namespace kselect::core

@@ -3,7 +3,7 @@
 // boundary, the windows' keys in input order, stopping and resuming when a buffer
 // fills), the count pass (cells) and the copy pass. Raw bit patterns of every kind
 // (NaN payloads, -0.0, infinities, integer extremes) go through each key map, which
-// must agree with plan::key_traits<T>::pre_key.
+// must agree with core::key_traits<T>::pre_key.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,7 +22,7 @@
 #include "cpu/isa.hpp"
 #include "cpu/kernels.hpp"
 #include "cpu/search_tree.hpp"
-#include "plan/key_traits.hpp"
+#include "core/key_traits.hpp"
 
 namespace kselect {
 namespace {
@@ -59,20 +59,20 @@ std::vector<cpu::isa> supported_isas() {
   return out;
 }
 
-// The reference pre-key: plan::key_traits of the type the raw bits stand for.
+// The reference pre-key: core::key_traits of the type the raw bits stand for.
 template <class K>
 K reference_pre_key(K raw, xform x) {
   using F = std::conditional_t<sizeof(K) == 4, float, double>;
   using S = std::make_signed_t<K>;
   switch (x) {
     case xform::none:
-      return plan::key_traits<K>::pre_key(raw);
+      return core::key_traits<K>::pre_key(raw);
     case xform::flip_sign:
-      return plan::key_traits<S>::pre_key(static_cast<S>(raw));
+      return core::key_traits<S>::pre_key(static_cast<S>(raw));
     case xform::float_bits: {
       F f;
       std::memcpy(&f, &raw, sizeof f);
-      return plan::key_traits<F>::pre_key(f);
+      return core::key_traits<F>::pre_key(f);
     }
   }
   return raw;

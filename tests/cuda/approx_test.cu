@@ -20,7 +20,7 @@
 #include "cpu/cpu_select.hpp"
 #include "cuda/backend.hpp"
 #include "kselect/device.hpp"
-#include "plan/approx.hpp"
+#include "core/approx.hpp"
 
 namespace kselect::test {
 namespace {
@@ -35,7 +35,7 @@ struct gpu_answers {
 /// outputs, a non-blocking stream; returns the answers on the host.
 template <class T>
 gpu_answers<T> gpu_approx(const T* d_in, std::int64_t n, std::span<const std::int64_t> ranks, std::int64_t bound,
-                          int buckets, std::uint64_t seed = plan::approx_default_seed, bool window = true) {
+                          int buckets, std::uint64_t seed = core::approx_default_seed, bool window = true) {
   cudaStream_t stream;
   cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
   device::approx_config cfg;
@@ -159,7 +159,7 @@ TYPED_TEST(GpuApprox, WindowModeRanks) {
       for (std::int64_t r : single_ranks(n)) rank_sets.push_back({r});
       if (n > 100) rank_sets.push_back({n / 2 - 50, n / 2, n / 2 + 3, n / 2 + 90});
       for (const auto& ranks : rank_sets) {
-        ASSERT_TRUE(plan::approx_choose_candidates(n, ranks, 1, 1024, true).window);
+        ASSERT_TRUE(core::approx_choose_candidates(n, ranks, 1, 1024, true).window);
         for (std::int64_t bound : {std::int64_t(1), std::int64_t(3), n / 1000, n / 100, n}) {
           if (bound <= 0) continue;
           for (int buckets : {2, 128, 1024, 4096}) {
@@ -189,14 +189,14 @@ TYPED_TEST(GpuApprox, WindowModeRanks) {
 TYPED_TEST(GpuApprox, WindowModeSamplingMiss) {
   using T = TypeParam;
   const std::int64_t n = (std::int64_t(1) << 20) + 3;
-  for (const std::uint64_t seed : {plan::approx_default_seed, std::uint64_t(12345)}) {
+  for (const std::uint64_t seed : {core::approx_default_seed, std::uint64_t(12345)}) {
     for (const bool sample_high : {true, false}) {
       const std::vector<T> host = sampling_miss_input<T>(n, seed, sample_high);
       const auto ref = make_approx_reference(host);
       const device_buffer<T> data(host);
       for (const std::vector<std::int64_t>& ranks :
            {std::vector<std::int64_t>{n / 2}, std::vector<std::int64_t>{n / 2, n / 2 + 5}}) {
-        ASSERT_TRUE(plan::approx_choose_candidates(n, ranks, n / 1000, 1024, true).window);
+        ASSERT_TRUE(core::approx_choose_candidates(n, ranks, n / 1000, 1024, true).window);
         for (std::int64_t bound : {std::int64_t(3), n / 1000}) {
           SCOPED_TRACE(testing::Message() << "seed " << seed << ", sample_high " << sample_high << ", bound "
                                           << bound << ", ranks " << ranks.size());
@@ -232,11 +232,11 @@ template <class T>
 std::int64_t tail_keys_in_window(const std::vector<T>& host, std::int64_t tail, std::span<const std::int64_t> ranks,
                                  std::int64_t bound) {
   const auto n = static_cast<std::int64_t>(host.size());
-  const plan::approx_candidates c = plan::approx_choose_candidates(n, ranks, bound, 1024, true);
-  std::vector<T> sample(plan::approx_sample_size);
-  for (std::int64_t j = 0; j < plan::approx_sample_size; ++j)
+  const core::approx_candidates c = core::approx_choose_candidates(n, ranks, bound, 1024, true);
+  std::vector<T> sample(core::approx_sample_size);
+  for (std::int64_t j = 0; j < core::approx_sample_size; ++j)
     sample[static_cast<std::size_t>(j)] = host[static_cast<std::size_t>(
-        plan::sample_position(j, plan::approx_sample_size, n, plan::approx_default_seed))];
+        core::sample_position(j, core::approx_sample_size, n, core::approx_default_seed))];
   std::sort(sample.begin(), sample.end());  // non-negative values: the pre-key order
   const T lo = sample[static_cast<std::size_t>(c.first)], hi = sample[static_cast<std::size_t>(c.first + c.width)];
   return std::count_if(host.end() - tail, host.end(), [&](T x) { return x >= lo && x <= hi; });
@@ -265,7 +265,7 @@ TYPED_TEST(GpuApprox, WindowModeKeysInThePartialTile) {
         for (const std::int64_t bound : {std::int64_t(3), n / 300}) {
           SCOPED_TRACE(testing::Message() << "n = " << n << (aligned ? "" : " (unaligned)") << ", ranks "
                                           << ranks.size() << ", bound " << bound);
-          ASSERT_TRUE(plan::approx_choose_candidates(n, ranks, bound, 1024, true).window);
+          ASSERT_TRUE(core::approx_choose_candidates(n, ranks, bound, 1024, true).window);
           // Keys of the partial tile inside the window (else this tests nothing
           // new): about 95 for n = 3001, the whole tail for the larger input.
           ASSERT_GE(tail_keys_in_window(host, tail, ranks, bound), std::min<std::int64_t>(64, tail));
@@ -359,7 +359,7 @@ TEST(GpuApproxQuality, WindowModeOnePass) {
       for (const bool window : {true, false}) {
         std::int64_t max_error = -1;
         const gpu_answers<float> got = gpu_approx<float>(data.data(), n, median, bound, 1024,
-                                                         plan::approx_default_seed, window);
+                                                         core::approx_default_seed, window);
         ASSERT_TRUE(check_approx_answers<float>(ref, median, got.values, got.ranks, bound, &max_error));
         EXPECT_GT(max_error, 0) << "window " << window;
         if (window) EXPECT_LE(max_error, bound / 2);
@@ -368,7 +368,7 @@ TEST(GpuApproxQuality, WindowModeOnePass) {
       const std::vector<std::int64_t> pct = percentile_ranks_101(n);
       const gpu_answers<float> with = gpu_approx<float>(data.data(), n, pct, bound, 1024);
       const gpu_answers<float> without =
-          gpu_approx<float>(data.data(), n, pct, bound, 1024, plan::approx_default_seed, false);
+          gpu_approx<float>(data.data(), n, pct, bound, 1024, core::approx_default_seed, false);
       ASSERT_TRUE(same_answers(with, without));
     }
   }

@@ -14,8 +14,8 @@
 #include "cuda/dispatch/bin_reduce_dispatch.cuh"
 #include "cuda/gpu_test_util.cuh"
 #include "kselect/device.hpp"
-#include "plan/bin_reduction.hpp"
-#include "plan/sampling.hpp"
+#include "core/bin_reduction.hpp"
+#include "core/sampling.hpp"
 
 namespace kselect::test {
 namespace {
@@ -24,17 +24,17 @@ namespace {
 // whether the pre-pass ran to the end. capacity > 0 shrinks its copy buffer.
 template <class T>
 bool run_prepass(const std::vector<T>& host, std::span<const std::int64_t> ranks, std::int64_t capacity = 0) {
-  using K = plan::key_t<T>;
+  using K = core::key_t<T>;
   const auto n = static_cast<std::int64_t>(host.size());
   device_buffer<T> data(host);
-  cuda_detail::workspace_layout layout =
-      cuda_detail::plan_workspace<K>(n, static_cast<std::int64_t>(ranks.size()), algorithm::automatic);
+  cuda::workspace_layout layout =
+      cuda::plan_workspace<K>(n, static_cast<std::int64_t>(ranks.size()), algorithm::automatic);
   EXPECT_GT(layout.prepass_capacity, 0);
   if (capacity > 0) layout.prepass_capacity = capacity;  // the regions stay as carved: only smaller
   device_buffer<char> ws(layout.total);
   device_buffer<T> out(ranks.size());
   cuda_check(cudaMemset(ws.data(), 0xA5, layout.total), "poison workspace");
-  cuda_detail::bin_reduce_driver<T> driver(data.data(), n, ranks.data(), static_cast<std::int64_t>(ranks.size()),
+  cuda::bin_reduce_driver<T> driver(data.data(), n, ranks.data(), static_cast<std::int64_t>(ranks.size()),
                                            out.data(), nullptr, device::select_config{}, ws.data(), layout);
   EXPECT_EQ(driver.run(), cudaSuccess) << device::last_error_message();
   cuda_check(cudaDeviceSynchronize(), "sync");
@@ -82,37 +82,37 @@ TEST(GpuBinReduce, CopyLargerThanItsBufferFallsBack) {
 }
 
 // bin_map_kernel builds, from the sample it draws, the map the host builds from
-// the same sample (plan::build_bin_map), and predicts as the host does.
+// the same sample (core::build_bin_map), and predicts as the host does.
 template <class T>
 void device_map_matches_host(dist d) {
-  using K = plan::key_t<T>;
-  using kt = plan::key_traits<T>;
+  using K = core::key_t<T>;
+  using kt = core::key_traits<T>;
   const std::int64_t n = (std::int64_t(1) << 20) + 3;
   const std::uint64_t seed = 99;
   const std::vector<T> host = generate<T>(d, n, 8);
   const std::vector<std::int64_t> ranks = percentile_ranks(n);
   device_buffer<T> data(host);
   device_buffer<std::int64_t> d_ranks(ranks);
-  device_buffer<plan::bin_map<K>> d_map(1);
-  device_buffer<cuda_detail::bin_prepass_state> d_state(1);
-  device_buffer<unsigned long long> d_hist(plan::bin_map_max_bins + 1);
-  const auto max_predicted = static_cast<std::int64_t>(4096 * cuda_detail::tuning::bin_prepass_max_predicted);
-  cuda_detail::bin_map_kernel<T><<<1, cuda_detail::bin_plan_detail::map_threads>>>(data.data(), n, seed, d_ranks.data(),
+  device_buffer<core::bin_map<K>> d_map(1);
+  device_buffer<cuda::bin_prepass_state> d_state(1);
+  device_buffer<unsigned long long> d_hist(core::bin_map_max_bins + 1);
+  const auto max_predicted = static_cast<std::int64_t>(4096 * cuda::tuning::bin_prepass_max_predicted);
+  cuda::bin_map_kernel<T><<<1, cuda::bin_plan_detail::map_threads>>>(data.data(), n, seed, d_ranks.data(),
                                              static_cast<std::int64_t>(ranks.size()), max_predicted, d_map.data(),
-                                             d_state.data(), d_hist.data(), d_hist.data() + plan::bin_map_max_bins);
+                                             d_state.data(), d_hist.data(), d_hist.data() + core::bin_map_max_bins);
   cuda_check(cudaGetLastError(), "bin_map_kernel launch");
   cuda_check(cudaDeviceSynchronize(), "bin_map_kernel");
   std::vector<K> sample;
   for (std::int64_t j = 0; j < 4096; ++j)
-    sample.push_back(kt::pre_key_first(kt::to_key(host[static_cast<std::size_t>(plan::sample_position(j, 4096, n, seed))])));
+    sample.push_back(kt::pre_key_first(kt::to_key(host[static_cast<std::size_t>(core::sample_position(j, 4096, n, seed))])));
   std::sort(sample.begin(), sample.end());
-  const plan::bin_map<K> expected = plan::build_bin_map<K>(sample.data(), 4096, cuda_detail::tuning::bin_target);
-  const plan::bin_map<K> got = d_map.to_host()[0];
+  const core::bin_map<K> expected = core::build_bin_map<K>(sample.data(), 4096, cuda::tuning::bin_target);
+  const core::bin_map<K> got = d_map.to_host()[0];
   EXPECT_EQ(std::memcmp(&expected, &got, sizeof expected), 0) << "num_bins " << expected.num_bins << " vs "
                                                               << got.num_bins;
   std::vector<std::uint32_t> sample_bins;
-  for (K p : sample) sample_bins.push_back(plan::bin_of(expected, p));
-  const bool proceed = plan::predict_kept_fraction(sample_bins, ranks, n) * 4096 <= double(max_predicted);
+  for (K p : sample) sample_bins.push_back(core::bin_of(expected, p));
+  const bool proceed = core::predict_kept_fraction(sample_bins, ranks, n) * 4096 <= double(max_predicted);
   EXPECT_EQ(d_state.to_host()[0].proceed, proceed ? 1 : 0);
 }
 

@@ -105,11 +105,11 @@ TEST(GpuDeviceApi, CountNan) {
 template <class T>
 void run_with_capacity(const std::vector<T>& host, std::span<const std::int64_t> ranks, algorithm algo,
                        std::int64_t capacity) {
-  using K = plan::key_t<T>;
+  using K = core::key_t<T>;
   const auto n = static_cast<std::int64_t>(host.size());
   device_buffer<T> data(host);
-  cuda_detail::workspace_layout layout =
-      cuda_detail::plan_workspace<K>(n, static_cast<std::int64_t>(ranks.size()), algo);
+  cuda::workspace_layout layout =
+      cuda::plan_workspace<K>(n, static_cast<std::int64_t>(ranks.size()), algo);
   // Re-carve the two buffers with the small capacity at the end.
   layout.capacity = capacity;
   layout.buffer_b = layout.buffer_a + (capacity * sizeof(K) + 255) / 256 * 256;
@@ -118,7 +118,7 @@ void run_with_capacity(const std::vector<T>& host, std::span<const std::int64_t>
   device_buffer<T> out(ranks.size());
   device::select_config cfg;
   cfg.algo = algo;
-  cuda_detail::multiselect_driver<T> driver(data.data(), n, ranks.data(), static_cast<std::int64_t>(ranks.size()),
+  cuda::multiselect_driver<T> driver(data.data(), n, ranks.data(), static_cast<std::int64_t>(ranks.size()),
                                             out.data(), nullptr, cfg, ws.data(), layout);
   ASSERT_EQ(driver.run(), cudaSuccess);
   cuda_check(cudaDeviceSynchronize(), "sync");

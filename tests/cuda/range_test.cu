@@ -102,7 +102,7 @@ range_output gpu_range(const T* d_in, std::int64_t n, std::int64_t lo, std::int6
 struct driver_output {
   std::vector<std::int64_t> indices;
   bool ok = false, exact = false, one_sort = false;
-  plan::range_counts counts;
+  core::range_counts counts;
 };
 
 /// Runs range_driver on positions [lo, hi) of d_in (int64 indices, the
@@ -120,13 +120,13 @@ driver_output run_driver(const T* d_in, std::int64_t n, std::int64_t lo, std::in
   req.indices_out = idx.data();
   req.index_bytes = 8;
   driver_output r;
-  cuda_detail::range_layout layout;
-  const cudaError_t planned = cuda_detail::plan_range_layout<T>(n, req, cfg, layout);
+  cuda::range_layout layout;
+  const cudaError_t planned = cuda::plan_range_layout<T>(n, req, cfg, layout);
   EXPECT_EQ(planned, cudaSuccess);
   if (planned != cudaSuccess) return r;
   device_buffer<char> ws(layout.total);
   device_buffer<T> out(static_cast<std::size_t>(m));
-  cuda_detail::range_driver<T> driver(d_in, n, req, out.data(), nullptr, cfg, ws.data(), layout);
+  cuda::range_driver<T> driver(d_in, n, req, out.data(), nullptr, cfg, ws.data(), layout);
   const cudaError_t st = driver.run();
   EXPECT_EQ(st, cudaSuccess) << device::last_error_message();
   cuda_check(cudaDeviceSynchronize(), "sync");
@@ -339,8 +339,8 @@ TEST(RangeGpu, DeterministicBitmapOrder) {
           req.descending = largest;
           device::topk_config cfg;
           cfg.deterministic = true;
-          cuda_detail::range_layout layout;
-          ASSERT_EQ(cuda_detail::plan_range_layout<float>(size, req, cfg, layout), cudaSuccess);
+          cuda::range_layout layout;
+          ASSERT_EQ(cuda::plan_range_layout<float>(size, req, cfg, layout), cudaSuccess);
           EXPECT_TRUE(layout.bitmap_order) << "k = " << k;
           std::vector<float> values;
           const range_output r = gpu_range(dev.data() + skip, size, 0, k, largest, md, values);

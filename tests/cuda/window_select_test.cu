@@ -24,9 +24,9 @@ struct run_result {
 // knobs and buffer capacity (0: the workspace's own), and checks the answer.
 template <class T>
 run_result run_window(const std::vector<T>& host, const T* d_in, std::int64_t n, std::int64_t k,
-                      cuda_detail::window_params params, std::int64_t capacity = 0) {
-  using K = plan::key_t<T>;
-  cuda_detail::workspace_layout layout = cuda_detail::plan_workspace<K>(n, 1, algorithm::automatic);
+                      cuda::window_params params, std::int64_t capacity = 0) {
+  using K = core::key_t<T>;
+  cuda::workspace_layout layout = cuda::plan_workspace<K>(n, 1, algorithm::automatic);
   if (capacity > 0) {
     layout.capacity = capacity;
     layout.buffer_b = layout.buffer_a + (capacity * sizeof(K) + 255) / 256 * 256;
@@ -35,7 +35,7 @@ run_result run_window(const std::vector<T>& host, const T* d_in, std::int64_t n,
   device_buffer<char> ws(layout.total);
   device_buffer<T> out(1);
   cuda_check(cudaMemset(ws.data(), 0xA5, layout.total), "poison workspace");
-  cuda_detail::window_select_driver<T> driver(d_in, n, k, out.data(), nullptr, device::select_config{}, ws.data(),
+  cuda::window_select_driver<T> driver(d_in, n, k, out.data(), nullptr, device::select_config{}, ws.data(),
                                               layout, params);
   EXPECT_EQ(driver.run(), cudaSuccess) << device::last_error_message();
   cuda_check(cudaDeviceSynchronize(), "sync");
@@ -66,7 +66,7 @@ TEST(GpuWindowSelect, CommonCaseIsOneRoundTripWithoutFallback) {
 // and the general driver must take over, exactly.
 template <class T>
 void forced_misses() {
-  cuda_detail::window_params narrow;
+  cuda::window_params narrow;
   narrow.sigmas = 0;
   narrow.margin = 0;
   int fallbacks = 0, runs = 0;

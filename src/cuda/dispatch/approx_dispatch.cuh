@@ -2,7 +2,7 @@
 // validation, the two-phase workspace protocol, and the driver. One
 // instantiation TU per key type (instantiate/approx_*.cu).
 //
-//   (host)               plan::approx_choose_candidates: the histogram mode
+//   (host)               core::approx_choose_candidates: the histogram mode
 //                        (splitters spread over the sample) or, for few close
 //                        ranks, the window mode (splitters packed around them)
 //   cudaMemcpyAsync      the ranks to the device
@@ -13,7 +13,7 @@
 //                        (window mode: keys outside the window only compared
 //                        and counted in registers)
 //   approx_answer_kernel 1 block: each rank's nearest splitter, value, exact rank, verdict
-//   then, unless no answer can exceed the bound (plan::approx_error_always_within),
+//   then, unless no answer can exceed the bound (core::approx_error_always_within),
 //   one copy of the verdicts to the host and one wait on `stream`; the ranks that
 //   need it are selected by device::multiselect (exact; its own round trips) and
 //   put in place by approx_scatter_kernel.
@@ -37,13 +37,13 @@
 #include "cuda/kernels/approx_sample_kernel.cuh"
 #include "cuda/tuning.hpp"
 #include "kselect/device.hpp"
-#include "plan/approx.hpp"
-#include "plan/approx_lookup.hpp"
+#include "core/approx.hpp"
+#include "core/approx_lookup.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 // Both backends draw the same sample by default (the CPU backend has no seed argument).
-static_assert(device::approx_config{}.seed == plan::approx_default_seed, "default seeds differ");
+static_assert(device::approx_config{}.seed == core::approx_default_seed, "default seeds differ");
 // ... and the same candidates (cpu::approx_multiselect allows the window mode by default).
 static_assert(device::approx_config{}.window, "the window mode is the CPU backend's default");
 
@@ -69,7 +69,7 @@ cudaError_t fallback_workspace_bytes(std::int64_t n, std::int64_t num_ranks, std
 
 template <class T>
 class approx_driver {
-  using K = plan::key_t<T>;
+  using K = core::key_t<T>;
 
  public:
   approx_driver(const T* in, std::int64_t n, const std::int64_t* ranks, std::int64_t num_ranks,
@@ -82,14 +82,14 @@ class approx_driver {
     if (max_rank_error_ == 0) return exact_all();
     auto* d_ranks = reinterpret_cast<std::int64_t*>(ws_ + w_.ranks);
     auto* d_verdicts = reinterpret_cast<std::uint8_t*>(ws_ + w_.verdicts);
-    const approx_tables<T> tables{reinterpret_cast<plan::approx_lookup<K>*>(ws_ + w_.lookup),
+    const approx_tables<T> tables{reinterpret_cast<core::approx_lookup<K>*>(ws_ + w_.lookup),
                                   reinterpret_cast<std::uint32_t*>(ws_ + w_.fine),
                                   reinterpret_cast<K*>(ws_ + w_.boundaries), reinterpret_cast<T*>(ws_ + w_.splitters),
                                   reinterpret_cast<unsigned long long*>(ws_ + w_.hist)};
-    const plan::approx_candidates cand = plan::approx_choose_candidates(
+    const core::approx_candidates cand = core::approx_choose_candidates(
         n_, std::span<const std::int64_t>(ranks_, static_cast<std::size_t>(num_ranks_)), max_rank_error_,
         cfg_.buckets, cfg_.window);
-    const int budget = plan::approx_table_budget(cand);
+    const int budget = core::approx_table_budget(cand);
     KSELECT_CUDA_TRY(cudaMemcpyAsync(d_ranks, ranks_, static_cast<std::size_t>(num_ranks_) * sizeof(std::int64_t),
                                      cudaMemcpyHostToDevice, stream_));
 
@@ -120,7 +120,7 @@ class approx_driver {
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
 
-    if (plan::approx_error_always_within(n_, ranks_[0], ranks_[num_ranks_ - 1], max_rank_error_)) {
+    if (core::approx_error_always_within(n_, ranks_[0], ranks_[num_ranks_ - 1], max_rank_error_)) {
       prof_.report();
       return cudaSuccess;
     }
@@ -128,8 +128,8 @@ class approx_driver {
     KSELECT_CUDA_TRY(cudaMemcpyAsync(verdicts.data(), d_verdicts, verdicts.size(), cudaMemcpyDeviceToHost, stream_));
     KSELECT_CUDA_TRY(cudaStreamSynchronize(stream_));
     prof_.report();
-    const plan::approx_fallback fb =
-        plan::collect_fallback(verdicts, std::span<const std::int64_t>(ranks_, verdicts.size()));
+    const core::approx_fallback fb =
+        core::collect_fallback(verdicts, std::span<const std::int64_t>(ranks_, verdicts.size()));
     if (fb.index.empty()) return cudaSuccess;
     return fallback(fb, d_ranks);
   }
@@ -137,7 +137,7 @@ class approx_driver {
  private:
   /// The counting pass, in the histogram mode or the window mode.
   template <bool Window>
-  cudaError_t count(const plan::approx_candidates& cand, int budget, const approx_tables<T>& tables) {
+  cudaError_t count(const core::approx_candidates& cand, int budget, const approx_tables<T>& tables) {
     const std::size_t bytes = approx_count_detail::shared_bytes<K, Window>(budget, cand.count + 1);
     KSELECT_CUDA_TRY(cudaFuncSetAttribute(approx_count_kernel<T, Window>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(bytes)));
@@ -154,7 +154,7 @@ class approx_driver {
   }
 
   /// The ranks the pass left too far, selected exactly, then scattered into place.
-  cudaError_t fallback(const plan::approx_fallback& fb, const std::int64_t* d_ranks) {
+  cudaError_t fallback(const core::approx_fallback& fb, const std::int64_t* d_ranks) {
     const auto k = static_cast<std::int64_t>(fb.ranks.size());
     auto* d_index = reinterpret_cast<std::int64_t*>(ws_ + w_.fallback_index);
     auto* d_exact = reinterpret_cast<T*>(ws_ + w_.fallback_out);
@@ -212,7 +212,7 @@ cudaError_t approx_multiselect(void* d_workspace, std::size_t& workspace_bytes, 
                                T* d_out, std::int64_t* d_out_ranks, cudaStream_t stream,
                                const device::approx_config& cfg) {
   clear_error_message();
-  const std::string problem = plan::approx_argument_error(n, num_ranks, max_rank_error, cfg.buckets);
+  const std::string problem = core::approx_argument_error(n, num_ranks, max_rank_error, cfg.buckets);
   if (!problem.empty()) return invalid(problem);
   std::size_t fallback_bytes = 0;
   KSELECT_CUDA_TRY(fallback_workspace_bytes<T>(n, num_ranks, fallback_bytes));
@@ -231,7 +231,7 @@ cudaError_t approx_multiselect(void* d_workspace, std::size_t& workspace_bytes, 
       .run();
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda
 
 namespace kselect::device {
 
@@ -239,7 +239,7 @@ template <class T>
 cudaError_t approx_multiselect(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
                                const std::int64_t* h_ranks, std::int64_t num_ranks, std::int64_t max_rank_error,
                                T* d_out, std::int64_t* d_out_ranks, cudaStream_t stream, const approx_config& cfg) {
-  return cuda_detail::approx_multiselect(d_workspace, workspace_bytes, d_in, n, h_ranks, num_ranks, max_rank_error,
+  return cuda::approx_multiselect(d_workspace, workspace_bytes, d_in, n, h_ranks, num_ranks, max_rank_error,
                                          d_out, d_out_ranks, stream, cfg);
 }
 

@@ -7,12 +7,12 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "cuda/dispatch/workspace_carver.hpp"
-#include "plan/approx.hpp"
-#include "plan/approx_lookup.hpp"
-#include "plan/key_traits.hpp"
+#include "kselect/detail/workspace_carver.hpp"
+#include "core/approx.hpp"
+#include "core/approx_lookup.hpp"
+#include "core/key_traits.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 struct approx_layout {
   std::size_t sample;                                      ///< the sample's pre-keys (approx_sample_kernel)
@@ -27,16 +27,16 @@ struct approx_layout {
 /// (approx_dispatch.cuh asks device::multiselect for it).
 template <class T>
 approx_layout plan_approx_workspace(std::int64_t num_ranks, std::size_t fallback_bytes) {
-  using K = plan::key_t<T>;
+  using K = core::key_t<T>;
   approx_layout w{};
-  workspace_carver carve;
+  kselect::detail::workspace_carver carve;
   const auto r = static_cast<std::size_t>(num_ranks);
-  w.sample = carve.take(plan::approx_sample_size * sizeof(K));
-  w.lookup = carve.take(sizeof(plan::approx_lookup<K>));
-  w.fine = carve.take(plan::approx_max_fine_slots * sizeof(std::uint32_t));
-  w.boundaries = carve.take(plan::approx_max_boundaries * sizeof(K));
-  w.splitters = carve.take(plan::approx_max_splitters * sizeof(T));
-  w.hist = carve.take((2 * plan::approx_max_splitters + 1) * sizeof(unsigned long long));
+  w.sample = carve.take(core::approx_sample_size * sizeof(K));
+  w.lookup = carve.take(sizeof(core::approx_lookup<K>));
+  w.fine = carve.take(core::approx_max_fine_slots * sizeof(std::uint32_t));
+  w.boundaries = carve.take(core::approx_max_boundaries * sizeof(K));
+  w.splitters = carve.take(core::approx_max_splitters * sizeof(T));
+  w.hist = carve.take((2 * core::approx_max_splitters + 1) * sizeof(unsigned long long));
   w.ranks = carve.take(r * sizeof(std::int64_t));
   w.verdicts = carve.take(r);
   w.fallback_index = carve.take(r * sizeof(std::int64_t));
@@ -47,4 +47,4 @@ approx_layout plan_approx_workspace(std::int64_t num_ranks, std::size_t fallback
   return w;
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "cuda/common.cuh"
-#include "plan/ranks.hpp"
+#include "core/ranks.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 /// An input size the device API takes: 1 <= n < 2^40.
 inline cudaError_t check_input_size(std::int64_t n) {
@@ -26,7 +26,7 @@ inline cudaError_t check_host_ranks(const std::int64_t* h_ranks, std::int64_t nu
   // The host reads the ranks: device memory there would crash the checks below.
   if (memory_kind_of(h_ranks) == memory_kind::device)
     return invalid("kselect: ranks must be a host array (got device memory)");
-  const std::string problem = plan::sorted_ranks_error(h_ranks, num_ranks, n);
+  const std::string problem = core::sorted_ranks_error(h_ranks, num_ranks, n);
   return problem.empty() ? cudaSuccess : invalid(problem);
 }
 
@@ -37,4 +37,4 @@ inline cudaError_t check_device_input(const void* d_in) {
   return cudaSuccess;
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

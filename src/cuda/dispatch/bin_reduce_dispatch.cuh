@@ -2,7 +2,7 @@
 // input to the same ranks of small regions of a copy, and answers each from its
 // region. Everything runs on the device; the host waits once, at the end.
 //
-//   bin_map_kernel       1 block: a sorted 4096-key sample, the bin map (plan/bin_map.hpp),
+//   bin_map_kernel       1 block: a sorted 4096-key sample, the bin map (core/bin_map.hpp),
 //                        and the prediction of the copy's size: if the bins at the ranks'
 //                        expected sample positions hold more than 1/16 of the sample (few
 //                        distinct values), every later kernel returns at once
@@ -10,7 +10,7 @@
 //   bin_reduce_kernel    1 block: the bins holding ranks, a region of the copy for each,
 //                        each rank's place in its region; stops if the copy would
 //                        overflow its buffer
-//   bin_filter_kernel    one read: copies those bins' values (~1.7% of uniform input for
+//   bin_extract_kernel    one read: copies those bins' values (~1.7% of uniform input for
 //                        101 percentiles), in any order
 //   bin_scatter_kernel   moves the copy into one region per selected bin, as keys
 //   bin_finish_kernel    a block per rank: selects it in its region (in L2)
@@ -35,14 +35,14 @@
 #include "cuda/kernels/bin_pass_kernel.cuh"
 #include "cuda/kernels/bin_plan_kernels.cuh"
 #include "cuda/tuning.hpp"
-#include "plan/bin_map.hpp"
-#include "plan/key_traits.hpp"
+#include "core/bin_map.hpp"
+#include "core/key_traits.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 template <class T>
 class bin_reduce_driver {
-  using K = plan::key_t<T>;
+  using K = core::key_t<T>;
 
  public:
   bin_reduce_driver(const T* in, std::int64_t n, const std::int64_t* ranks, std::int64_t num_ranks, T* out,
@@ -53,7 +53,7 @@ class bin_reduce_driver {
   cudaError_t run() {
     // The workspace carves the pre-pass's regions only for calls it suits.
     if (w_.prepass_capacity <= 0 || num_ranks_ > tuning::bin_prepass_max_ranks) return general();
-    auto* d_map = reinterpret_cast<plan::bin_map<K>*>(ws_ + w_.pre_map);
+    auto* d_map = reinterpret_cast<core::bin_map<K>*>(ws_ + w_.pre_map);
     auto* d_hist = reinterpret_cast<unsigned long long*>(ws_ + w_.pre_hist);
     auto* d_selected = reinterpret_cast<std::uint32_t*>(ws_ + w_.pre_selected);
     auto* d_before_word = reinterpret_cast<std::uint32_t*>(ws_ + w_.pre_before_word);
@@ -87,7 +87,7 @@ class bin_reduce_driver {
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     prof_.start(stream_, "prepass filter");
-    bin_filter_kernel<T><<<grid_, tuning::stream_threads, 0, stream_>>>(in_, n_, d_map, d_selected, d_state,
+    bin_extract_kernel<T><<<grid_, tuning::stream_threads, 0, stream_>>>(in_, n_, d_map, d_selected, d_state,
                                                                         d_copy_cursor, d_copy);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
@@ -141,4 +141,4 @@ class bin_reduce_driver {
   launch_profiler prof_;
 };
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

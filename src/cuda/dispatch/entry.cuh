@@ -17,7 +17,7 @@
 #include "cuda/dispatch/workspace.hpp"
 #include "kselect/device.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 /// Validation and the two-phase workspace protocol around the driver.
 template <class T>
@@ -27,7 +27,7 @@ cudaError_t multiselect(void* d_workspace, std::size_t& workspace_bytes, const T
   clear_error_message();
   KSELECT_CUDA_TRY(check_input_size(n));
   if (num_ranks < 0) return invalid("kselect: num_ranks is negative");
-  const workspace_layout layout = plan_workspace<plan::key_t<T>>(n, num_ranks, cfg.algo);
+  const workspace_layout layout = plan_workspace<core::key_t<T>>(n, num_ranks, cfg.algo);
   bool size_query = false;
   KSELECT_CUDA_TRY(workspace_protocol(d_workspace, workspace_bytes, layout.total, size_query));
   if (size_query || num_ranks == 0) return cudaSuccess;
@@ -44,4 +44,4 @@ cudaError_t multiselect(void* d_workspace, std::size_t& workspace_bytes, const T
   return multiselect_driver<T>(d_in, n, h_ranks, num_ranks, d_out, stream, cfg, ws, layout).run();
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

@@ -10,7 +10,7 @@
 #include "cuda/common.cuh"
 #include "cuda/tuning.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 template <class Kernel>
 cudaError_t full_wave_blocks(Kernel kernel, unsigned& blocks) {
@@ -22,4 +22,4 @@ cudaError_t full_wave_blocks(Kernel kernel, unsigned& blocks) {
   return cudaSuccess;
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

@@ -4,9 +4,9 @@
 //   2. count_kernel (all tasks, one flattened grid): bucket counts [+ oracles]
 //      [+ the predicted window's keys];
 //   3. one device-to-host copy of the counts and splitters, one stream sync;
-//   4. host planning (plain C++, plan::locate_ranks): ranks in equality buckets are
+//   4. host planning (plain C++, core::locate_ranks): ranks in equality buckets are
 //      answered, the others become next level's tasks;
-//   5. filter_kernel (only if a needed bucket was not already extracted);
+//   5. extract_kernel (only if a needed bucket was not already extracted);
 //   base_case_kernel sorts small tasks in one block each. finalize_kernel writes T.
 #pragma once
 
@@ -21,20 +21,20 @@
 #include "cuda/dispatch/workspace.hpp"
 #include "cuda/kernels/base_case_kernel.cuh"
 #include "cuda/kernels/count_kernel.cuh"
-#include "cuda/kernels/filter_kernel.cuh"
+#include "cuda/kernels/extract_kernel.cuh"
 #include "cuda/kernels/splitter_kernel.cuh"
 #include "cuda/task.cuh"
 #include "cuda/tuning.hpp"
 #include "kselect/device.hpp"
-#include "plan/buckets.hpp"
-#include "plan/key_traits.hpp"
+#include "core/buckets.hpp"
+#include "core/key_traits.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 template <class T>
 class multiselect_driver {
-  using K = plan::key_t<T>;
-  using traits = plan::key_traits<T>;
+  using K = core::key_t<T>;
+  using traits = core::key_traits<T>;
 
   /// A task as the host plans it.
   struct host_task {
@@ -236,16 +236,16 @@ class multiselect_driver {
       const auto window_keys = static_cast<std::int64_t>(header[2]);
       const K* splitters = host_stats.splitters(i);
       const std::span<const std::uint64_t> hist(reinterpret_cast<const std::uint64_t*>(host_stats.hist(i)),
-                                                plan::num_buckets(m));
+                                                core::num_buckets(m));
       local_ranks.assign(ranks_ + t.r_begin, ranks_ + t.r_end);
       for (auto& r : local_ranks) r -= t.rank_base;
       const bool window_ok = window_bucket >= 0 && window_keys <= d.extract_cap;
       std::int64_t used = d.extract_at + (window_bucket >= 0 ? std::min(window_keys, d.extract_cap) : 0);
       bool needs_filter = false;
-      for (const plan::bucket_ranks& g : plan::locate_ranks(hist, local_ranks)) {
+      for (const core::bucket_ranks& g : core::locate_ranks(hist, local_ranks)) {
         const std::int64_t rb = t.r_begin + g.first_rank, re = t.r_begin + g.end_rank;
         const int j = g.bucket / 2;  // splitter index above a range bucket / of an equality bucket
-        if (plan::is_equality_bucket(g.bucket)) {
+        if (core::is_equality_bucket(g.bucket)) {
           answer_on_host(rb, re, splitters[j]);
           continue;
         }
@@ -288,10 +288,10 @@ class multiselect_driver {
                                      cudaMemcpyHostToDevice, stream_));
     KSELECT_CUDA_TRY(cudaMemsetAsync(d_cursors_, 0, extract_at.size() * sizeof(unsigned long long), stream_));
     unsigned fgrid = 1;
-    KSELECT_CUDA_TRY(full_wave_blocks(filter_kernel<Src, K>, fgrid));
+    KSELECT_CUDA_TRY(full_wave_blocks(extract_kernel<Src, K>, fgrid));
     fgrid = static_cast<unsigned>(std::min<std::int64_t>(ftiles, fgrid));
     prof_.start(stream_, label("filter", fdescs.size(), ftiles));
-    filter_kernel<Src, K><<<fgrid, tuning::stream_threads, 0, stream_>>>(
+    extract_kernel<Src, K><<<fgrid, tuning::stream_threads, 0, stream_>>>(
         d_tasks_, static_cast<int>(fdescs.size()), ftiles, stats, d_oracles_, d_extract_at_, d_cursors_, dst_keys);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
@@ -339,4 +339,4 @@ class multiselect_driver {
   launch_profiler prof_;
 };
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

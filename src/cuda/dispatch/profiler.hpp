@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 class launch_profiler {
  public:
@@ -70,4 +70,4 @@ class launch_profiler {
   std::vector<record> records_;
 };
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

@@ -5,7 +5,7 @@
 //   range_refine_*      (large inputs) a second, larger sample narrows them
 //   range_pass_kernel   one read of the input: inside keys to the output,
 //                       boundary-window keys to the candidates
-//   -- a host round trip: the counters (plan::locate_range) --
+//   -- a host round trip: the counters (core::locate_range) --
 //   fast:  while many candidates remain, the same plan and pass over them (the
 //          run of candidates that completes the range is a rank range of the
 //          candidates); then sort the few left by key and range_pick_kernel
@@ -31,7 +31,7 @@
 #include "cuda/common.cuh"
 #include "cuda/dispatch/arguments.hpp"
 #include "cuda/dispatch/full_wave.hpp"
-#include "cuda/dispatch/workspace_carver.hpp"
+#include "kselect/detail/workspace_carver.hpp"
 #include "cuda/dispatch/profiler.hpp"
 #include "cuda/kernels/range_exact_kernels.cuh"
 #include "cuda/kernels/range_finish_kernels.cuh"
@@ -43,10 +43,10 @@
 #include "cuda/radix_sort_pairs.hpp"
 #include "cuda/tuning.hpp"
 #include "kselect/device.hpp"
-#include "plan/int_math.hpp"
-#include "plan/range_plan.hpp"
+#include "core/int_math.hpp"
+#include "core/range_plan.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 /// Unsigned integer of B bytes (4 or 8).
 template <int B>
@@ -86,16 +86,16 @@ inline device::select_config exact_path_select_config(const device::topk_config&
 template <class T>
 cudaError_t plan_range_layout(std::int64_t n, const device::detail::range_request& req,
                               const device::topk_config& cfg, range_layout& w) {
-  using K = plan::key_t<T>;
+  using K = core::key_t<T>;
   w = range_layout{};
-  workspace_carver carve;
+  kselect::detail::workspace_carver carve;
   w.m = req.hi - req.lo;
   const auto m = static_cast<std::size_t>(w.m);
   w.post_sort = cfg.sorted || cfg.deterministic;
   const bool need_indices = req.indices_out != nullptr || w.post_sort || req.values_in != nullptr;
   w.own_indices = need_indices && req.indices_out == nullptr;
   w.index_bytes = req.indices_out ? req.index_bytes : (need_indices ? (n <= 0x7fffffffll ? 4 : 8) : 0);
-  w.cand_capacity = plan::range_candidate_capacity(n, req.lo, req.hi, tuning::sample_size, tuning::window_sigmas,
+  w.cand_capacity = core::range_candidate_capacity(n, req.lo, req.hi, tuning::sample_size, tuning::window_sigmas,
                                                    tuning::window_margin, tuning::range_all_candidates_max);
   const auto cap = static_cast<std::size_t>(w.cand_capacity);
   w.tiles = (n + tuning::tile_keys - 1) / tuning::tile_keys;
@@ -169,7 +169,7 @@ cudaError_t plan_range_layout(std::int64_t n, const device::detail::range_reques
 
 template <class T>
 class range_driver {
-  using K = plan::key_t<T>;
+  using K = core::key_t<T>;
 
  public:
   range_driver(const T* in, std::int64_t n, const device::detail::range_request& req, T* out_keys,
@@ -198,7 +198,7 @@ class range_driver {
     }
     for (int level = 0;; ++level) {
       KSELECT_CUDA_TRY(run_level(level, src, src_idx, size, lo, hi, out_at, buf));
-      const plan::range_pick pick = plan::locate_range(lo, hi, counts(), w_.cand_capacity);
+      const core::range_pick pick = core::locate_range(lo, hi, counts(), w_.cand_capacity);
       if (!pick.ok) {
         exact_ = true;
         KSELECT_CUDA_TRY(run_exact());
@@ -245,14 +245,14 @@ class range_driver {
   bool took_exact_path() const { return exact_; }
   bool sorted_with_candidates() const { return ordered_; }
   int extra_levels() const { return levels_; }
-  plan::range_counts counts() const { return {state_.below, state_.lo_cand, state_.cand, state_.inside}; }
+  core::range_counts counts() const { return {state_.below, state_.lo_cand, state_.cand, state_.inside}; }
 
  private:
   static unsigned blocks_for(std::int64_t count) {
     return static_cast<unsigned>(std::clamp<std::int64_t>((count + 255) / 256, 1, 8192));
   }
 
-  int index_bits() const { return std::max(1, plan::bit_width_of(static_cast<std::uint64_t>(n_ - 1))); }
+  int index_bits() const { return std::max(1, core::bit_width_of(static_cast<std::uint64_t>(n_ - 1))); }
 
   /// Plan and pass over [0, size) of src for positions [lo, hi), candidates into
   /// buffer `buf`; the state comes back to state_ (one host round trip).
@@ -265,7 +265,7 @@ class range_driver {
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     const std::int64_t refine_size =
-        plan::refine_sample_size(size, lo, hi, tuning::sample_size, tuning::window_sigmas, tuning::window_margin,
+        core::refine_sample_size(size, lo, hi, tuning::sample_size, tuning::window_sigmas, tuning::window_margin,
                                  tuning::range_all_candidates_max, tuning::refine_target_kept, tuning::refine_max_size);
     if (refine_size > 0) {
       auto* kept = reinterpret_cast<K*>(ws_ + w_.refine_kept);
@@ -309,7 +309,7 @@ class range_driver {
   /// positions [first, last) to out_at; deterministic ties: of a run of equal
   /// keys straddling first or last, the elements of the smaller indices
   /// (range_tie_kernels.cuh).
-  cudaError_t finish_candidates(int buf, std::int64_t count, const plan::range_pick& pick, std::int64_t out_at) {
+  cudaError_t finish_candidates(int buf, std::int64_t count, const core::range_pick& pick, std::int64_t out_at) {
     constexpr int small_threads = 256, small_items = 16;
     if (count <= small_threads * small_items) {
       prof_.start(stream_, "range candidate block sort");
@@ -330,7 +330,7 @@ class range_driver {
         reinterpret_cast<const T*>(ws_ + w_.cand_vals[buf]), count, flip_, keys.Current());
     KSELECT_LAUNCH_CHECK();
     KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, keys, idx, count, 0,
-                                plan::candidate_key_bits(state_.windows), stream_));
+                                core::candidate_key_bits(state_.windows), stream_));
     prof_.stop(stream_);
     if (!cfg_.deterministic) return pick_sorted(idx.Current(), pick, out_at);
     KSELECT_CUDA_TRY(pick_sorted(idx.Current(), pick, out_at, keys.Current(), count));
@@ -350,7 +350,7 @@ class range_driver {
   /// the windows (no ties with a candidate) and the candidates below the range
   /// are the pick.first smallest of them, so sorted positions [pick.first,
   /// pick.first + m) are the whole range, in order.
-  cudaError_t sort_with_candidates(int buf, std::int64_t count, const plan::range_pick& pick, std::int64_t out_at) {
+  cudaError_t sort_with_candidates(int buf, std::int64_t count, const core::range_pick& pick, std::int64_t out_at) {
     const std::int64_t total = out_at + count;
     cub::DoubleBuffer<K> keys(reinterpret_cast<K*>(ws_ + w_.sort_keys[0]), reinterpret_cast<K*>(ws_ + w_.sort_keys[1]));
     // The other level's candidate buffer is free; the candidates' own index
@@ -368,13 +368,13 @@ class range_driver {
       KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, idx, keys, total, 0, index_bits(), stream_));
     KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, keys, idx, total, 0, 8 * int(sizeof(K)), stream_));
     prof_.stop(stream_);
-    return pick_sorted(idx.Current(), plan::range_pick{true, pick.first, pick.first + w_.m}, 0);
+    return pick_sorted(idx.Current(), core::range_pick{true, pick.first, pick.first + w_.m}, 0);
   }
 
   /// Copies sorted candidates [pick.first, pick.last) (their indices) to the
   /// output at out_at; with tie_keys (the `count` candidates' sorted keys), not
   /// those of a run of equal keys straddling an end (range_tie_pick_kernel's).
-  cudaError_t pick_sorted(const std::uint64_t* sorted, const plan::range_pick& pick, std::int64_t out_at,
+  cudaError_t pick_sorted(const std::uint64_t* sorted, const core::range_pick& pick, std::int64_t out_at,
                           const K* tie_keys = nullptr, std::int64_t count = 0) {
     prof_.start(stream_, "range pick");
     range_pick_kernel<T><<<blocks_for(pick.last - pick.first), 256, 0, stream_>>>(
@@ -386,8 +386,8 @@ class range_driver {
   }
 
   cudaError_t run_exact() {
-    // Boundary keys by exact multiselection (plan::range_boundary_ranks).
-    const plan::boundary_ranks bounds = plan::range_boundary_ranks(n_, req_.lo, req_.hi, req_.descending);
+    // Boundary keys by exact multiselection (core::range_boundary_ranks).
+    const core::boundary_ranks bounds = core::range_boundary_ranks(n_, req_.lo, req_.hi, req_.descending);
     T* thresholds = reinterpret_cast<T*>(ws_ + w_.thresholds);
     const device::select_config sel = exact_path_select_config(cfg_);
     std::size_t select_bytes = w_.select_bytes;
@@ -572,4 +572,4 @@ cudaError_t range_select(void* d_workspace, std::size_t& workspace_bytes, const 
   return range_driver<T>(d_in, n, req, d_keys_out, stream, cfg, static_cast<char*>(d_workspace), layout).run();
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

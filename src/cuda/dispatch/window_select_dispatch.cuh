@@ -23,13 +23,13 @@
 #include "cuda/kernels/window_pass_kernel.cuh"
 #include "cuda/kernels/window_plan_kernel.cuh"
 #include "cuda/tuning.hpp"
-#include "plan/window.hpp"
+#include "core/window.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 template <class T>
 class window_select_driver {
-  using K = plan::key_t<T>;
+  using K = core::key_t<T>;
 
  public:
   window_select_driver(const T* in, std::int64_t n, std::int64_t rank, T* out, cudaStream_t stream,
@@ -47,7 +47,7 @@ class window_select_driver {
 
     KSELECT_CUDA_TRY(plan_level<true>());
     KSELECT_CUDA_TRY(pass_level<true>());
-    int queued = plan::expected_window_levels(n_, tuning::sample_size, params_.sigmas, params_.margin,
+    int queued = core::expected_window_levels(n_, tuning::sample_size, params_.sigmas, params_.margin,
                                               tuning::base_case_max);
     for (int level = 1; level < queued; ++level) {
       KSELECT_CUDA_TRY(plan_level<false>());
@@ -113,4 +113,4 @@ class window_select_driver {
   launch_profiler prof_;
 };
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

@@ -6,15 +6,15 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "cuda/dispatch/workspace_carver.hpp"
+#include "kselect/detail/workspace_carver.hpp"
 #include "cuda/kernels/bin_prepass_types.cuh"
 #include "cuda/kernels/window_state.cuh"
 #include "cuda/task.cuh"
 #include "cuda/tuning.hpp"
-#include "plan/bin_map.hpp"
+#include "core/bin_map.hpp"
 #include "kselect/types.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 /// Keys each of the two ping-pong buffers holds. Levels extract the buckets that
 /// hold ranks into one buffer while reading the other; a bucket that does not fit
@@ -54,7 +54,7 @@ struct workspace_layout {
 template <class K>
 workspace_layout plan_workspace(std::int64_t n, std::int64_t num_ranks, algorithm algo) {
   workspace_layout w{};
-  workspace_carver carve;
+  kselect::detail::workspace_carver carve;
   const auto r = static_cast<std::size_t>(num_ranks);
   w.tasks_per_launch = static_cast<int>(std::min<std::int64_t>(num_ranks, tuning::max_tasks_per_launch));
   const auto tpl = static_cast<std::size_t>(w.tasks_per_launch);
@@ -78,10 +78,10 @@ workspace_layout plan_workspace(std::int64_t n, std::int64_t num_ranks, algorith
   w.prepass_capacity = 0;
   if (num_ranks > 1 && num_ranks <= tuning::bin_prepass_max_ranks && algo == algorithm::automatic &&
       n >= tuning::bin_prepass_min_n) {
-    constexpr std::size_t max_bins = plan::bin_map_max_bins;
+    constexpr std::size_t max_bins = core::bin_map_max_bins;
     // Below 2^32 keys: the scatter places them with 32-bit offsets.
     w.prepass_capacity = std::min<std::int64_t>(n / tuning::bin_prepass_capacity_divisor, 0xffffffffll);
-    w.pre_map = carve.take(sizeof(plan::bin_map<K>));
+    w.pre_map = carve.take(sizeof(core::bin_map<K>));
     w.pre_hist = carve.take(max_bins * sizeof(unsigned long long));
     w.pre_selected = carve.take(max_bins / 32 * sizeof(std::uint32_t));
     w.pre_before_word = carve.take(max_bins / 32 * sizeof(std::uint32_t));
@@ -97,4 +97,4 @@ workspace_layout plan_workspace(std::int64_t n, std::int64_t num_ranks, algorith
   return w;
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

@@ -1,8 +1,8 @@
 // Approximate multiselection, step 3 of 3: one block turns the histogram into
 // each splitter's rank interval (a block scan) and answers every rank with its
-// nearest splitter (plan::nearest_splitter, the CPU backend's rule), writing the
+// nearest splitter (core::nearest_splitter, the CPU backend's rule), writing the
 // value, its exact rank and a verdict: whether the rank needs the exact
-// fallback (plan::approx_needs_exact). The fallback's answers are put in place
+// fallback (core::approx_needs_exact). The fallback's answers are put in place
 // by approx_scatter_kernel.
 #pragma once
 
@@ -10,28 +10,28 @@
 
 #include <cstdint>
 
-#include "plan/approx.hpp"
-#include "plan/approx_lookup.hpp"
-#include "plan/key_traits.hpp"
+#include "core/approx.hpp"
+#include "core/approx_lookup.hpp"
+#include "core/key_traits.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 namespace approx_answer_detail {
 /// 512 threads: 1024 would leave 64 registers per thread, and this kernel spilled there.
 constexpr int threads = 512;
 /// Buckets per thread: 2 * 4095 + 1 <= 16 * 512.
-constexpr int buckets_per_thread = (2 * plan::approx_max_splitters + 1 + threads - 1) / threads;
+constexpr int buckets_per_thread = (2 * core::approx_max_splitters + 1 + threads - 1) / threads;
 }  // namespace approx_answer_detail
 
 template <class T>
 __global__ void __launch_bounds__(approx_answer_detail::threads)
-    approx_answer_kernel(const unsigned long long* hist, const plan::approx_lookup<plan::key_t<T>>* lookup,
+    approx_answer_kernel(const unsigned long long* hist, const core::approx_lookup<core::key_t<T>>* lookup,
                          const T* splitters, const std::int64_t* ranks, std::int64_t num_ranks,
                          std::int64_t max_rank_error, T* out, std::int64_t* out_ranks, std::uint8_t* needs_exact) {
   using namespace approx_answer_detail;
   using scan = cub::BlockScan<unsigned long long, threads>;
   __shared__ typename scan::TempStorage tmp;
-  __shared__ long long below[plan::approx_max_splitters];  // keys below each splitter
+  __shared__ long long below[core::approx_max_splitters];  // keys below each splitter
   const int nb = static_cast<int>(lookup->num_boundaries);
   const int m = (nb + 1) / 2;
   const int num_buckets = nb + 1;
@@ -49,10 +49,10 @@ __global__ void __launch_bounds__(approx_answer_detail::threads)
   }
   __syncthreads();
   for (std::int64_t i = threadIdx.x; i < num_ranks; i += threads) {
-    const plan::approx_choice c = plan::nearest_splitter(
+    const core::approx_choice c = core::nearest_splitter(
         ranks[i], m, [&](std::int64_t j) { return static_cast<std::int64_t>(below[j]); },
         [&](std::int64_t j) { return static_cast<std::int64_t>(hist[2 * j + 1]); });
-    needs_exact[i] = plan::approx_needs_exact(c, max_rank_error) ? 1 : 0;
+    needs_exact[i] = core::approx_needs_exact(c, max_rank_error) ? 1 : 0;
     // Written even when the fallback will replace it: the call may not wait.
     if (c.splitter >= 0) {
       out[i] = splitters[c.splitter];
@@ -74,4 +74,4 @@ __global__ void approx_scatter_kernel(const T* exact, const std::int64_t* index,
   }
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

@@ -1,6 +1,6 @@
 // Approximate multiselection, step 2 of 3: the one counting pass. Every key's
-// bucket among the splitters (plan::approx_classifier: the coarse word, the fine
-// word, compares; plan/approx_lookup.hpp says why this and not a search) into a
+// bucket among the splitters (core::approx_classifier: the coarse word, the fine
+// word, compares; core/approx_lookup.hpp says why this and not a search) into a
 // 32-bit shared-memory histogram per block, flushed once with 64-bit atomics.
 //
 // The walk is the pre-pass count's (stream_tiles.cuh: 4096-key tiles dealt
@@ -15,7 +15,7 @@
 // (up to 32 KiB). The boundaries stay in global memory: only keys in `search`
 // slots read them, through L1.
 //
-// Window mode (plan::approx_candidates::window; Window = true): the splitters
+// Window mode (core::approx_candidates::window; Window = true): the splitters
 // lie in a narrow window of the key range, and most keys lie outside it, below
 // the first boundary (bucket 0) or at or above the last (bucket nb, the number
 // of boundaries). Such a key costs its pre-key and two compares: it is counted
@@ -35,10 +35,10 @@
 
 #include "cuda/kernels/stream_tiles.cuh"
 #include "cuda/tuning.hpp"
-#include "plan/approx_lookup.hpp"
-#include "plan/key_traits.hpp"
+#include "core/approx_lookup.hpp"
+#include "core/key_traits.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 namespace approx_count_detail {
 constexpr int warps = tuning::stream_threads / 32;
@@ -52,7 +52,7 @@ constexpr std::size_t ring_bytes = Window ? warps * ring_keys * sizeof(K) : 0;
 
 /// Where the rings start in the dynamic shared memory (after the parameters).
 template <class K>
-constexpr std::size_t ring_offset = (sizeof(plan::approx_lookup<K>) + 15) / 16 * 16;
+constexpr std::size_t ring_offset = (sizeof(core::approx_lookup<K>) + 15) / 16 * 16;
 
 /// Where the fine words start (after the parameters and the rings).
 template <class K, bool Window>
@@ -66,23 +66,23 @@ constexpr std::size_t shared_bytes(int fine_capacity, int buckets) {
 }
 }  // namespace approx_count_detail
 
-/// Adds each key's bucket count to hist (2m + 1 counters, plan/buckets.hpp layout).
+/// Adds each key's bucket count to hist (2m + 1 counters, core/buckets.hpp layout).
 /// `fine_capacity`: the fine words the dynamic shared memory has room for (the
 /// histogram follows them). Window: the window mode (see above).
 template <class T, bool Window>
 __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
-    approx_count_kernel(const T* __restrict__ in, std::int64_t n, const plan::approx_lookup<plan::key_t<T>>* lookup,
-                        const std::uint32_t* __restrict__ fine, const plan::key_t<T>* __restrict__ boundaries,
+    approx_count_kernel(const T* __restrict__ in, std::int64_t n, const core::approx_lookup<core::key_t<T>>* lookup,
+                        const std::uint32_t* __restrict__ fine, const core::key_t<T>* __restrict__ boundaries,
                         int fine_capacity, unsigned long long* hist) {
-  using K = plan::key_t<T>;
+  using K = core::key_t<T>;
   using namespace approx_count_detail;
   extern __shared__ __align__(16) unsigned char approx_dynamic_shared[];
-  auto& t = *reinterpret_cast<plan::approx_lookup<K>*>(approx_dynamic_shared);
+  auto& t = *reinterpret_cast<core::approx_lookup<K>*>(approx_dynamic_shared);
   auto* sm_fine = reinterpret_cast<std::uint32_t*>(approx_dynamic_shared + fine_offset<K, Window>);
   unsigned* counts = sm_fine + fine_capacity;
 
   // The parameters and the coarse words in use, the fine words in use; zero counts.
-  constexpr int header_words = static_cast<int>(offsetof(plan::approx_lookup<K>, coarse) / 4);
+  constexpr int header_words = static_cast<int>(offsetof(core::approx_lookup<K>, coarse) / 4);
   const int coarse_used = static_cast<int>(lookup->coarse_used);
   const int fine_used = static_cast<int>(lookup->fine_used);
   const int buckets = static_cast<int>(lookup->num_boundaries) + 1;  // 2m + 1 or 2m (no bucket above NaN)
@@ -96,7 +96,7 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   __syncthreads();
 
   // 32-bit counters: the host sizes the grid so that no block counts 2^32 keys.
-  const plan::approx_classifier<K> classify = plan::approx_classifier_of<K>(t, sm_fine, boundaries);
+  const core::approx_classifier<K> classify = core::approx_classifier_of<K>(t, sm_fine, boundaries);
   unsigned run_bucket = 0, run = 0;
   // Each thread adds runs of equal buckets among the keys it classifies.
   auto count_bucket = [&](unsigned b) {
@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
           in, n,
           [&](T x, bool valid) {
             if (!valid) return;
-            count_bucket(classify.template bucket<Wrap>(plan::key_traits<T>::pre_key(x)));
+            count_bucket(classify.template bucket<Wrap>(core::key_traits<T>::pre_key(x)));
           },
           [] {});
     };
@@ -134,7 +134,7 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
       stream_tiles(
           in, n,
           [&](T x, bool valid) {
-            const K p = plan::key_traits<T>::pre_key(x);
+            const K p = core::key_traits<T>::pre_key(x);
             const bool low = p < window_lo;
             const bool inside = valid && static_cast<K>(p - window_lo) < window_width;
             below += valid && low;
@@ -173,4 +173,4 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
     if (counts[b] != 0) atomicAdd(hist + b, static_cast<unsigned long long>(counts[b]));
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

@@ -1,5 +1,5 @@
 // Approximate multiselection, step 1 of 3, first part (dispatch/approx_dispatch.cuh):
-// the plan::approx_sample_size keys at plan::sample_position, as pre-keys, into a
+// the core::approx_sample_size keys at core::sample_position, as pre-keys, into a
 // workspace array, one key per thread, for approx_plan_kernel to sort.
 //
 // Its own kernel because one block gathers slowly: inside the one-block plan
@@ -12,26 +12,26 @@
 #include <cstdint>
 
 #include "cuda/kernels/load_tile.cuh"
-#include "plan/approx.hpp"
-#include "plan/key_traits.hpp"
-#include "plan/sampling.hpp"
+#include "core/approx.hpp"
+#include "core/key_traits.hpp"
+#include "core/sampling.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 namespace approx_sample_detail {
 constexpr int threads = 256;
-constexpr int blocks = plan::approx_sample_size / threads;
-static_assert(blocks * threads == plan::approx_sample_size, "one thread per sample slot");
+constexpr int blocks = core::approx_sample_size / threads;
+static_assert(blocks * threads == core::approx_sample_size, "one thread per sample slot");
 }  // namespace approx_sample_detail
 
 /// Sample slot j (thread j of the grid) to sample[j]: the same keys the CPU
 /// backend draws (src/cpu/approx_select.cpp), in slot order.
 template <class T>
 __global__ void __launch_bounds__(approx_sample_detail::threads)
-    approx_sample_kernel(const T* in, std::int64_t n, std::uint64_t seed, plan::key_t<T>* sample) {
+    approx_sample_kernel(const T* in, std::int64_t n, std::uint64_t seed, core::key_t<T>* sample) {
   const int j = static_cast<int>(blockIdx.x) * approx_sample_detail::threads + static_cast<int>(threadIdx.x);
-  const std::int64_t pos = plan::sample_position(j, plan::approx_sample_size, n, seed);
-  sample[j] = plan::key_traits<T>::pre_key(load_readonly(in + pos));
+  const std::int64_t pos = core::sample_position(j, core::approx_sample_size, n, seed);
+  sample[j] = core::key_traits<T>::pre_key(load_readonly(in + pos));
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

@@ -6,9 +6,9 @@
 
 #include "cuda/task.cuh"
 #include "cuda/tuning.hpp"
-#include "plan/key_traits.hpp"
+#include "core/key_traits.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 /// ranks: the sorted target ranks (global); answers[r]: key of rank ranks[r].
 template <class Src, class K>
@@ -33,7 +33,7 @@ template <class T, class K>
 __global__ void finalize_kernel(const K* device_keys, const K* host_keys,
                                 const std::uint8_t* has_host, std::int64_t num_ranks, T* out) {
   const std::int64_t r = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
-  if (r < num_ranks) out[r] = plan::key_traits<T>::from_key(has_host[r] ? host_keys[r] : device_keys[r]);
+  if (r < num_ranks) out[r] = core::key_traits<T>::from_key(has_host[r] ? host_keys[r] : device_keys[r]);
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

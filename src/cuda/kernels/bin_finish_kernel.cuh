@@ -23,10 +23,10 @@
 
 #include "cuda/kernels/bin_plan_kernels.cuh"
 #include "cuda/kernels/block_sort.cuh"
-#include "plan/int_math.hpp"
-#include "plan/key_traits.hpp"
+#include "core/int_math.hpp"
+#include "core/key_traits.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 namespace bin_finish_detail {
 constexpr int threads = 1024;
@@ -73,9 +73,9 @@ __device__ __forceinline__ void for_each_key(const K* src, std::int64_t size, F&
 
 template <class T>
 __global__ void __launch_bounds__(bin_finish_detail::threads)
-    bin_finish_kernel(const plan::key_t<T>* copy, const bin_region<plan::key_t<T>>* regions, const bin_rank_task* tasks,
+    bin_finish_kernel(const core::key_t<T>* copy, const bin_region<core::key_t<T>>* regions, const bin_rank_task* tasks,
                       const bin_prepass_state* state, T* out) {
-  using K = plan::key_t<T>;
+  using K = core::key_t<T>;
   using namespace bin_finish_detail;
   using sorter = block_sorter<K, threads, items>;
   using scan = cub::BlockScan<unsigned, threads>;
@@ -95,12 +95,12 @@ __global__ void __launch_bounds__(bin_finish_detail::threads)
   K lo = regions[task.region].min, hi = regions[task.region].max;
   std::int64_t rank = task.rank, count = size;  // rank among the `count` keys in [lo, hi]
   if (rank == 0 || rank == size - 1) {
-    if (threadIdx.x == 0) out[blockIdx.x] = plan::key_traits<T>::from_key(rank == 0 ? lo : hi);
+    if (threadIdx.x == 0) out[blockIdx.x] = core::key_traits<T>::from_key(rank == 0 ? lo : hi);
     return;
   }
 
   while (lo != hi && count > gather_max) {
-    const int width = plan::bit_width_of(static_cast<K>(hi - lo));
+    const int width = core::bit_width_of(static_cast<K>(hi - lo));
     const int shift = width > bucket_bits ? width - bucket_bits : 0;
     for (int b = threadIdx.x; b < buckets; b += threads) smem.hist[b] = 0;
     __syncthreads();
@@ -131,7 +131,7 @@ __global__ void __launch_bounds__(bin_finish_detail::threads)
   }
 
   if (lo == hi) {
-    if (threadIdx.x == 0) out[blockIdx.x] = plan::key_traits<T>::from_key(lo);
+    if (threadIdx.x == 0) out[blockIdx.x] = core::key_traits<T>::from_key(lo);
     return;
   }
   // At most gather_max keys in [lo, hi]: gather them.
@@ -152,7 +152,7 @@ __global__ void __launch_bounds__(bin_finish_detail::threads)
         const K x = cand[j];
         pos += (x < c) | ((x == c) & (j < i));
       }
-      if (pos == rank) out[blockIdx.x] = plan::key_traits<T>::from_key(c);
+      if (pos == rank) out[blockIdx.x] = core::key_traits<T>::from_key(c);
     }
     return;
   }
@@ -164,7 +164,7 @@ __global__ void __launch_bounds__(bin_finish_detail::threads)
   }
   __syncthreads();
   sorter::sort(keys, smem.sort);
-  if (threadIdx.x == 0) out[blockIdx.x] = plan::key_traits<T>::from_key(smem.sort.sorted[rank]);
+  if (threadIdx.x == 0) out[blockIdx.x] = core::key_traits<T>::from_key(smem.sort.sorted[rank]);
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

@@ -1,4 +1,4 @@
-// The passes of the multiselection pre-pass (plan/bin_map.hpp): a count pass
+// The passes of the multiselection pre-pass (core/bin_map.hpp): a count pass
 // (every key into a shared-memory histogram of up to 8192 bins), a filter pass
 // that copies the values of the selected bins, and a scatter of that copy into
 // one region per selected bin (bin_reduce_kernel placed them). Each returns at
@@ -15,10 +15,10 @@
 #include "cuda/kernels/stream_tiles.cuh"
 #include "cuda/kernels/warp_stage.cuh"
 #include "cuda/tuning.hpp"
-#include "plan/bin_map.hpp"
-#include "plan/key_traits.hpp"
+#include "core/bin_map.hpp"
+#include "core/key_traits.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 namespace bin_pass_detail {
 /// The filter's warps flush their stage past this many values; 8-byte values
@@ -51,17 +51,17 @@ __device__ __forceinline__ unsigned region_of(const std::uint32_t* selected, con
 /// Adds the count of every key's bin to hist (64-bit, one atomic per bin per block).
 template <class T>
 __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
-    bin_count_kernel(const T* in, std::int64_t n, const plan::bin_map<plan::key_t<T>>* map,
+    bin_count_kernel(const T* in, std::int64_t n, const core::bin_map<core::key_t<T>>* map,
                      const bin_prepass_state* state, unsigned long long* hist) {
-  using K = plan::key_t<T>;
+  using K = core::key_t<T>;
   using namespace bin_pass_detail;
-  __shared__ plan::bin_map<K> sm_map;
+  __shared__ core::bin_map<K> sm_map;
   // 32-bit: a block counts at most n / grid keys, and the host sizes the grid so
   // that this stays below 2^32.
-  __shared__ unsigned counts[plan::bin_map_max_bins];
+  __shared__ unsigned counts[core::bin_map_max_bins];
   if (state->proceed == 0) return;
   bin_plan_detail::copy_map(&sm_map, map);
-  for (int b = threadIdx.x; b < int(plan::bin_map_max_bins); b += blockDim.x) counts[b] = 0;
+  for (int b = threadIdx.x; b < int(core::bin_map_max_bins); b += blockDim.x) counts[b] = 0;
   __syncthreads();
   // Each thread adds runs of equal bins among its own keys (sorted input and runs
   // of equal keys: one add per tile). A warp vote measured slower: its shuffle
@@ -71,7 +71,7 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
       in, n,
       [&](T x, bool valid) {
         if (!valid) return;
-        const unsigned b = plan::bin_of(sm_map, plan::key_traits<T>::pre_key(x));
+        const unsigned b = core::bin_of(sm_map, core::key_traits<T>::pre_key(x));
         if (b != run_bin) {
           if (run != 0) atomicAdd(&counts[run_bin], run);
           run_bin = b;
@@ -92,13 +92,13 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
 /// took this pass from 0.43 to 0.94 ms on the H100 (2^28 floats, 101 percentiles).
 template <class T>
 __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
-    bin_filter_kernel(const T* in, std::int64_t n, const plan::bin_map<plan::key_t<T>>* map,
+    bin_extract_kernel(const T* in, std::int64_t n, const core::bin_map<core::key_t<T>>* map,
                       const std::uint32_t* selected, const bin_prepass_state* state, unsigned long long* cursor,
                       T* out) {
-  using K = plan::key_t<T>;
+  using K = core::key_t<T>;
   using namespace bin_pass_detail;
   constexpr int words = bin_plan_detail::selected_words;
-  __shared__ plan::bin_map<K> sm_map;
+  __shared__ core::bin_map<K> sm_map;
   __shared__ std::uint32_t sm_selected[words];
   __shared__ T stage[tuning::stream_threads / 32][warp_stage_capacity<flush_at<K>>];
   if (state->proceed == 0) return;
@@ -112,7 +112,7 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   stream_tiles(
       in, n,
       [&](T x, bool valid) {
-        const unsigned b = plan::bin_of(sm_map, plan::key_traits<T>::pre_key(x));
+        const unsigned b = core::bin_of(sm_map, core::key_traits<T>::pre_key(x));
         const bool take = valid && ((sm_selected[b / 32] >> (b % 32)) & 1u);
         stage_by_ballot(take, x, my_stage, staged);
       },
@@ -131,17 +131,17 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
 /// of -0.0 / +0.0 or which NaN it was, and so its bin.
 template <class T>
 __global__ void __launch_bounds__(tuning::stream_threads)
-    bin_scatter_kernel(const T* copy, const plan::bin_map<plan::key_t<T>>* map, const std::uint32_t* selected,
-                       const std::uint32_t* selected_before_word, bin_region<plan::key_t<T>>* region_state,
-                       const bin_prepass_state* state, plan::key_t<T>* out) {
-  using K = plan::key_t<T>;
+    bin_scatter_kernel(const T* copy, const core::bin_map<core::key_t<T>>* map, const std::uint32_t* selected,
+                       const std::uint32_t* selected_before_word, bin_region<core::key_t<T>>* region_state,
+                       const bin_prepass_state* state, core::key_t<T>* out) {
+  using K = core::key_t<T>;
   using namespace bin_pass_detail;
   constexpr int words = bin_plan_detail::selected_words;
   constexpr int threads = tuning::stream_threads, items = scatter_items<K>, tile = threads * items;
   constexpr int max_regions = tuning::bin_prepass_max_ranks;
   constexpr int regions_per_thread = max_regions / threads;
   using scan = cub::BlockScan<std::uint32_t, threads>;
-  __shared__ plan::bin_map<K> sm_map;
+  __shared__ core::bin_map<K> sm_map;
   __shared__ std::uint32_t sm_selected[words];
   __shared__ std::uint32_t sm_before[words];
   __shared__ typename scan::TempStorage scan_storage;
@@ -179,8 +179,8 @@ __global__ void __launch_bounds__(tuning::stream_threads)
 #pragma unroll
     for (int i = 0; i < items; ++i) {
       if (base + i * threads + threadIdx.x >= kept) continue;
-      region[i] = region_of(sm_selected, sm_before, plan::bin_of(sm_map, plan::key_traits<T>::pre_key(x[i])));
-      const K key = plan::key_traits<T>::to_key(x[i]);
+      region[i] = region_of(sm_selected, sm_before, core::bin_of(sm_map, core::key_traits<T>::pre_key(x[i])));
+      const K key = core::key_traits<T>::to_key(x[i]);
       offset[i] = atomicAdd(&run_start[region[i]], 1u);
       atomic_widen(&run_min[region[i]], &run_max[region[i]], key, key);
     }
@@ -207,7 +207,7 @@ __global__ void __launch_bounds__(tuning::stream_threads)
     for (int i = 0; i < items; ++i) {
       if (base + i * threads + threadIdx.x >= kept) continue;
       const unsigned at = run_start[region[i]] + offset[i];
-      staged_key[at] = plan::key_traits<T>::to_key(x[i]);
+      staged_key[at] = core::key_traits<T>::to_key(x[i]);
       staged_region[at] = static_cast<std::uint16_t>(region[i]);
     }
     __syncthreads();
@@ -220,4 +220,4 @@ __global__ void __launch_bounds__(tuning::stream_threads)
   }
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

@@ -2,8 +2,8 @@
 // host waits once per call, at the end): bin_map_kernel shapes the bins from a
 // sorted sample and predicts whether the copy will be small; bin_reduce_kernel
 // turns the count pass's histogram into the bins to copy, a region of the copy
-// for each, and each rank's place in its region. plan/bin_map.hpp and
-// plan/bin_reduction.hpp hold the rules and their host versions.
+// for each, and each rank's place in its region. core/bin_map.hpp and
+// core/bin_reduction.hpp hold the rules and their host versions.
 #pragma once
 
 #include <cub/block/block_reduce.cuh>
@@ -15,49 +15,49 @@
 #include "cuda/kernels/block_sort.cuh"
 #include "cuda/kernels/gather_sample.cuh"
 #include "cuda/tuning.hpp"
-#include "plan/bin_map.hpp"
-#include "plan/key_traits.hpp"
-#include "plan/int_math.hpp"
+#include "core/bin_map.hpp"
+#include "core/key_traits.hpp"
+#include "core/int_math.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 namespace bin_plan_detail {
 constexpr int map_threads = tuning::sample_threads;  // 256 x 16 keys (1024 x 4: the block sort needs more than 48 KiB)
 constexpr int map_items = tuning::sample_size / map_threads;
-constexpr int slots_per_thread = plan::bin_map_slots / map_threads;
+constexpr int slots_per_thread = core::bin_map_slots / map_threads;
 constexpr int reduce_threads = 1024;                 // 8 bins each
-constexpr int bins_per_thread = plan::bin_map_max_bins / reduce_threads;
-constexpr int selected_words = plan::bin_map_max_bins / 32;
+constexpr int bins_per_thread = core::bin_map_max_bins / reduce_threads;
+constexpr int selected_words = core::bin_map_max_bins / 32;
 
 /// Copies a map between shared and global memory, all threads of the block (as
 /// 32-bit words: it is trivially copyable).
 template <class K>
-__device__ __forceinline__ void copy_map(plan::bin_map<K>* dst, const plan::bin_map<K>* src) {
-  static_assert(sizeof(plan::bin_map<K>) % 4 == 0, "copied as 32-bit words");
+__device__ __forceinline__ void copy_map(core::bin_map<K>* dst, const core::bin_map<K>* src) {
+  static_assert(sizeof(core::bin_map<K>) % 4 == 0, "copied as 32-bit words");
   auto* d = reinterpret_cast<std::uint32_t*>(dst);
   const auto* s = reinterpret_cast<const std::uint32_t*>(src);
-  for (int i = threadIdx.x; i < int(sizeof(plan::bin_map<K>) / 4); i += blockDim.x) d[i] = s[i];
+  for (int i = threadIdx.x; i < int(sizeof(core::bin_map<K>) / 4); i += blockDim.x) d[i] = s[i];
 }
 }  // namespace bin_plan_detail
 
 /// One block: draws and sorts a 4096-key sample, builds the bin map from it
-/// (plan::build_bin_map's rules, bit for bit), writes the map, and sets state->proceed when
+/// (core::build_bin_map's rules, bit for bit), writes the map, and sets state->proceed when
 /// the bins at the ranks' expected sample positions hold at most
-/// `max_predicted_keys` sample keys (plan::predict_kept_fraction's rule).
-/// Also zeroes `hist` (plan::bin_map_max_bins counters) and *copy_cursor.
+/// `max_predicted_keys` sample keys (core::predict_kept_fraction's rule).
+/// Also zeroes `hist` (core::bin_map_max_bins counters) and *copy_cursor.
 template <class T>
 __global__ void __launch_bounds__(bin_plan_detail::map_threads)
     bin_map_kernel(const T* in, std::int64_t n, std::uint64_t seed, const std::int64_t* ranks,
-                   std::int64_t num_ranks, std::int64_t max_predicted_keys, plan::bin_map<plan::key_t<T>>* map_out,
+                   std::int64_t num_ranks, std::int64_t max_predicted_keys, core::bin_map<core::key_t<T>>* map_out,
                    bin_prepass_state* state, unsigned long long* hist, unsigned long long* copy_cursor) {
-  using K = plan::key_t<T>;
+  using K = core::key_t<T>;
   using namespace bin_plan_detail;
   constexpr int threads = map_threads, items = map_items;
   using sorter = block_sorter<K, threads, items>;
   using scan = cub::BlockScan<std::uint32_t, threads>;
   using reduce = cub::BlockReduce<std::int64_t, threads>;
   __shared__ typename sorter::storage smem;
-  __shared__ plan::bin_map<K> m;
+  __shared__ core::bin_map<K> m;
   __shared__ union {
     typename scan::TempStorage scan;
     typename reduce::TempStorage reduce;
@@ -67,46 +67,46 @@ __global__ void __launch_bounds__(bin_plan_detail::map_threads)
   gather_sample<items, threads, tuning::sample_size>(in, n, seed, keys);
   // The count pass's histogram and the filter's cursor start at zero (here
   // rather than in two memset launches before this kernel).
-  for (int b = threadIdx.x; b < int(plan::bin_map_max_bins); b += threads) hist[b] = 0;
+  for (int b = threadIdx.x; b < int(core::bin_map_max_bins); b += threads) hist[b] = 0;
   if (threadIdx.x == 0) *copy_cursor = 0;
   sorter::sort(keys, smem);
   // The sample as pre-keys, in place (pre_key_first is increasing in the key:
   // still sorted); thread t holds sample positions t * items .. t * items + items - 1.
   K pre[items];
 #pragma unroll
-  for (int i = 0; i < items; ++i) pre[i] = plan::key_traits<T>::pre_key_first(smem.sorted[threadIdx.x * items + i]);
+  for (int i = 0; i < items; ++i) pre[i] = core::key_traits<T>::pre_key_first(smem.sorted[threadIdx.x * items + i]);
   __syncthreads();
 #pragma unroll
   for (int i = 0; i < items; ++i) smem.sorted[threadIdx.x * items + i] = pre[i];
   __syncthreads();
-  if (threadIdx.x == 0) plan::set_bin_map_range<K>(m, smem.sorted[0], smem.sorted[sorter::size - 1]);
+  if (threadIdx.x == 0) core::set_bin_map_range<K>(m, smem.sorted[0], smem.sorted[sorter::size - 1]);
   __syncthreads();
   // Each thread's slots: the bins before each and before the next, capped, then
   // the first bin of each by a block scan.
   const int first_slot = threadIdx.x * slots_per_thread;
   std::uint32_t bins[slots_per_thread], first[slots_per_thread];
-  std::uint64_t before = plan::bins_before_slot(m, smem.sorted, sorter::size, first_slot, tuning::bin_target);
+  std::uint64_t before = core::bins_before_slot(m, smem.sorted, sorter::size, first_slot, tuning::bin_target);
 #pragma unroll
   for (int i = 0; i < slots_per_thread; ++i) {
     const std::uint64_t next =
-        plan::bins_before_slot(m, smem.sorted, sorter::size, first_slot + i + 1, tuning::bin_target);
-    bins[i] = plan::slot_bin_count(before, next, m.shift);
+        core::bins_before_slot(m, smem.sorted, sorter::size, first_slot + i + 1, tuning::bin_target);
+    bins[i] = core::slot_bin_count(before, next, m.shift);
     before = next;
   }
   std::uint32_t total = 0;
   scan(tmp.scan).ExclusiveSum(bins, first, total);
 #pragma unroll
-  for (int i = 0; i < slots_per_thread; ++i) m.slot[first_slot + i] = plan::slot_word(first[i], bins[i]);
+  for (int i = 0; i < slots_per_thread; ++i) m.slot[first_slot + i] = core::slot_word(first[i], bins[i]);
   if (threadIdx.x == 0) m.num_bins = total + 1;
   __syncthreads();
   copy_map(map_out, &m);
   // The sample's bins, in place of its keys (non-decreasing: the map is monotone).
 #pragma unroll
-  for (int i = 0; i < items; ++i) smem.sorted[threadIdx.x * items + i] = static_cast<K>(plan::bin_of(m, pre[i]));
+  for (int i = 0; i < items; ++i) smem.sorted[threadIdx.x * items + i] = static_cast<K>(core::bin_of(m, pre[i]));
   __syncthreads();
   std::int64_t predicted = 0;
   for (std::int64_t k = threadIdx.x; k < num_ranks; k += threads)
-    predicted += plan::predicted_sample_keys(smem.sorted, sorter::size, ranks, k, n);
+    predicted += core::predicted_sample_keys(smem.sorted, sorter::size, ranks, k, n);
   predicted = reduce(tmp.reduce).Sum(predicted);
   if (threadIdx.x == 0) {
     state->proceed = predicted <= max_predicted_keys ? 1 : 0;
@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(bin_plan_detail::map_threads)
 }
 
 /// One block, after the count pass. From the histogram: the bins holding ranks
-/// (plan::reduce_to_bins's rule) as a bitmap, and for each word of it the
+/// (core::reduce_to_bins's rule) as a bitmap, and for each word of it the
 /// selected bins before it; a region of the partitioned copy for each selected
 /// bin, in bin order (its cursor starts at the region's start); each rank's task.
 /// Clears state->proceed when the copy would hold more than `capacity` keys.
@@ -123,7 +123,7 @@ __global__ void __launch_bounds__(bin_plan_detail::map_threads)
 /// from the histogram (L2) where a rank needs them.
 template <class K>
 __global__ void __launch_bounds__(bin_plan_detail::reduce_threads)
-    bin_reduce_kernel(const unsigned long long* hist, const plan::bin_map<K>* map, const std::int64_t* ranks,
+    bin_reduce_kernel(const unsigned long long* hist, const core::bin_map<K>* map, const std::int64_t* ranks,
                       std::int64_t num_ranks, std::int64_t capacity, std::uint32_t* selected,
                       std::uint32_t* selected_before_word, bin_region<K>* region, bin_rank_task* tasks,
                       bin_prepass_state* state) {
@@ -156,7 +156,7 @@ __global__ void __launch_bounds__(bin_plan_detail::reduce_threads)
   for (std::int64_t k = threadIdx.x; k < num_ranks; k += threads) {
     const auto r = static_cast<unsigned long long>(ranks[k]);
     const auto lo = static_cast<int>(
-        plan::partition_point(threads, [&](std::int64_t t) { return keys_before[t] <= r; }) - 1);
+        core::partition_point(threads, [&](std::int64_t t) { return keys_before[t] <= r; }) - 1);
     unsigned long long at = keys_before[lo];
     int b = lo * items;
     unsigned long long c = hist[b];
@@ -213,4 +213,4 @@ __global__ void __launch_bounds__(bin_plan_detail::reduce_threads)
   }
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 /// What the pre-pass's kernels tell each other and the host.
 struct bin_prepass_state {
@@ -30,4 +30,4 @@ struct alignas(128) bin_region {
   K min, max;
 };
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

@@ -15,7 +15,7 @@
 
 #include <cstdint>
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 template <class K, int threads, int items>
 struct block_radix_select {
@@ -117,4 +117,4 @@ struct block_radix_select {
   }
 };
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

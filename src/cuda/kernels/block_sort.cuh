@@ -8,9 +8,9 @@
 
 #include <cstdint>
 
-#include "plan/key_traits.hpp"
+#include "core/key_traits.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 template <class K, int threads, int items>
 struct block_sorter {
@@ -37,9 +37,9 @@ struct block_sorter {
 #pragma unroll
     for (int i = 0; i < items; ++i) {
       const std::int64_t idx = threadIdx.x * items + i;
-      keys[i] = idx < count ? plan::key_traits<Src>::to_key(src[idx]) : static_cast<K>(~K(0));
+      keys[i] = idx < count ? core::key_traits<Src>::to_key(src[idx]) : static_cast<K>(~K(0));
     }
   }
 };
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

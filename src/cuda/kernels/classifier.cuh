@@ -9,7 +9,7 @@
 #include "cuda/kernels/slot_table.cuh"
 #include "cuda/task.cuh"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 template <class K>
 struct bucket_classifier {
@@ -55,4 +55,4 @@ __device__ __forceinline__ unsigned count_into(unsigned* counters, int bucket) {
   return bucket >= 0 ? atomicAdd(counters + bucket, 1u) : 0u;
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

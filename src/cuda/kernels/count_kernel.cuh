@@ -14,10 +14,10 @@
 #include "cuda/kernels/tile_walk.cuh"
 #include "cuda/task.cuh"
 #include "cuda/tuning.hpp"
-#include "plan/buckets.hpp"
-#include "plan/key_traits.hpp"
+#include "core/buckets.hpp"
+#include "core/key_traits.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 /// Tasks with <= 2 splitters count in registers with compares, not buckets:
 /// [0] keys < s0, [1] keys == s0, [2] keys < s1, [3] keys == s1, [4] keys inside;
@@ -93,7 +93,7 @@ __device__ __forceinline__ void flush_counts(count_shared<K>& sm, stats_view<K> 
   }
   __syncthreads();
   unsigned long long* hist = stats.hist(ti);
-  for (int b = threadIdx.x; b < plan::num_buckets(m); b += tuning::stream_threads) {
+  for (int b = threadIdx.x; b < core::num_buckets(m); b += tuning::stream_threads) {
     if (sm.hist[b] != 0) atomicAdd(hist + b, static_cast<unsigned long long>(sm.hist[b]));
     sm.hist[b] = 0;
   }
@@ -105,7 +105,7 @@ __device__ __forceinline__ void load_task(count_shared<K>& sm, stats_view<K> sta
                                           const task_desc<K>& t) {
   const int m = static_cast<int>(stats.header(ti)[0]);
   sm.classifier.build(stats.splitters(ti), m, static_cast<classifier_kind>(t.classifier), tuning::stream_threads);
-  for (int b = threadIdx.x; b < plan::num_buckets(m); b += tuning::stream_threads) sm.hist[b] = 0;
+  for (int b = threadIdx.x; b < core::num_buckets(m); b += tuning::stream_threads) sm.hist[b] = 0;
   if (threadIdx.x < count_warps) sm.staged[threadIdx.x] = 0;
   if (threadIdx.x == 0) sm.window_bucket = static_cast<int>(stats.header(ti)[1]);
   __syncthreads();
@@ -158,7 +158,7 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
     bool inside[items];
 #pragma unroll
     for (int i = 0; i < items; ++i) {
-      keys[i] = plan::key_traits<Src>::to_key(raw[i]);
+      keys[i] = core::key_traits<Src>::to_key(raw[i]);
       inside[i] = i * threads < remaining && (compact || (keys[i] >= t.lo && keys[i] <= t.hi));
     }
     const int m = sm.classifier.num_splitters;
@@ -213,4 +213,4 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   flush_counts(sm, stats, ti, reg);
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

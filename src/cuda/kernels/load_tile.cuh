@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 /// Read-only cached load for the key types (__ldg has no overload for every
 /// 64-bit integer spelling, so those go through their unsigned long long twin).
@@ -33,4 +33,4 @@ __device__ __forceinline__ void load_tile(const Src* src, std::int64_t base, std
   }
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

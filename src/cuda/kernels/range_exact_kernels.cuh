@@ -20,9 +20,9 @@
 #include "cuda/kernels/load_tile.cuh"
 #include "cuda/kernels/range_pass_kernel.cuh"
 #include "cuda/tuning.hpp"
-#include "plan/key_traits.hpp"
+#include "core/key_traits.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 /// Per-tile counts of the exact path, one array per class, each with one more
 /// entry than tiles (the scan's last entry is the total).
@@ -54,14 +54,14 @@ __device__ __forceinline__ unsigned long long packed_class_count(int c) {
 template <class T>
 __global__ void __launch_bounds__(tuning::stream_threads)
     range_exact_count_kernel(const T* src, std::int64_t size, const T* thr_lo, const T* thr_hi,
-                             plan::key_t<T> flip, range_tile_counts counts, unsigned long long* below) {
-  using K = plan::key_t<T>;
+                             core::key_t<T> flip, range_tile_counts counts, unsigned long long* below) {
+  using K = core::key_t<T>;
   constexpr int threads = tuning::stream_threads;
   constexpr int items = tuning::stream_items;
   constexpr std::int64_t tile = tuning::tile_keys;
   using reduce_t = cub::BlockReduce<unsigned long long, threads>;
   __shared__ typename reduce_t::TempStorage reduce_storage;
-  const K klo = plan::range_key(*thr_lo, flip), khi = plan::range_key(*thr_hi, flip);
+  const K klo = core::range_key(*thr_lo, flip), khi = core::range_key(*thr_hi, flip);
   const std::int64_t tiles = (size + tile - 1) / tile;
   unsigned long long my_below = 0;
   if (blockIdx.x == 0 && threadIdx.x == 0) {
@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(tuning::stream_threads)
 #pragma unroll
     for (int i = 0; i < items; ++i) {
       if (tl * tile + i * threads + threadIdx.x >= size) continue;
-      const int c = exact_class(plan::range_key(vals[i], flip), klo, khi);
+      const int c = exact_class(core::range_key(vals[i], flip), klo, khi);
       my_below += c == 0;
       packed += packed_class_count(c);
     }
@@ -97,15 +97,15 @@ __global__ void __launch_bounds__(tuning::stream_threads)
 template <class T>
 __global__ void __launch_bounds__(tuning::stream_threads)
     range_exact_write_kernel(const T* src, std::int64_t size, const T* thr_lo, const T* thr_hi,
-                             plan::key_t<T> flip, range_tile_counts prefix, const unsigned long long* below_count,
+                             core::key_t<T> flip, range_tile_counts prefix, const unsigned long long* below_count,
                              std::int64_t lo, std::int64_t hi, T* out_keys, void* out_indices, int index_bytes) {
-  using K = plan::key_t<T>;
+  using K = core::key_t<T>;
   constexpr int threads = tuning::stream_threads;
   constexpr int items = tuning::stream_items;
   constexpr std::int64_t tile = tuning::tile_keys;
   using scan_t = cub::BlockScan<unsigned long long, threads>;
   __shared__ typename scan_t::TempStorage scan_storage;
-  const K klo = plan::range_key(*thr_lo, flip), khi = plan::range_key(*thr_hi, flip);
+  const K klo = core::range_key(*thr_lo, flip), khi = core::range_key(*thr_hi, flip);
   const std::int64_t tiles = (size + tile - 1) / tile;
   const auto below = static_cast<std::int64_t>(*below_count);
   const auto total_lo = static_cast<std::int64_t>(prefix.eq_lo[tiles]);
@@ -124,7 +124,7 @@ __global__ void __launch_bounds__(tuning::stream_threads)
     for (int i = 0; i < items; ++i) {
       const bool valid = first + i < size;
       vals[i] = valid ? load_readonly(src + first + i) : T{};
-      cls[i] = valid ? exact_class(plan::range_key(vals[i], flip), klo, khi) : 4;
+      cls[i] = valid ? exact_class(core::range_key(vals[i], flip), klo, khi) : 4;
       packed += packed_class_count(cls[i]);
     }
     unsigned long long offsets = 0;
@@ -154,4 +154,4 @@ __global__ void __launch_bounds__(tuning::stream_threads)
   }
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

@@ -10,10 +10,10 @@
 
 #include "cuda/kernels/load_tile.cuh"
 #include "cuda/kernels/range_pass_kernel.cuh"
-#include "plan/key_traits.hpp"
-#include "plan/range_plan.hpp"
+#include "core/key_traits.hpp"
+#include "core/range_plan.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 __device__ __forceinline__ std::int64_t load_index(const void* indices, int index_bytes, std::int64_t at) {
   if (index_bytes == 4) return static_cast<const std::int32_t*>(indices)[at];
@@ -36,8 +36,8 @@ __device__ __forceinline__ bool run_straddles(const K* keys, std::int64_t count,
 template <class T>
 __global__ void range_pick_kernel(const T* input, const std::uint64_t* cand_idx, std::int64_t first,
                                   std::int64_t count, T* out_keys, void* out_indices, int index_bytes, std::int64_t at,
-                                  const plan::key_t<T>* tie_keys, std::int64_t cand_count) {
-  using K = plan::key_t<T>;
+                                  const core::key_t<T>* tie_keys, std::int64_t cand_count) {
+  using K = core::key_t<T>;
   const bool lo_tie = tie_keys && run_straddles(tie_keys, cand_count, first);
   const bool hi_tie = tie_keys && run_straddles(tie_keys, cand_count, first + count);
   const K lo_key = lo_tie ? tie_keys[first] : K{}, hi_key = hi_tie ? tie_keys[first + count] : K{};
@@ -60,9 +60,9 @@ __global__ void range_pick_kernel(const T* input, const std::uint64_t* cand_idx,
 template <class T, int threads, int items>
 __global__ void __launch_bounds__(threads)
     range_small_finish_kernel(const T* input, const T* cand_vals, const std::uint64_t* cand_idx, std::int64_t count,
-                              plan::key_t<T> flip, bool deterministic, int index_bits, std::int64_t first,
+                              core::key_t<T> flip, bool deterministic, int index_bits, std::int64_t first,
                               std::int64_t last, T* out_keys, void* out_indices, int index_bytes, std::int64_t out_at) {
-  using K = plan::key_t<T>;
+  using K = core::key_t<T>;
   using by_key_t = cub::BlockRadixSort<K, threads, items, std::uint64_t>;
   using by_index_t = cub::BlockRadixSort<std::uint64_t, threads, items, K>;
   __shared__ union {
@@ -75,7 +75,7 @@ __global__ void __launch_bounds__(threads)
   for (int i = 0; i < items; ++i) {
     const std::int64_t j = static_cast<std::int64_t>(threadIdx.x) * items + i;
     const bool valid = j < count;  // padding sorts last: largest key and index
-    keys[i] = valid ? plan::range_key(cand_vals[j], flip) : static_cast<K>(~K(0));
+    keys[i] = valid ? core::range_key(cand_vals[j], flip) : static_cast<K>(~K(0));
     idx[i] = valid ? cand_idx[j] : ~std::uint64_t(0);
   }
   if (deterministic) {
@@ -100,14 +100,14 @@ __global__ void __launch_bounds__(threads)
 template <class T>
 __global__ void range_union_keys_kernel(const T* out, const void* out_idx, int index_bytes, std::int64_t out_count,
                                         const T* cand_vals, const std::uint64_t* cand_idx, std::int64_t count,
-                                        plan::key_t<T> flip, plan::key_t<T>* keys, std::uint64_t* idx) {
+                                        core::key_t<T> flip, core::key_t<T>* keys, std::uint64_t* idx) {
   for (std::int64_t j = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; j < count;
        j += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     if (j < out_count) {
-      keys[j] = plan::range_key(out[j], flip);
+      keys[j] = core::range_key(out[j], flip);
       idx[j] = static_cast<std::uint64_t>(load_index(out_idx, index_bytes, j));
     } else {
-      keys[j] = plan::range_key(cand_vals[j - out_count], flip);
+      keys[j] = core::range_key(cand_vals[j - out_count], flip);
       idx[j] = cand_idx[j - out_count];
     }
   }
@@ -115,11 +115,11 @@ __global__ void range_union_keys_kernel(const T* out, const void* out_idx, int i
 
 /// keys[j] = flipped ordered key of out[j] (the output's or the candidates' values).
 template <class T>
-__global__ void range_output_keys_kernel(const T* out, std::int64_t count, plan::key_t<T> flip,
-                                         plan::key_t<T>* keys) {
+__global__ void range_output_keys_kernel(const T* out, std::int64_t count, core::key_t<T> flip,
+                                         core::key_t<T>* keys) {
   for (std::int64_t j = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; j < count;
        j += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
-    keys[j] = plan::range_key(out[j], flip);
+    keys[j] = core::range_key(out[j], flip);
 }
 
 /// By index: out_keys[j] = input[idx[j]], optionally the index copied to
@@ -142,4 +142,4 @@ __global__ void range_gather_kernel(const T* input, const void* idx, int index_b
   }
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

@@ -28,7 +28,7 @@
 #include "cuda/kernels/range_finish_kernels.cuh"
 #include "cuda/tuning.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 /// Sets the order bit and adds the tile count of output entries [from, from +
 /// count) (their input positions, index_bytes each): the keys of later levels
@@ -308,4 +308,4 @@ __global__ void __launch_bounds__(range_bucket_expand_threads)
   }
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

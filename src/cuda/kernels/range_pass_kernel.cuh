@@ -1,5 +1,5 @@
 // The fused pass of a rank-range selection: every key is read once and
-// classified by the tests of range_plan_kernel (plan/range_plan.hpp); keys inside
+// classified by the tests of range_plan_kernel (core/range_plan.hpp); keys inside
 // the range go straight to the output (with their indices), keys in a boundary
 // window to the candidate buffer (value and index), keys below the range are
 // counted. Later levels run the same pass over the previous level's candidates.
@@ -31,9 +31,9 @@
 #include "cuda/kernels/range_state.cuh"
 #include "cuda/kernels/warp_stage.cuh"
 #include "cuda/tuning.hpp"
-#include "plan/range_plan.hpp"
+#include "core/range_plan.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 /// Where the pass writes.
 template <class T>
@@ -123,9 +123,9 @@ static_assert(tuning::tile_keys == 4096, "12 bits of a staged position are the o
 /// positions are in src_idx; otherwise the input itself.
 template <class T, bool explicit_idx>
 __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
-    range_pass_kernel(range_state<plan::key_t<T>>* st, const T* src, const std::uint64_t* src_idx, std::int64_t size,
+    range_pass_kernel(range_state<core::key_t<T>>* st, const T* src, const std::uint64_t* src_idx, std::int64_t size,
                       range_pass_out<T> out) {
-  using K = plan::key_t<T>;
+  using K = core::key_t<T>;
   constexpr int threads = tuning::stream_threads;
   constexpr int warps = threads / 32;
   constexpr int items = tuning::stream_items;
@@ -147,7 +147,7 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   const auto keys_addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(keys));
   const auto pos_addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(pos));
 
-  const plan::range_tests<K> t = st->tests;
+  const core::range_tests<K> t = st->tests;
   const bool aligned = reinterpret_cast<std::uintptr_t>(src) % 16 == 0;
   unsigned below = 0, lo_cand = 0;
 
@@ -245,7 +245,7 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
       for (int i = 0; i < items; ++i) {
         bool valid = true;
         if constexpr (!decltype(full_tag)::value) valid = base + offset(i) < size;
-        const K p = plan::range_pre_key<T>(vals[i], t.flip);
+        const K p = core::range_pre_key<T>(vals[i], t.flip);
         below += valid && t.below.contains(p);
         const bool in_lo = valid && t.lo_window.contains(p);
         lo_cand += in_lo;
@@ -255,14 +255,14 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
         classes |= (cand ? 2u : 0u) << (2 * i);
       }
     };
-    // Top-k's form (plan::split_test): nothing below, no low window; ~11 SASS
+    // Top-k's form (core::split_test): nothing below, no low window; ~11 SASS
     // instructions a key against ~20.
     auto classify_split = [&](auto full_tag) {
 #pragma unroll
       for (int i = 0; i < items; ++i) {
         bool valid = true;
         if constexpr (!decltype(full_tag)::value) valid = base + offset(i) < size;
-        const K d = static_cast<K>(plan::range_pre_key<T>(vals[i], t.flip) - t.split.first);
+        const K d = static_cast<K>(core::range_pre_key<T>(vals[i], t.flip) - t.split.first);
         const bool below_split = d < t.split.split;
         const bool in = valid && below_split;
         const bool cand = valid && !below_split && d <= t.split.last;
@@ -326,4 +326,4 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   }
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

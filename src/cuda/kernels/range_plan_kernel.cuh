@@ -11,16 +11,16 @@
 #include "cuda/kernels/gather_sample.cuh"
 #include "cuda/kernels/range_state.cuh"
 #include "cuda/tuning.hpp"
-#include "plan/range_plan.hpp"
-#include "plan/sampling.hpp"
+#include "core/range_plan.hpp"
+#include "core/sampling.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 template <class T>
 __global__ void __launch_bounds__(tuning::sample_threads)
-    range_plan_kernel(range_state<plan::key_t<T>>* st, const T* input, std::int64_t n, std::int64_t lo,
-                      std::int64_t hi, plan::key_t<T> flip, std::uint64_t seed) {
-  using K = plan::key_t<T>;
+    range_plan_kernel(range_state<core::key_t<T>>* st, const T* input, std::int64_t n, std::int64_t lo,
+                      std::int64_t hi, core::key_t<T> flip, std::uint64_t seed) {
+  using K = core::key_t<T>;
   constexpr int threads = tuning::sample_threads;
   constexpr int items = tuning::sample_items;
   constexpr int S = tuning::sample_size;
@@ -28,7 +28,7 @@ __global__ void __launch_bounds__(tuning::sample_threads)
   using sorter = block_sorter<K, threads, items>;
   __shared__ typename sorter::storage smem;
 
-  plan::range_windows<K> w;
+  core::range_windows<K> w;
   if (n <= tuning::range_all_candidates_max) {
     // One window over every key: all candidates.
     w.has_lo = w.has_hi = true;
@@ -44,8 +44,8 @@ __global__ void __launch_bounds__(tuning::sample_threads)
     sorter::sort(keys, smem);
     if (threadIdx.x != 0) return;
     auto window = [&](std::int64_t position, K& w0, K& w1) {
-      const plan::sample_window sw =
-          plan::predict_window(position, n, S, tuning::window_sigmas, tuning::window_margin);
+      const core::sample_window sw =
+          core::predict_window(position, n, S, tuning::window_sigmas, tuning::window_margin);
       w0 = sw.first >= 0 ? smem.sorted[sw.first] : K(0);
       w1 = sw.last < S ? smem.sorted[sw.last] : max;
     };
@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(tuning::sample_threads)
     if (w.has_hi) window(hi - 1, w.hi0, w.hi1);
   }
   if (threadIdx.x != 0) return;
-  st->tests = plan::make_range_tests<T>(w, flip);
+  st->tests = core::make_range_tests<T>(w, flip);
   st->windows = w;
   st->refine_below[0] = st->refine_below[1] = st->refine_kept = 0;
   st->below = 0;
@@ -64,4 +64,4 @@ __global__ void __launch_bounds__(tuning::sample_threads)
   st->inside = 0;
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

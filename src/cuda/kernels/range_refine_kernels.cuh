@@ -1,4 +1,4 @@
-// The second sampling round of a rank-range plan (plan::refine_sample_size):
+// The second sampling round of a rank-range plan (core::refine_sample_size):
 // range_plan_kernel's 4096-key sample predicts windows of ~6% of the input
 // around the median and of 2^16 keys or more around a small k, so the pass
 // wrote millions of candidates (k = n/2), or one in every few warp tiles had a
@@ -20,25 +20,25 @@
 #include "cuda/kernels/range_state.cuh"
 #include "cuda/kernels/warp_stage.cuh"
 #include "cuda/tuning.hpp"
-#include "plan/range_plan.hpp"
-#include "plan/sampling.hpp"
+#include "core/range_plan.hpp"
+#include "core/sampling.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 /// Each thread draws refine_items keys of the sample of `sample_size`.
 template <class T>
 __global__ void __launch_bounds__(tuning::sample_threads)
-    range_refine_gather_kernel(range_state<plan::key_t<T>>* st, const T* input, std::int64_t n,
-                               std::int64_t sample_size, std::uint64_t seed, plan::key_t<T> flip,
-                               plan::key_t<T>* kept) {
-  using K = plan::key_t<T>;
+    range_refine_gather_kernel(range_state<core::key_t<T>>* st, const T* input, std::int64_t n,
+                               std::int64_t sample_size, std::uint64_t seed, core::key_t<T> flip,
+                               core::key_t<T>* kept) {
+  using K = core::key_t<T>;
   constexpr int items = tuning::refine_items;
-  const plan::range_windows<K> w = st->windows;
+  const core::range_windows<K> w = st->windows;
   const std::int64_t first_j = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * items;
   std::int64_t pos[items];
 #pragma unroll
   for (int i = 0; i < items; ++i)
-    pos[i] = first_j + i < sample_size ? plan::sample_position(first_j + i, sample_size, n, seed) : -1;
+    pos[i] = first_j + i < sample_size ? core::sample_position(first_j + i, sample_size, n, seed) : -1;
   T raw[items];
 #pragma unroll
   for (int i = 0; i < items; ++i) raw[i] = pos[i] >= 0 ? load_readonly(input + pos[i]) : T{};
@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(tuning::sample_threads)
 #pragma unroll
   for (int i = 0; i < items; ++i) {
     if (pos[i] < 0) continue;
-    const K k = plan::range_key(raw[i], flip);
+    const K k = core::range_key(raw[i], flip);
     below_lo += w.has_lo && k < w.lo0;
     below_hi += w.has_hi && k < w.hi0;
     const bool keep = (w.has_lo && k >= w.lo0 && k <= w.lo1) || (w.has_hi && k >= w.hi0 && k <= w.hi1);
@@ -64,9 +64,9 @@ __global__ void __launch_bounds__(tuning::sample_threads)
 
 template <class T>
 __global__ void __launch_bounds__(tuning::sample_threads)
-    range_refine_plan_kernel(range_state<plan::key_t<T>>* st, const plan::key_t<T>* kept, std::int64_t n,
-                             std::int64_t lo, std::int64_t hi, std::int64_t sample_size, plan::key_t<T> flip) {
-  using K = plan::key_t<T>;
+    range_refine_plan_kernel(range_state<core::key_t<T>>* st, const core::key_t<T>* kept, std::int64_t n,
+                             std::int64_t lo, std::int64_t hi, std::int64_t sample_size, core::key_t<T> flip) {
+  using K = core::key_t<T>;
   constexpr int threads = tuning::sample_threads;
   constexpr int items = tuning::sample_items;
   static_assert(threads * items == tuning::refine_capacity, "the kept keys fill one block sort");
@@ -93,22 +93,22 @@ __global__ void __launch_bounds__(tuning::sample_threads)
     return a;
   };
   auto slice_of = [&](K w0, K w1, unsigned long long below) {
-    plan::refine_slice s;
+    core::refine_slice s;
     s.below = static_cast<std::int64_t>(below);
     s.first = lower_bound(w0);
     const std::int64_t end = w1 == static_cast<K>(~K(0)) ? c : lower_bound(static_cast<K>(w1 + 1));
     s.count = end - s.first;
     return s;
   };
-  plan::range_windows<K> w = st->windows;
+  core::range_windows<K> w = st->windows;
   if (w.has_lo)
-    plan::refine_window(lo, n, sample_size, tuning::window_sigmas, tuning::window_margin, smem.sorted,
+    core::refine_window(lo, n, sample_size, tuning::window_sigmas, tuning::window_margin, smem.sorted,
                         slice_of(w.lo0, w.lo1, st->refine_below[0]), w.lo0, w.lo1);
   if (w.has_hi)
-    plan::refine_window(hi - 1, n, sample_size, tuning::window_sigmas, tuning::window_margin, smem.sorted,
+    core::refine_window(hi - 1, n, sample_size, tuning::window_sigmas, tuning::window_margin, smem.sorted,
                         slice_of(w.hi0, w.hi1, st->refine_below[1]), w.hi0, w.hi1);
-  st->tests = plan::make_range_tests<T>(w, flip);
+  st->tests = core::make_range_tests<T>(w, flip);
   st->windows = w;
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

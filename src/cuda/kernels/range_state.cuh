@@ -4,21 +4,21 @@
 // back once.
 #pragma once
 
-#include "plan/range_plan.hpp"
+#include "core/range_plan.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 template <class K>
 struct range_state {
   // Read back by the host: keep first and together (one copy).
   unsigned long long below, lo_cand, cand, inside;
-  plan::range_tests<K> tests;
+  core::range_tests<K> tests;
   // The windows the tests come from: range_plan_kernel's, narrowed by
   // range_refine_plan_kernel (until then, the first round's, which the second
   // round's gather reads). Of the second sample: the keys below each window and
   // the keys kept (in the windows).
-  plan::range_windows<K> windows;
+  core::range_windows<K> windows;
   unsigned long long refine_below[2], refine_kept;
 };
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

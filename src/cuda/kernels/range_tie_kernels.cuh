@@ -3,7 +3,7 @@
 // [first, last) of that order are the range's, except where the run of
 // candidates equal to an end's key straddles the end: which of the run's
 // elements the range takes is then decided by index, the smaller first (the
-// stable sort's ties; plan::plan_tie_takes). range_pick_kernel leaves such runs
+// stable sort's ties; core::plan_tie_takes). range_pick_kernel leaves such runs
 // out, and range_tie_pick_kernel, one block, finds them, selects the index
 // ranks that bound the elements taken (a radix selection over the run's
 // indices) and writes those elements.
@@ -21,16 +21,16 @@
 
 #include "cuda/kernels/load_tile.cuh"
 #include "cuda/kernels/range_finish_kernels.cuh"
-#include "plan/key_traits.hpp"
-#include "plan/range_plan.hpp"
+#include "core/key_traits.hpp"
+#include "core/range_plan.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 inline constexpr int range_tie_threads = 512;
 
 /// The run of sorted keys[0, count) equal to keys[at].
 template <class K>
-__device__ plan::sorted_run equal_run(const K* keys, std::int64_t count, std::int64_t at) {
+__device__ core::sorted_run equal_run(const K* keys, std::int64_t count, std::int64_t at) {
   const K key = keys[at];
   std::int64_t lo = 0, hi = at;  // the first position whose key is not below `key`
   while (lo < hi) {
@@ -38,7 +38,7 @@ __device__ plan::sorted_run equal_run(const K* keys, std::int64_t count, std::in
     if (keys[mid] < key) lo = mid + 1;
     else hi = mid;
   }
-  plan::sorted_run run{lo, 0};
+  core::sorted_run run{lo, 0};
   lo = at + 1;
   hi = count;  // the first position whose key is above `key`
   while (lo < hi) {
@@ -61,7 +61,7 @@ struct tie_select_storage {
 
 /// The index of ascending rank `rank` among idx[run] (unique, below
 /// 2^index_bits): a radix selection by the whole block, 8 bits a round.
-__device__ inline std::uint64_t block_select_index(const std::uint64_t* idx, plan::sorted_run run,
+__device__ inline std::uint64_t block_select_index(const std::uint64_t* idx, core::sorted_run run,
                                                    unsigned long long rank, int index_bits, tie_select_storage& s) {
   const unsigned lane = threadIdx.x % 32;
   std::uint64_t prefix = 0, mask = 0;
@@ -101,22 +101,22 @@ __device__ inline std::uint64_t block_select_index(const std::uint64_t* idx, pla
 
 /// The ties' part of a deterministic pick: for each run of the sorted
 /// candidates (keys, idx: sorted by key alone) that straddles `first` or `last`,
-/// the elements of the index ranks plan::plan_tie_takes gives, from the input,
+/// the elements of the index ranks core::plan_tie_takes gives, from the input,
 /// to out_at + the take's offset (in no order: the output is ordered later).
 template <class T>
 __global__ void __launch_bounds__(range_tie_threads)
-    range_tie_pick_kernel(const T* input, const plan::key_t<T>* keys, const std::uint64_t* idx, std::int64_t count,
+    range_tie_pick_kernel(const T* input, const core::key_t<T>* keys, const std::uint64_t* idx, std::int64_t count,
                           std::int64_t first, std::int64_t last, int index_bits, T* out_keys, void* out_indices,
                           int index_bytes, std::int64_t out_at) {
   const bool lo_straddles = run_straddles(keys, count, first);
   const bool hi_straddles = run_straddles(keys, count, last);
   if (!lo_straddles && !hi_straddles) return;  // the same for every thread
   __shared__ tie_select_storage s;
-  const plan::sorted_run lo_run = lo_straddles ? equal_run(keys, count, first) : plan::sorted_run{};
-  const plan::sorted_run hi_run = hi_straddles ? equal_run(keys, count, last) : plan::sorted_run{};
-  const plan::tie_takes takes = plan::plan_tie_takes(first, last, lo_run, hi_run);
+  const core::sorted_run lo_run = lo_straddles ? equal_run(keys, count, first) : core::sorted_run{};
+  const core::sorted_run hi_run = hi_straddles ? equal_run(keys, count, last) : core::sorted_run{};
+  const core::tie_takes takes = core::plan_tie_takes(first, last, lo_run, hi_run);
   for (int t = 0; t < takes.count; ++t) {
-    const plan::tie_take& take = takes.take[t];
+    const core::tie_take& take = takes.take[t];
     const std::int64_t length = take.run.last - take.run.first;
     const std::uint64_t low =
         take.rank_first > 0 ? block_select_index(idx, take.run, take.rank_first, index_bits, s) : 0;
@@ -136,4 +136,4 @@ __global__ void __launch_bounds__(range_tie_threads)
   }
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

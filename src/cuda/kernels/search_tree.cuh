@@ -7,7 +7,7 @@
 
 #include "cuda/tuning.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 template <class K>
 struct search_tree {
@@ -40,7 +40,7 @@ struct search_tree {
     }
   }
 
-  /// Bucket of `key` in the layout of plan::classify (2i, or 2i+1 for key == s[i]).
+  /// Bucket of `key` in the layout of core::classify (2i, or 2i+1 for key == s[i]).
   /// In a search tree both in-order neighbours of the final gap are on the path,
   /// so equality with a splitter is seen during the descent.
   __device__ __forceinline__ int classify(K key) const {
@@ -57,11 +57,11 @@ struct search_tree {
   }
 };
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
-/// Registers-only classification for m <= 2 sorted splitters (same layout as plan::classify).
+/// Registers-only classification for m <= 2 sorted splitters (same layout as core::classify).
 template <class K>
 __device__ __forceinline__ int classify_small(K key, K s0, K s1, int m) {
   const bool has0 = m > 0, has1 = m > 1;
@@ -70,4 +70,4 @@ __device__ __forceinline__ int classify_small(K key, K s0, K s1, int m) {
   return 2 * below + (equal ? 1 : 0);
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

@@ -11,9 +11,9 @@
 #include <cstdint>
 
 #include "cuda/tuning.hpp"
-#include "plan/int_math.hpp"
+#include "core/int_math.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 template <class K>
 struct slot_table {
@@ -31,7 +31,7 @@ struct slot_table {
     for (int j = threadIdx.x; j < m; j += threads) splitters[j] = sorted[j];
     const K lo = sorted[0], hi = sorted[m - 1];
     const K range = hi - lo;
-    const int width = plan::bit_width_of(range);
+    const int width = core::bit_width_of(range);
     const int sh = width > slot_bits ? width - slot_bits : 0;
     const K used = range >> sh;  // slots 0..used hold keys of [lo, hi]
     for (int j = threadIdx.x; j <= slots; j += threads) {
@@ -57,7 +57,7 @@ struct slot_table {
     }
   }
 
-  /// Bucket of `key` in the layout of plan::classify.
+  /// Bucket of `key` in the layout of core::classify.
   __device__ __forceinline__ int classify(K key) const {
     const int m = num_splitters;
     if (key < base) return 0;
@@ -75,4 +75,4 @@ struct slot_table {
   }
 };
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

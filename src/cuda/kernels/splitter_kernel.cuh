@@ -8,11 +8,11 @@
 #include "cuda/kernels/gather_sample.cuh"
 #include "cuda/task.cuh"
 #include "cuda/tuning.hpp"
-#include "plan/buckets.hpp"
-#include "plan/key_traits.hpp"
-#include "plan/sampling.hpp"
+#include "core/buckets.hpp"
+#include "core/key_traits.hpp"
+#include "core/sampling.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 template <class Src, class K>
 __global__ void __launch_bounds__(tuning::sample_threads)
@@ -41,7 +41,7 @@ __global__ void __launch_bounds__(tuning::sample_threads)
   if (mode == task_mode::range_buckets) {
     num_candidates = t.target_splitters;
     for (int j = threadIdx.x; j < num_candidates; j += threads)
-      candidates[j] = plan::range_splitter(t.lo, t.hi, j, num_candidates);
+      candidates[j] = core::range_splitter(t.lo, t.hi, j, num_candidates);
   } else {
     // Sample: compact tasks only, so every position is one of the task's keys.
     const Src* src = static_cast<const Src*>(t.src);
@@ -49,7 +49,7 @@ __global__ void __launch_bounds__(tuning::sample_threads)
     gather_sample<items, threads, S>(src, t.size, seed + blockIdx.x, keys);
     sorter::sort(keys, smem);
     if (mode == task_mode::window) {
-      const auto w = plan::predict_window(t.rank, t.count, S, tuning::window_sigmas, tuning::window_margin);
+      const auto w = core::predict_window(t.rank, t.count, S, tuning::window_sigmas, tuning::window_margin);
       if (threadIdx.x == 0) {
         int c = 0;
         if (w.first >= 0) candidates[c++] = smem.sorted[w.first];
@@ -62,7 +62,7 @@ __global__ void __launch_bounds__(tuning::sample_threads)
     } else {
       num_candidates = t.target_splitters;
       for (int j = threadIdx.x; j < num_candidates; j += threads)
-        candidates[j] = smem.sorted[plan::equal_splitter_index(j, num_candidates, S)];
+        candidates[j] = smem.sorted[core::equal_splitter_index(j, num_candidates, S)];
     }
   }
   __syncthreads();
@@ -98,4 +98,4 @@ __global__ void __launch_bounds__(tuning::sample_threads)
   }
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

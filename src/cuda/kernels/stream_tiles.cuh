@@ -12,7 +12,7 @@
 #include "cuda/kernels/load_tile.cuh"
 #include "cuda/tuning.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 /// Calls key(x, valid) for each of this thread's keys (valid is false only for
 /// the padding of the partial tile; every lane of the block makes the same
@@ -53,4 +53,4 @@ __device__ __forceinline__ void stream_tiles(const Src* src, std::int64_t size, 
   }
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

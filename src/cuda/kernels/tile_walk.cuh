@@ -6,9 +6,9 @@
 #include <cstdint>
 
 #include "cuda/task.cuh"
-#include "plan/int_math.hpp"
+#include "core/int_math.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 struct tile_run {
   std::int64_t begin, end;
@@ -23,8 +23,8 @@ __device__ __forceinline__ tile_run block_tile_run(std::int64_t total_tiles) {
 template <class K>
 __device__ __forceinline__ int task_of_tile(const task_desc<K>* tasks, int num_tasks, std::int64_t tile) {
   // The last task starting at or before the tile (the first starts at tile 0).
-  const auto after = plan::partition_point(num_tasks, [&](std::int64_t t) { return tasks[t].tile_begin <= tile; });
+  const auto after = core::partition_point(num_tasks, [&](std::int64_t t) { return tasks[t].tile_begin <= tile; });
   return after > 0 ? static_cast<int>(after - 1) : 0;
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

@@ -9,7 +9,7 @@
 
 #include "cuda/tuning.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 /// Values a warp's stage must hold when it is flushed past `flush_at` values and
 /// checked once per tile (a tile adds at most 32 lanes x stream_items).
@@ -54,4 +54,4 @@ __device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
   return v;
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

@@ -20,10 +20,10 @@
 #include "cuda/kernels/warp_stage.cuh"
 #include "cuda/kernels/window_state.cuh"
 #include "cuda/tuning.hpp"
-#include "plan/key_traits.hpp"
-#include "plan/window.hpp"
+#include "core/key_traits.hpp"
+#include "core/window.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 namespace window_pass_detail {
 
@@ -38,9 +38,9 @@ constexpr int flush_at = sizeof(K) == 8 ? 128 : 256;
 /// One thread's counts of a window pass, and its warp's stage of window keys.
 template <class Src, bool equality>
 struct window_counter {
-  using K = plan::key_t<Src>;
-  using traits = plan::key_traits<Src>;
-  plan::window_tests<K> t;
+  using K = core::key_t<Src>;
+  using traits = core::key_traits<Src>;
+  core::window_tests<K> t;
   // 32-bit per thread: a thread reads at most n / (3 blocks x 256 threads) < 2^32 keys.
   unsigned below = 0, at_lo = 0, at_hi = 0;
   Src* stage;  ///< window keys as read; to_key at the flush
@@ -61,20 +61,20 @@ struct window_counter {
 
 template <class T, bool first_level>
 __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
-    window_pass_kernel(window_state<plan::key_t<T>>* st, std::int64_t capacity) {
+    window_pass_kernel(window_state<core::key_t<T>>* st, std::int64_t capacity) {
   using namespace window_pass_detail;
-  using K = plan::key_t<T>;
+  using K = core::key_t<T>;
   using Src = std::conditional_t<first_level, T, K>;
   __shared__ Src stage[warps][warp_stage_capacity<flush_at<K>>];
   if (st->status != window_status::running) return;
   const Src* src = static_cast<const Src*>(st->src);
   const std::int64_t size = st->size;
   K* dst = st->dst;
-  const plan::window_bounds<K> bounds = st->bounds;
+  const core::window_bounds<K> bounds = st->bounds;
   const int warp = threadIdx.x / 32;
-  const auto to_key = [](Src x) { return plan::key_traits<Src>::to_key(x); };
+  const auto to_key = [](Src x) { return core::key_traits<Src>::to_key(x); };
 
-  const plan::window_tests<K> tests = plan::make_window_tests<Src>(bounds);
+  const core::window_tests<K> tests = core::make_window_tests<Src>(bounds);
 
   auto run = [&](auto equality_tag) {
     constexpr bool equality = decltype(equality_tag)::value;
@@ -102,4 +102,4 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   else run(std::false_type{});
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

@@ -1,6 +1,6 @@
 // Plans one level of a single-rank window selection in one block: reads the
 // counts of the previous level's pass, decides where the rank went
-// (plan::locate_in_window), and either answers it (equality bound, or a task small
+// (core::locate_in_window), and either answers it (equality bound, or a task small
 // enough to sort in the block) or samples the new task, sorts the sample and sets
 // the next window. Launched after every pass, so levels chain on the device.
 #pragma once
@@ -9,11 +9,11 @@
 #include "cuda/kernels/gather_sample.cuh"
 #include "cuda/kernels/window_state.cuh"
 #include "cuda/tuning.hpp"
-#include "plan/key_traits.hpp"
-#include "plan/sampling.hpp"
-#include "plan/window.hpp"
+#include "core/key_traits.hpp"
+#include "core/sampling.hpp"
+#include "core/window.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 /// Knobs of the window prediction (tuning.hpp's values in production; tests
 /// narrow the window to force the fallback path).
@@ -28,10 +28,10 @@ struct window_params {
 /// are the K window the previous pass copied out.
 template <class T, bool first_level>
 __global__ void __launch_bounds__(tuning::sample_threads)
-    window_plan_kernel(window_state<plan::key_t<T>>* st, const T* input, std::int64_t n, std::int64_t rank,
-                       plan::key_t<T>* buffer0, plan::key_t<T>* buffer1, window_params params,
+    window_plan_kernel(window_state<core::key_t<T>>* st, const T* input, std::int64_t n, std::int64_t rank,
+                       core::key_t<T>* buffer0, core::key_t<T>* buffer1, window_params params,
                        std::uint64_t seed, T* out) {
-  using K = plan::key_t<T>;
+  using K = core::key_t<T>;
   using Src = std::conditional_t<first_level, T, K>;
   constexpr int threads = tuning::sample_threads;
   constexpr int items = tuning::sample_items;
@@ -53,14 +53,14 @@ __global__ void __launch_bounds__(tuning::sample_threads)
     } else if (st->status != window_status::running) {
       proceed = 0;
     } else {
-      const plan::window_counts c{st->below, st->at_lo, st->inside, st->at_hi};
+      const core::window_counts c{st->below, st->at_lo, st->inside, st->at_hi};
       std::int64_t inside_rank = 0;
-      const plan::window_step step = plan::locate_in_window(st->rank, c, inside_rank);
-      if (step == plan::window_step::answer_lo || step == plan::window_step::answer_hi) {
-        out[0] = plan::key_traits<T>::from_key(step == plan::window_step::answer_lo ? st->bounds.s0 : st->bounds.s1);
+      const core::window_step step = core::locate_in_window(st->rank, c, inside_rank);
+      if (step == core::window_step::answer_lo || step == core::window_step::answer_hi) {
+        out[0] = core::key_traits<T>::from_key(step == core::window_step::answer_lo ? st->bounds.s0 : st->bounds.s1);
         st->status = window_status::done;
         proceed = 0;
-      } else if (step == plan::window_step::missed || c.inside > static_cast<std::uint64_t>(params.capacity) ||
+      } else if (step == core::window_step::missed || c.inside > static_cast<std::uint64_t>(params.capacity) ||
                  st->level + 1 >= params.max_levels) {
         st->status = window_status::fallback;
         proceed = 0;
@@ -86,12 +86,12 @@ __global__ void __launch_bounds__(tuning::sample_threads)
   if (threadIdx.x != 0) return;
 
   if (size <= tuning::base_case_max) {
-    out[0] = plan::key_traits<T>::from_key(smem.sorted[target]);
+    out[0] = core::key_traits<T>::from_key(smem.sorted[target]);
     st->status = window_status::done;
     return;
   }
-  const plan::sample_window w = plan::predict_window(target, size, S, params.sigmas, params.margin);
-  plan::window_bounds<K> b{};
+  const core::sample_window w = core::predict_window(target, size, S, params.sigmas, params.margin);
+  core::window_bounds<K> b{};
   b.has_lo = w.first >= 0;
   b.has_hi = w.last < S;
   if (!b.has_lo && !b.has_hi) {  // no narrowing possible (only with test-sized windows)
@@ -114,4 +114,4 @@ __global__ void __launch_bounds__(tuning::sample_threads)
   st->at_hi = 0;
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

@@ -5,9 +5,9 @@
 
 #include <cstdint>
 
-#include "plan/window.hpp"
+#include "core/window.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 enum class window_status : std::int32_t {
   running = 0,   ///< the next pass has a task
@@ -23,9 +23,9 @@ struct window_state {
   std::int64_t size;   ///< keys in the task
   std::int64_t rank;   ///< target rank among them
   K* dst;              ///< where this level's pass copies the window's keys
-  plan::window_bounds<K> bounds;
+  core::window_bounds<K> bounds;
   // Written by the pass (atomics), read by the next plan.
   unsigned long long below, at_lo, inside, at_hi;
 };
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

@@ -5,7 +5,7 @@
 #include "bin_map.hpp"
 #include "buckets.hpp"
 
-namespace kselect::plan {
+namespace kselect::core {
 
 bin_reduction reduce_to_bins(std::span<const std::uint64_t> hist, std::span<const std::int64_t> ranks) {
   bin_reduction out;
@@ -30,4 +30,4 @@ double predict_kept_fraction(std::span<const std::uint32_t> bins_of_sample, std:
   return static_cast<double>(kept) / static_cast<double>(s);
 }
 
-}  // namespace kselect::plan
+}  // namespace kselect::core

@@ -1,4 +1,4 @@
-// Planning of the multiselection pre-pass (plan/bin_map.hpp): after the count
+// Planning of the multiselection pre-pass (core/bin_map.hpp): after the count
 // pass, which bins hold target ranks, and what each rank becomes among the keys
 // of those bins once they are copied out. The device plans the same on its own
 // (bin_reduce_kernel, which also places each bin's keys in a region of their
@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-namespace kselect::plan {
+namespace kselect::core {
 
 struct bin_reduction {
   std::vector<std::uint32_t> selected;  ///< bitmap: bit b set if bin b holds a rank
@@ -27,8 +27,8 @@ bin_reduction reduce_to_bins(std::span<const std::uint64_t> hist, std::span<cons
 /// non-decreasing): the sample keys in the bins that hold the ranks' expected
 /// sample positions. Low-entropy inputs (a few values holding most keys) predict
 /// a large fraction; the caller then skips the pre-pass. The device makes the
-/// same prediction (bin_map_kernel) with plan::predicted_sample_keys.
+/// same prediction (bin_map_kernel) with core::predicted_sample_keys.
 double predict_kept_fraction(std::span<const std::uint32_t> bins_of_sample, std::span<const std::int64_t> ranks,
                              std::int64_t n);
 
-}  // namespace kselect::plan
+}  // namespace kselect::core

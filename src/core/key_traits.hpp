@@ -14,7 +14,7 @@
 
 #include "hd.hpp"
 
-namespace kselect::plan {
+namespace kselect::core {
 
 template <class T>
 struct key_traits;
@@ -107,4 +107,4 @@ struct key_traits<std::uint64_t> : detail::int_key_traits<std::uint64_t, std::ui
 template <class T>
 using key_t = typename key_traits<T>::key_type;
 
-}  // namespace kselect::plan
+}  // namespace kselect::core

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace kselect::plan {
+namespace kselect::core {
 
 std::string approx_argument_error(std::int64_t n, std::int64_t num_ranks, std::int64_t max_rank_error,
                                   int buckets) {
@@ -70,4 +70,4 @@ approx_fallback collect_fallback(std::span<const std::uint8_t> needs_exact, std:
   return f;
 }
 
-}  // namespace kselect::plan
+}  // namespace kselect::core

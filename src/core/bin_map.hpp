@@ -28,7 +28,7 @@
 #include "hd.hpp"
 #include "int_math.hpp"
 
-namespace kselect::plan {
+namespace kselect::core {
 
 inline constexpr int bin_map_slot_bits = 11;
 inline constexpr int bin_map_slots = 1 << bin_map_slot_bits;  // 2048
@@ -176,4 +176,4 @@ KSELECT_HD std::int64_t predicted_sample_keys(const B* bins_of_sample, std::int6
   return count_equal_sorted(bins_of_sample, sample_count, bin);
 }
 
-}  // namespace kselect::plan
+}  // namespace kselect::core

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace kselect::plan {
+namespace kselect::core {
 
 /// A caller's rank list, normalised for a backend.
 struct rank_set {
@@ -36,4 +36,4 @@ std::vector<V> in_caller_order(const rank_set& set, std::span<const V> by_sorted
   return out;
 }
 
-}  // namespace kselect::plan
+}  // namespace kselect::core

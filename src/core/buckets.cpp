@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-namespace kselect::plan {
+namespace kselect::core {
 
 std::vector<bucket_ranks> locate_ranks(std::span<const std::uint64_t> counts,
                                        std::span<const std::int64_t> ranks) {
@@ -25,4 +25,4 @@ std::vector<bucket_ranks> locate_ranks(std::span<const std::uint64_t> counts,
   return out;
 }
 
-}  // namespace kselect::plan
+}  // namespace kselect::core

@@ -6,7 +6,7 @@
 
 #include "hd.hpp"
 
-namespace kselect::plan {
+namespace kselect::core {
 
 /// 64-bit mix (splitmix64 finaliser): a counter-based hash, so every thread can
 /// draw its own sample position without shared generator state.
@@ -70,4 +70,4 @@ KSELECT_HD K range_splitter(K lo, K hi, int j, int num_splitters) {
                                             static_cast<unsigned>(num_splitters + 1)));
 }
 
-}  // namespace kselect::plan
+}  // namespace kselect::core

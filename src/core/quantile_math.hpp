@@ -33,7 +33,7 @@
 
 #include "kselect/types.hpp"
 
-namespace kselect::plan {
+namespace kselect::core {
 
 /// How one quantile is computed from the ascending sorted values v[0..n).
 struct quantile_point {
@@ -80,4 +80,4 @@ quantile_value_t<T> combine(const quantile_point& p, T a, T b) {
   return static_cast<R>(r);  // float: the float64 result rounded once
 }
 
-}  // namespace kselect::plan
+}  // namespace kselect::core

@@ -1,4 +1,4 @@
-// Filter pass: copy the keys of the buckets that hold target ranks, each bucket to
+// Extract pass (SampleSelect): copy the keys of the buckets that hold target ranks, each bucket to
 // its own region of the destination buffer (order inside a bucket is irrelevant to
 // selection). A key's bucket comes from its oracle when the count pass wrote one,
 // otherwise it is classified again (reading the key costs no more than the oracle
@@ -13,13 +13,13 @@
 #include "cuda/kernels/tile_walk.cuh"
 #include "cuda/task.cuh"
 #include "cuda/tuning.hpp"
-#include "plan/buckets.hpp"
-#include "plan/key_traits.hpp"
+#include "core/buckets.hpp"
+#include "core/key_traits.hpp"
 
-namespace kselect::cuda_detail {
+namespace kselect::cuda {
 
 template <class K>
-struct filter_shared {
+struct extract_shared {
   bucket_classifier<K> classifier;
   unsigned count[tuning::max_buckets];
   std::int64_t base[tuning::max_buckets];
@@ -32,13 +32,13 @@ struct filter_shared {
 /// cursors[slot * stats.max_buckets() + b]: keys of bucket b written so far (zeroed by the host).
 template <class Src, class K>
 __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
-    filter_kernel(const task_desc<K>* tasks, int num_tasks, std::int64_t total_tiles,
+    extract_kernel(const task_desc<K>* tasks, int num_tasks, std::int64_t total_tiles,
                   stats_view<K> stats, const std::uint8_t* oracles,
                   const std::int64_t* extract_at, unsigned long long* cursors, K* dst) {
   constexpr int threads = tuning::stream_threads;
   constexpr int items = tuning::stream_items;
   const int nb_max = stats.max_buckets();
-  __shared__ filter_shared<K> sm;
+  __shared__ extract_shared<K> sm;
 
   const tile_run run = block_tile_run(total_tiles);
   if (run.begin >= run.end) return;
@@ -54,7 +54,7 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
       t = tasks[ti];
       const int m = static_cast<int>(stats.header(t.stats_slot)[0]);
       const K* splitters = stats.splitters(t.stats_slot);
-      nb = plan::num_buckets(m);
+      nb = core::num_buckets(m);
       __syncthreads();
       sm.classifier.build(splitters, m, static_cast<classifier_kind>(t.classifier), threads);
       for (int w = threadIdx.x; w < (tuning::max_buckets + 31) / 32; w += threads) {
@@ -95,14 +95,14 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
       }
 #pragma unroll
       for (int i = 0; i < items; ++i)
-        if (bucket[i] >= 0) keys[i] = plan::key_traits<Src>::to_key(load_readonly(src + base + i * threads + threadIdx.x));
+        if (bucket[i] >= 0) keys[i] = core::key_traits<Src>::to_key(load_readonly(src + base + i * threads + threadIdx.x));
     } else {
       Src raw[items];
       load_tile<items, threads>(src, base, t.size, raw);
 #pragma unroll
       for (int i = 0; i < items; ++i) {
         const std::int64_t idx = base + i * threads + threadIdx.x;
-        keys[i] = plan::key_traits<Src>::to_key(raw[i]);
+        keys[i] = core::key_traits<Src>::to_key(raw[i]);
         bucket[i] = -1;
         if (idx < t.size && keys[i] >= t.lo && keys[i] <= t.hi) {
           const int b = sm.classifier.classify(keys[i]);
@@ -129,4 +129,4 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   }
 }
 
-}  // namespace kselect::cuda_detail
+}  // namespace kselect::cuda

@@ -6,7 +6,7 @@
 
 #include "hd.hpp"
 
-namespace kselect::plan {
+namespace kselect::core {
 
 /// The first index i in [0, count) for which before(i) is false, or count; before
 /// must be true on a prefix of the range and false after it (std::partition_point
@@ -34,4 +34,4 @@ KSELECT_HD int bit_width_of(U x) {
 #endif
 }
 
-}  // namespace kselect::plan
+}  // namespace kselect::core

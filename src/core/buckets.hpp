@@ -16,7 +16,7 @@
 
 #include "hd.hpp"
 
-namespace kselect::plan {
+namespace kselect::core {
 
 /// Number of buckets for m distinct splitters.
 KSELECT_HD constexpr int num_buckets(int num_splitters) { return 2 * num_splitters + 1; }
@@ -53,4 +53,4 @@ struct bucket_ranks {
 std::vector<bucket_ranks> locate_ranks(std::span<const std::uint64_t> counts,
                                        std::span<const std::int64_t> ranks);
 
-}  // namespace kselect::plan
+}  // namespace kselect::core

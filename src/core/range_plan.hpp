@@ -1,7 +1,7 @@
 // Planning of a rank-range selection (top-k is the range [0, k)), shared by the
 // CUDA kernels and the CPU tests that check it.
 //
-// Order: the keys of plan::key_traits, XOR `flip` (all ones for descending
+// Order: the keys of core::key_traits, XOR `flip` (all ones for descending
 // order, 0 for ascending), ties by ascending input index: "position p" below is
 // a position in that stable sort, and the range asks for positions [lo, hi).
 //
@@ -28,7 +28,7 @@
 #include "key_traits.hpp"
 #include "sampling.hpp"
 
-namespace kselect::plan {
+namespace kselect::core {
 
 /// A closed interval of pre-keys tested with one subtraction and one compare:
 /// x is in it iff enabled && pre(x) - first <= span (unsigned, wrapping).
@@ -357,4 +357,4 @@ inline boundary_ranks range_boundary_ranks(std::int64_t n, std::int64_t lo, std:
   return b;
 }
 
-}  // namespace kselect::plan
+}  // namespace kselect::core

@@ -1,6 +1,6 @@
 // The approximate counting pass's classifier: a pre-key's bucket among up to
-// 4095 splitters (plan/approx.hpp: bucket = number of splitter boundaries <= the
-// pre-key, plan/buckets.hpp's layout) from two table reads, shared by the CUDA
+// 4095 splitters (core/approx.hpp: bucket = number of splitter boundaries <= the
+// pre-key, core/buckets.hpp's layout) from two table reads, shared by the CUDA
 // kernels and the CPU backend.
 //
 // Why a table and not a search. The pass reads every key once and is meant to
@@ -60,7 +60,7 @@
 #include "hd.hpp"
 #include "int_math.hpp"
 
-namespace kselect::plan {
+namespace kselect::core {
 
 /// Clamp mode's coarse slots: 2^5.
 inline constexpr int approx_coarse_bits = 5;
@@ -384,4 +384,4 @@ approx_lookup_table<K> build_approx_lookup(std::span<const K> boundaries, int bu
   return out;
 }
 
-}  // namespace kselect::plan
+}  // namespace kselect::core

@@ -20,7 +20,7 @@
 #include "hd.hpp"
 #include "key_traits.hpp"
 
-namespace kselect::plan {
+namespace kselect::core {
 
 /// The bounds of a window level: splitters as keys, and which of them exist
 /// (a rank near either end of the task needs no bound on that side).
@@ -129,4 +129,4 @@ KSELECT_HD int expected_window_levels(std::int64_t size, std::int64_t sample_siz
   return levels;
 }
 
-}  // namespace kselect::plan
+}  // namespace kselect::core

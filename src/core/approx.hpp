@@ -20,7 +20,7 @@
 // Here: argument checks, the inverse of the pre-key map (the sample is sorted by
 // pre-key so that each splitter's value is recovered bit for bit), the choice of
 // splitters from the sorted sample, their pre-key boundaries (what the counting
-// pass classifies against: plan/approx_lookup.hpp), the nearest-splitter choice
+// pass classifies against: core/approx_lookup.hpp), the nearest-splitter choice
 // and the error bookkeeping. KSELECT_HD functions run on the host (CPU backend,
 // tests) and in the CUDA kernels alike.
 #pragma once
@@ -37,7 +37,7 @@
 #include "key_traits.hpp"
 #include "sampling.hpp"
 
-namespace kselect::plan {
+namespace kselect::core {
 
 /// Bucket counts accepted (splitters + 1). The upper limit keeps the counting
 /// pass's per-block histogram (2 * 4095 + 1 32-bit counters, 32 KiB) and lookup
@@ -46,7 +46,7 @@ inline constexpr int approx_min_buckets = 2;
 inline constexpr int approx_max_buckets = 4096;
 inline constexpr int approx_max_splitters = approx_max_buckets - 1;
 
-/// Sample keys drawn (both backends draw the same positions, plan::sample_position,
+/// Sample keys drawn (both backends draw the same positions, core::sample_position,
 /// so for one seed they choose the same splitters and give the same answers).
 /// 16384 rather than the exact driver's 4096: a rank's error is its distance to the
 /// nearest splitter, and with k = sample/buckets sample keys per gap the chance
@@ -98,7 +98,7 @@ KSELECT_HD std::int64_t approx_candidate_index(std::int64_t j, std::int64_t buck
 /// spread over the whole sample are mostly wasted: the ones far from every rank
 /// answer nothing. Instead the candidates are packed into the stretch of the
 /// sorted sample that holds the ranks' predicted sample positions (the union of
-/// plan::predict_window over the ranks, which must span at most
+/// core::predict_window over the ranks, which must span at most
 /// approx_window_max_width sample positions), spaced so that consecutive
 /// splitters are about max_rank_error / 2 apart in expected rank (at most
 /// buckets - 1 of them). The counting pass then tests each key against the two
@@ -151,7 +151,7 @@ KSELECT_HD approx_candidates approx_histogram_candidates(int buckets) {
 
 /// The window of sample indices, clamped to the sample, that holds the
 /// predicted sample positions of every rank (sorted, in [0, n)): the hull of
-/// plan::predict_window(rank, n, approx_sample_size, approx_window_sigmas,
+/// core::predict_window(rank, n, approx_sample_size, approx_window_sigmas,
 /// approx_window_margin). The ranks may be in any order.
 sample_window approx_ranks_window(std::int64_t n, std::span<const std::int64_t> ranks);
 
@@ -179,7 +179,7 @@ KSELECT_HD bool approx_keeps_candidate(std::int64_t j, K key, K previous_key) {
 /// What the counting pass classifies against: each splitter's key as the interval
 /// of pre-keys that map to it (-0.0 and +0.0 share a key; so do all NaNs).
 /// Splitter j contributes the boundaries first_j and last_j + 1; a pre-key p's
-/// bucket is the number of boundaries <= p, which is plan/buckets.hpp's layout
+/// bucket is the number of boundaries <= p, which is core/buckets.hpp's layout
 /// (2j: between s_{j-1} and s_j, 2j + 1: equal to s_j). The last splitter has no
 /// end boundary when its interval reaches the largest pre-key (the NaN key, or
 /// the largest integer).
@@ -247,7 +247,7 @@ KSELECT_HD bool approx_error_always_within(std::int64_t n, std::int64_t first_ra
 }
 
 /// Per splitter, the keys below it, from the counting pass's 2m + 1 bucket counts
-/// (plan/buckets.hpp layout): below[j] = sum of counts[0 .. 2j]. Host version of
+/// (core/buckets.hpp layout): below[j] = sum of counts[0 .. 2j]. Host version of
 /// the device's block scan.
 std::vector<std::int64_t> approx_keys_below(std::span<const std::uint64_t> counts);
 
@@ -259,4 +259,4 @@ struct approx_fallback {
 };
 approx_fallback collect_fallback(std::span<const std::uint8_t> needs_exact, std::span<const std::int64_t> ranks);
 
-}  // namespace kselect::plan
+}  // namespace kselect::core

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace kselect::plan {
+namespace kselect::core {
 namespace {
 
 // A product the compiler may not fuse with the following add (GCC contracts
@@ -92,4 +92,4 @@ double numpy_lerp(double a, double b, double d, double t) {
   return a + unfused_product(d, t);
 }
 
-}  // namespace kselect::plan
+}  // namespace kselect::core

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace kselect::plan {
+namespace kselect::core {
 
 void check_rank(std::int64_t rank, std::size_t index, std::int64_t n) {
   if (rank >= 0 && rank < n) return;
@@ -53,4 +53,4 @@ rank_set normalize_ranks(std::span<const std::int64_t> ranks, std::int64_t n) {
   return set;
 }
 
-}  // namespace kselect::plan
+}  // namespace kselect::core
