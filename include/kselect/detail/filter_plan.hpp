@@ -39,9 +39,9 @@ using kselect::detail::launch_shape;
 /// architectures are equal (static_assert below).
 struct filter_policy {
   /// Single pass: a block takes one tile of at most single_pass_tile_bytes (and at
-  /// most 32 keys a thread: a lane keeps one round's ballot per warp round) in
-  /// dynamic shared memory; three such blocks fit an SM, so the launch bounds keep
-  /// the kernel at 40 registers a thread.
+  /// most 32 keys a thread: 32 rounds of 32 keys per warp, a lane keeping one
+  /// round's ballot) in dynamic shared memory; three such blocks fit an SM, so the
+  /// launch bounds keep the kernel at 40 registers a thread.
   /// sweep: experiment binary sweep.cu (seven shapes) -> h100-2026-11-22-ef78f56-sweep.txt
   /// sweep: experiment binaries (launch bounds, block M3) -> h100-2026-11-23-8fa1c06-filter-experiments.txt
   launch_shape single_pass{512, 32, 3};
