@@ -97,7 +97,7 @@ bool run_topk_benchmarks(const bench_options& o, cudaStream_t stream, nlohmann::
       cases.push_back({"range [n/2, n/2+2^20)", n / 2, n / 2 + (1 << 20), false, false, false});
       cases.push_back({"range [n/4, 3n/4)", n / 4, 3 * n / 4, false, false, false});
       // Deterministic unsorted output by buckets and by bitmap at the same k:
-      // where tuning::range_order_bitmap_min_per_tile comes from.
+      // where tuning::range_policy::order_bitmap_min_per_tile comes from.
       using device::detail::range_order_method;
       for (const int lk : {20, 21, 22, 23, 24}) {
         const std::string kn = "2^" + std::to_string(lk);

@@ -39,6 +39,10 @@
 
 namespace kselect::core {
 
+// These are rules both backends share (the same sample, candidates and answers
+// for one seed), not per-architecture tuning: the CUDA backend's launch shapes
+// for them are tuning::approx_policy (cuda/tuning.hpp).
+
 /// Bucket counts accepted (splitters + 1). The upper limit keeps the counting
 /// pass's per-block histogram (2 * 4095 + 1 32-bit counters, 32 KiB) and lookup
 /// table in shared memory with two blocks per SM on the H100.
@@ -49,12 +53,10 @@ inline constexpr int approx_max_splitters = approx_max_buckets - 1;
 /// Sample keys drawn (both backends draw the same positions, core::sample_position,
 /// so for one seed they choose the same splitters and give the same answers).
 /// 16384 rather than the exact driver's 4096: a rank's error is its distance to the
-/// nearest splitter, and with k = sample/buckets sample keys per gap the chance
-/// that no splitter lies within 0.1% of n of a rank is about 1.3% per rank for
-/// 1024 buckets and a 4096-key sample (k = 4), but about 1e-4 with 16384 keys
-/// (k = 16) (Poisson model of the sample ranks; docs/algorithms.md). A miss costs an
-/// exact selection (~0.5 ms for 2^28 floats); the larger sort costs, by estimate
-/// (not measured), ~10 us more in the one-block plan kernel.
+/// nearest splitter, and 16 sample keys per gap at 1024 buckets make a rank with
+/// no splitter near it (which costs an exact selection) rare, for a slightly longer
+/// sort in the plan kernel (a Poisson model of the sample ranks: docs/algorithms.md,
+/// "Approximate selection").
 inline constexpr int approx_sample_size = 16384;
 
 /// The sampling seed when the caller gives none (device::approx_config's default;
@@ -110,9 +112,9 @@ KSELECT_HD std::int64_t approx_candidate_index(std::int64_t j, std::int64_t buck
 ///
 /// Half-width of a rank's window in standard deviations of its sample position
 /// (binomial; the jittered stratified sample is tighter), plus a margin in
-/// sample positions: the exact driver's window prediction (cuda/tuning.hpp's
-/// window_sigmas and window_margin). At 4 sigma a rank misses its window with
-/// probability about 6e-5, and then costs an exact selection.
+/// sample positions: the exact driver's window prediction (cuda/tuning.hpp,
+/// common_policy). At 4 sigma a rank misses its window with probability about
+/// 6e-5, and then costs an exact selection.
 inline constexpr double approx_window_sigmas = 4.0;
 inline constexpr double approx_window_margin = 2.0;
 /// Window mode only when the window spans at most this many sample positions

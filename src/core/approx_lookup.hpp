@@ -4,16 +4,14 @@
 // kernels and the CPU backend.
 //
 // Why a table and not a search. The pass reads every key once and is meant to
-// run near the read floor (2^28 floats: 0.357 ms on the H100), so per key it can
-// afford about as much as the multiselection pre-pass's bin_count_kernel (one
-// shared table word, one shared atomic, ~17 PTX instructions: 0.40 ms,
-// docs/algorithms.md). A binary search over 4095 splitters in shared memory is
-// 12 dependent reads; past the first five levels a warp's 32 reads land on
-// random banks (~3.5 wavefronts each), and the general driver's count pass
-// measured compute-bound at 1.31 ms with 1023 splitters in a slot table whose
-// slots follow the key range linearly (kernels/slot_table.cuh): uniform floats
-// crowd half the splitters into the top binade, 1/12 of the key range, so slots
-// there hold several splitters.
+// run near the read floor, so per key it can afford about as much as the
+// multiselection pre-pass's bin_count_kernel (one shared table word, one shared
+// atomic). A binary search over 4095 splitters in shared memory is 12 dependent
+// reads, past the first five levels on random banks; and a slot table whose slots
+// follow the key range linearly (kernels/slot_table.cuh, the general driver's)
+// is compute-bound where splitters crowd: uniform floats put half of them into
+// the top binade, 1/12 of the key range. (docs/algorithms.md, "Approximate
+// selection", has the measurements.)
 //
 // So: two levels of radix slots over the pre-keys, offsets d = pre-key - lo.
 //   coarse: d >> coarse_shift. Two modes, by the boundaries' span:
@@ -86,10 +84,10 @@ inline constexpr int approx_max_boundaries = 8190;
 /// Fine slots for a bucket count: 16 per bucket (8 per boundary; the power-of-two
 /// resolution per coarse slot uses half to all of its share), between 8192 and
 /// approx_max_fine_slots. The floor keeps few buckets' fine slots at most 2^16
-/// pre-keys wide in the binades holding boundaries (with 2048, 128 buckets of
-/// 2^20 normal floats sent 2.7% of the keys to the search, with 8192 0.02%;
-/// 32 KiB is still small). Always more than the reserve (approx_fine_reserve:
-/// at most 2 * boundaries + 2).
+/// pre-keys wide in the binades holding boundaries, so that few keys of smooth
+/// data reach the search (a lower floor sent a large share of normal floats
+/// there); 32 KiB is still small. Always more than the reserve
+/// (approx_fine_reserve: at most 2 * boundaries + 2).
 KSELECT_HD constexpr int approx_fine_budget(int buckets) {
   int b = 1;
   while (b < buckets) b <<= 1;
@@ -180,9 +178,8 @@ KSELECT_HD int approx_fine_bits(std::uint32_t in_slot, std::uint32_t total, std:
 
 /// Rounding each share down to a power of two leaves a quarter to a half of the
 /// budget unused; the builders also try the shares scaled by 1 + k/4 for
-/// k = approx_share_scales - 1 .. 1 and keep the largest scale whose slots fit
-/// (2^22 uniform floats, 1024 buckets, when these were clamp-mode tables: fine
-/// slots used 73% -> 82% of the budget, keys in searched slots 0.27% -> 0.18%).
+/// k = approx_share_scales - 1 .. 1 and keep the largest scale whose slots fit,
+/// so that more of the budget is used and fewer keys land in searched slots.
 inline constexpr int approx_share_scales = 5;
 KSELECT_HD std::uint32_t approx_scaled_share(std::uint32_t shared, int k) {
   return static_cast<std::uint32_t>(static_cast<std::uint64_t>(shared) * (4 + k) / 4);
@@ -335,7 +332,8 @@ approx_lookup_table<K> build_approx_lookup(std::span<const K> boundaries, int bu
     const std::uint32_t scaled = approx_scaled_share(shared, k);
     std::uint32_t total = reserve;
     for (std::uint32_t c = 0; c < nf; ++c)
-      if (in_coarse[c] > 0) total += approx_fine_used(range, c, t.coarse_shift, t.coarse_shift - bits_of(c, scaled)) - 1;
+      if (in_coarse[c] > 0)
+        total += approx_fine_used(range, c, t.coarse_shift, t.coarse_shift - bits_of(c, scaled)) - 1;
     if (total <= static_cast<std::uint32_t>(budget)) {
       shared = scaled;
       break;
@@ -362,7 +360,8 @@ approx_lookup_table<K> build_approx_lookup(std::span<const K> boundaries, int bu
   // Wrap mode: the pre-keys below lo, in the slots past the forward ones, share
   // one more fine slot, bucket 0.
   if (wrapped) {
-    for (std::uint32_t c = nf; c < t.coarse_used; ++c) t.coarse[c] = approx_coarse_word(start, t.coarse_shift, c, t.coarse_shift);
+    for (std::uint32_t c = nf; c < t.coarse_used; ++c)
+      t.coarse[c] = approx_coarse_word(start, t.coarse_shift, c, t.coarse_shift);
     slot_shift.push_back(t.coarse_shift);
     ++start;
   }

@@ -7,11 +7,9 @@
 // keys it holds, spread linearly over the slot. A slot is one 32-bit word (first
 // bin | bins << 16), so a key costs a clamp, a shift, one shared-memory word and
 // a multiply. Why so lean: the passes are bound by shared-memory wavefronts, not
-// by instructions. On the H100 (2^28 uniform floats, a micro-benchmark of the
-// passes on 2026-11-22) the previous map, 512 slots of 12 bytes each with their
-// own sample span, took the count pass to 0.51 ms and the filter to 0.55 (floor
-// 0.354); this one takes them to 0.39 and 0.43. A 16-byte slot read as one
-// vector was slower still (1.2 ms: bank conflicts). It gives up per-slot spans: a cluster much
+// by instructions, so wider slots (with their own sample spans, or read as one
+// 16-byte vector) made the passes slower (docs/algorithms.md, "Many ranks: a
+// pre-pass that shrinks the input"). It gives up per-slot spans: a cluster much
 // narrower than a slot gets few bins (the sample then predicts a large copy and
 // the caller runs the general driver).
 //
@@ -94,8 +92,8 @@ KSELECT_HD std::uint64_t interpolated_position(const K* sorted, int count, K b) 
 
 /// Bins (of `target`) before slot s when bins follow the interpolated sample
 /// positions: a slot between two far-apart knots gets its share of the bins they
-/// span. (Counting whole sample keys per slot instead left runs of empty slots,
-/// sharing one bin, with 11x the mean bin's keys on uniform floats.)
+/// span (counting whole sample keys per slot would leave runs of empty slots
+/// sharing one overfull bin).
 template <class K>
 KSELECT_HD std::uint64_t bins_before_slot(const bin_map<K>& m, const K* sorted, int count, int s,
                                           std::uint32_t target) {

@@ -1,89 +1,263 @@
-// Tuning parameters of the CUDA backend, as data. Where a value was chosen by a
-// measurement, the comment says which; the others are the starting points of the
-// design (docs/algorithms.md) and are to be revisited with bench/cuda.
+// Tuning of the CUDA backend, as data: one policy struct per algorithm, gathered
+// in `policy`, with an instance per architecture and policy_for(compute
+// capability) to pick one. Plain C++ (the CPU tests check it).
+//
+// Two kinds of member:
+//  - compiled: launch shapes and the constants the kernels are compiled with
+//    (array sizes, launch bounds, values device code reads). The library is
+//    compiled once for its set of architectures and no kernel is instantiated
+//    per policy, so these are the same in every policy (static_assert below)
+//    and the kernels read them from `compiled` through the names at the end.
+//  - runtime: thresholds and sizes the host reads when it plans a call, from
+//    the policy of the device the call runs on (current_policy in
+//    dispatch/device_policy.hpp: its compute capability, queried once per
+//    device). They may differ per architecture.
+// Which algorithm runs for a call is decided by the choose_* functions of
+// dispatch/choose.hpp from these values, not by the workspace layout.
+//
+// A value chosen by a measurement carries a tag `sweep: <binary> -> <output>`.
+// Outputs named h100-<date>-<commit>-* are kept in the history
+// (`git show 6915357:bench/results/<name>`; bench/results/README.md).
 #pragma once
 
 #include <cstdint>
+#include <tuple>
+
+#include "kselect/detail/launch_shape.hpp"
 
 namespace kselect::cuda::tuning {
 
-/// Threads of the streaming kernels (count, filter) and keys per thread per tile.
-/// 16 keys per thread keeps 16 independent loads in flight per thread.
-inline constexpr int stream_threads = 256;
-inline constexpr int stream_items = 16;
-inline constexpr int tile_keys = stream_threads * stream_items;  // 4096
-/// Resident blocks per SM the streaming kernels are compiled for (caps registers
-/// at 85 per thread): 768 threads x 16 loads in flight per SM.
-inline constexpr int stream_min_blocks = 3;
+using kselect::detail::launch_shape;
 
-/// Sample kept per task: one block sorts it (BlockRadixSort, 256 x 16 keys).
-inline constexpr int sample_threads = 256;
-inline constexpr int sample_items = 16;
-inline constexpr int sample_size = sample_threads * sample_items;  // 4096
+/// Shared by the exact algorithms: the one-read passes over keys (window pass,
+/// count, extract, the pre-pass's count and extract, range pass, range exact
+/// count and write, approximate count) walk tiles with stream_tiles.cuh, and one
+/// block sorts a task's sample (splitters, window plan, range plan, bin map).
+struct common_policy {
+  /// 16 keys per thread keep 16 independent loads in flight; 3 resident blocks
+  /// per SM (768 threads x 16 loads) cap registers at 85 a thread. The range
+  /// exact kernels and the pre-pass scatter take the threads without the bound.
+  launch_shape stream{256, 16, 3};
+  /// A 4096-key sample in one BlockRadixSort.
+  launch_shape sample{256, 16};
+  /// Window prediction: half-width in standard deviations of the sample rank
+  /// (a miss has probability about 6e-5 per level at 4 sigma), plus a constant
+  /// margin in sample positions.
+  double window_sigmas = 4.0;
+  double window_margin = 2.0;
 
-/// A compact task this small is sorted in one block (base case).
-inline constexpr int base_threads = 256;
-inline constexpr int base_items = 16;
-inline constexpr std::int64_t base_case_max = base_threads * base_items;  // 4096
+  constexpr auto compiled() const { return std::tuple(stream, sample, window_sigmas, window_margin); }
+};
 
-/// SampleSelect as the paper: 127 splitters -> 255 buckets, a 1-byte oracle each.
-inline constexpr int oracle_splitters = 127;
-/// Multiselection at level 0 without oracles: many buckets so that few of the input's
-/// keys sit in buckets holding a rank (101 ranks in 1024 ranges: ~10% extracted).
-inline constexpr int wide_splitters = 1023;
-inline constexpr int max_splitters = wide_splitters;
+/// Single-rank selection (dispatch/window_select_dispatch.cuh): window levels
+/// with the common sample and stream shapes.
+struct window_select_policy {
+  /// Keys each window buffer holds: n / buffer_divisor (the median's window,
+  /// predicted from 4096 samples, holds about 6% of n).
+  std::int64_t buffer_divisor = 8;
+  /// Levels queued each time the host finds the window still running (ties
+  /// kept it wider than predicted) before it looks again.
+  int extra_levels = 2;
+
+  constexpr auto compiled() const { return std::tuple(); }
+};
+
+/// SampleSelect levels, the general multiselection (dispatch/multiselect_dispatch.cuh).
+struct sample_select_policy {
+  /// A compact task this small is sorted in one block (base_case_kernel); the
+  /// window plan kernel sorts it with the sample's sort, so the two match.
+  launch_shape base_case{256, 16};
+  /// finalize_kernel: one answer per thread.
+  launch_shape finalize{256};
+  /// Splitters of multi-rank tasks at level 0, without oracles: many buckets,
+  /// so that few keys sit in buckets holding a rank. The largest splitter count,
+  /// so it sizes the kernels' splitter arrays.
+  int wide_splitters = 1023;
+  /// Tiles a block counts before flushing its shared histogram (32-bit shared
+  /// counters: 16384 * 4096 < 2^32).
+  std::int64_t flush_tiles = 16384;
+
+  /// SampleSelect as the paper: 127 splitters -> 255 buckets, a 1-byte oracle each.
+  int oracle_splitters = 127;
+  /// Multi-rank tasks of more keys than this use wide_splitters (smaller ones
+  /// oracle_splitters: the wider histogram costs more than it saves there).
+  std::int64_t wide_above = std::int64_t(1) << 20;
+  /// Tasks handled by one launch; more are processed in chunks.
+  int max_tasks_per_launch = 256;
+
+  constexpr auto compiled() const { return std::tuple(base_case, finalize, wide_splitters, flush_tiles); }
+};
+
+/// The multiselection pre-pass (dispatch/bin_reduce_dispatch.cuh, core/bin_map.hpp):
+/// counts every key into sample-shaped bins, copies the bins holding ranks and
+/// selects each rank in its bin's region. Its count and extract passes take the
+/// common stream shape, its map kernel the sample shape.
+struct bin_prepass_policy {
+  /// bin_reduce_kernel: one block, 8 of the map's 8192 bins per thread.
+  launch_shape reduce{1024, 8};
+  /// bin_scatter_kernel: a tile staged in shared memory (8-byte keys: half as many).
+  launch_shape scatter_k32{256, 16};
+  launch_shape scatter_k64{256, 8};
+  /// bin_finish_kernel: a block per rank, one scan of 4096 buckets.
+  launch_shape finish{1024, 4};
+  /// Bins aimed at (the map adds one: 8192 in all, a 32 KiB shared histogram).
+  std::uint32_t bin_target = 8191;
+  /// The most ranks it takes: the scatter keeps per-rank state in shared memory
+  /// (more ranks hold more than 1/16 of 8192 bins anyway unless they crowd together).
+  int max_ranks = 512;
+
+  /// The smallest input it runs on: below, the general driver's fixed costs dominate anyway.
+  std::int64_t min_n = std::int64_t(1) << 20;
+  /// The largest fraction of the sample the ranks' bins may hold (above: few
+  /// distinct values, where the general driver's equality buckets do better).
+  double max_predicted = 1.0 / 16;
+  /// Keys its copy buffer holds: n / capacity_divisor (a larger copy gives way
+  /// to the general driver).
+  std::int64_t capacity_divisor = 8;
+
+  constexpr auto compiled() const {
+    return std::tuple(reduce, scatter_k32, scatter_k64, finish, bin_target, max_ranks);
+  }
+};
+
+/// Rank ranges and top-k (dispatch/range_dispatch.cuh). The plan and refine-plan
+/// kernels take the sample shape, the passes the stream shape.
+struct range_policy {
+  /// range_refine_gather_kernel: the sample's threads, 8 keys drawn by each.
+  launch_shape refine{256, 8};
+  /// range_small_finish_kernel: the last candidates sorted in one block.
+  launch_shape small_sort{256, 16};
+  /// range_tie_pick_kernel: one block.
+  launch_shape tie_pick{512};
+  /// One element per thread (pick, union keys, output keys, payload gather,
+  /// order marks), a grid of at most gather_max_blocks blocks that stride.
+  launch_shape gather{256};
+  /// range_order_expand_kernel: a warp per tile of the order bitmap.
+  launch_shape order_expand{128};
+  /// range_bucket_count_kernel and range_bucket_scatter_kernel.
+  launch_shape bucket{256, 4};
+  /// range_bucket_expand_kernel.
+  launch_shape bucket_expand{256};
+  /// Inputs up to this many keys skip the sample and keep all their keys as
+  /// candidates: a 4096-key sample narrows little there, and their sort is short.
+  std::int64_t all_candidates_max = std::int64_t(1) << 16;
+  /// The second sampling round keeps at most this many keys (one block sort).
+  int refine_capacity = 4096;
+
+  /// The largest grid of the gather and bucket kernels (they stride over the rest).
+  int gather_max_blocks = 8192;
+  /// Candidates are sorted once at most this many remain (such a radix sort
+  /// costs about what another narrowing level costs: a plan, a pass and a host
+  /// round trip); and at most this many levels narrow.
+  std::int64_t sort_max = std::int64_t(1) << 18;
+  int max_levels = 6;
+  /// The second sampling round: the keys it aims to keep in the windows, and the
+  /// largest second sample (a few microseconds of gathers).
+  std::int64_t refine_target_kept = 2048;
+  std::int64_t refine_max_size = std::int64_t(1) << 18;
+  /// Deterministic unsorted output orders by a bitmap of the input positions
+  /// from this many output keys per 4096-key tile on average, else by buckets
+  /// of positions (the bitmap's cost is per tile, the buckets' per key).
+  /// sweep: kselect-gpu-bench --topk (rows "det. (buckets)", "det. (bitmap)") -> bench/results/h100-topk.txt
+  std::int64_t order_bitmap_min_per_tile = 256;
+  /// Bucket order's expand: a warp takes bucket_expand_sparse_group buckets at a
+  /// time where they hold fewer than bucket_expand_sparse_keys entries on
+  /// average, else bucket_expand_dense_group.
+  std::int64_t bucket_expand_sparse_keys = 4;
+  int bucket_expand_sparse_group = 32;
+  int bucket_expand_dense_group = 8;
+
+  constexpr auto compiled() const {
+    return std::tuple(refine, small_sort, tie_pick, gather, order_expand, bucket, bucket_expand,
+                      all_candidates_max, refine_capacity);
+  }
+};
+
+/// Approximate multiselection (dispatch/approx_dispatch.cuh); its counting pass
+/// takes the common stream shape. The sample, the candidates and the lookup
+/// table are the rules both backends share (core/approx.hpp), not tuning.
+struct approx_policy {
+  /// approx_sample_kernel: a thread per sample slot.
+  launch_shape sample{256};
+  /// approx_plan_kernel: the whole sample in one block sort; 64-bit keys take
+  /// 512 threads (32 such keys a thread need more than 1024 threads' 64 registers).
+  launch_shape plan_k32{1024, 16};
+  launch_shape plan_k64{512, 32};
+  /// approx_answer_kernel: one block (with 1024 threads' 64 registers it spilled).
+  launch_shape answer{512};
+  /// approx_scatter_kernel: the exact fallback's answers into place.
+  launch_shape scatter{256};
+
+  /// The scatter's largest grid (it strides over the rest).
+  int scatter_max_blocks = 1024;
+
+  constexpr auto compiled() const { return std::tuple(sample, plan_k32, plan_k64, answer, scatter); }
+};
+
+/// Every algorithm's policy.
+struct policy {
+  common_policy common;
+  window_select_policy window;
+  sample_select_policy levels;
+  bin_prepass_policy prepass;
+  range_policy range;
+  approx_policy approx;
+
+  /// The members compiled into the kernels.
+  constexpr auto compiled() const {
+    return std::tuple(common.compiled(), window.compiled(), levels.compiled(), prepass.compiled(),
+                      range.compiled(), approx.compiled());
+  }
+};
+
+/// Hopper (compute capability 9.x: H100, H200): the initializers above, measured there.
+inline constexpr policy hopper{};
+/// Other architectures: Hopper's values, untested elsewhere.
+inline constexpr policy generic{};
+
+/// The policy of a device of compute capability `compute_capability` (10 * major + minor).
+constexpr const policy& policy_for(int compute_capability) {
+  return compute_capability / 10 == 9 ? hopper : generic;
+}
+
+// The kernels are compiled once for all the library's architectures
+// (CMAKE_CUDA_ARCHITECTURES), so every policy has their shapes and constants.
+static_assert(hopper.compiled() == generic.compiled(), "a policy's compiled members differ from the kernels'");
+
+/// The policy whose compiled members the kernels are built with (any policy's).
+inline constexpr const policy& compiled = hopper;
+
+// Couplings the kernels assume.
+static_assert(compiled.levels.base_case == compiled.common.sample, "the window plan's base case is the sample sort");
+static_assert(compiled.range.refine.threads == compiled.common.sample.threads, "refine kernels: the sample's block");
+static_assert(compiled.range.refine_capacity == compiled.common.sample.tile_items(), "kept keys: one sample sort");
+static_assert(compiled.prepass.scatter_k32.threads == compiled.common.stream.threads &&
+                  compiled.prepass.scatter_k64.threads == compiled.common.stream.threads,
+              "the scatter takes the stream's threads");
+static_assert(hopper.levels.oracle_splitters <= hopper.levels.wide_splitters &&
+                  generic.levels.oracle_splitters <= generic.levels.wide_splitters,
+              "wide_splitters sizes the splitter arrays");
+
+// The compiled members under the names the kernels use.
+inline constexpr int stream_threads = compiled.common.stream.threads;
+inline constexpr int stream_items = compiled.common.stream.items_per_thread;
+inline constexpr int tile_keys = static_cast<int>(compiled.common.stream.tile_items());  // 4096
+inline constexpr int stream_min_blocks = compiled.common.stream.min_blocks_per_sm;
+inline constexpr int sample_threads = compiled.common.sample.threads;
+inline constexpr int sample_items = compiled.common.sample.items_per_thread;
+inline constexpr int sample_size = static_cast<int>(compiled.common.sample.tile_items());  // 4096
+inline constexpr double window_sigmas = compiled.common.window_sigmas;
+inline constexpr double window_margin = compiled.common.window_margin;
+inline constexpr int base_threads = compiled.levels.base_case.threads;
+inline constexpr int base_items = compiled.levels.base_case.items_per_thread;
+inline constexpr std::int64_t base_case_max = compiled.levels.base_case.tile_items();  // 4096
+inline constexpr int max_splitters = compiled.levels.wide_splitters;
 inline constexpr int max_buckets = 2 * max_splitters + 1;
-
-/// Window prediction: half-width in standard deviations of the sample rank
-/// (miss probability ~6e-5 per level at 4 sigma), plus a constant margin.
-inline constexpr double window_sigmas = 4.0;
-inline constexpr double window_margin = 2.0;
-
-/// Tasks handled by one launch; more tasks are processed in chunks.
-inline constexpr int max_tasks_per_launch = 256;
-
-/// Tiles a block counts before flushing its shared histogram (keeps the 32-bit
-/// shared counters far from overflow: 16384 * 4096 < 2^32).
-inline constexpr std::int64_t flush_tiles = 16384;
-
-/// Multiselection pre-pass (core/bin_map.hpp, dispatch/bin_reduce_dispatch.cuh):
-/// bins aimed at (the map adds one: 8192 in all, a 32 KiB shared histogram);
-/// the smallest input it runs on (below, the general driver's fixed costs
-/// dominate anyway); the largest fraction of the input the sample may predict it
-/// keeps (above: few distinct values, where the general driver's equality buckets
-/// do better); the most ranks it takes (its scatter keeps per-rank state in
-/// shared memory; more ranks than this hold more than 1/16 of 8192 bins anyway
-/// unless they crowd together); and the keys its copy buffer holds (n / divisor).
-inline constexpr std::uint32_t bin_target = 8191;
-inline constexpr int bin_prepass_max_ranks = 512;
-inline constexpr std::int64_t bin_prepass_min_n = std::int64_t(1) << 20;
-inline constexpr double bin_prepass_max_predicted = 1.0 / 16;
-inline constexpr std::int64_t bin_prepass_capacity_divisor = 8;
-
-/// Rank ranges and top-k (dispatch/range_dispatch.cuh): inputs up to this many
-/// keys skip the sample and sort all their keys as candidates (a sample of 4096
-/// narrows little there, and the sort of 2^16 pairs is a few microseconds).
-inline constexpr std::int64_t range_all_candidates_max = std::int64_t(1) << 16;
-/// Candidates are sorted once at most this many remain (a radix sort of 2^18
-/// pairs costs about what another narrowing level costs: a plan, a pass over
-/// them and a host round trip, ~40 us); and at most this many levels narrow.
-inline constexpr std::int64_t range_sort_max = std::int64_t(1) << 18;
-inline constexpr int range_max_levels = 6;
-/// The second sampling round of a range plan (range_refine_kernels.cuh): keys
-/// each thread draws, the keys kept (one block sort), the keys aimed at, and the
-/// largest second sample (2^18 keys: 1 MiB of 4-byte gathers, a few us on the
-/// H100; k = 1024 of 2^28 then gets ~7000 candidates instead of ~2.6e5).
-inline constexpr int refine_items = 8;
-inline constexpr int refine_capacity = 4096;
-inline constexpr std::int64_t refine_target_kept = 2048;
-inline constexpr std::int64_t refine_max_size = std::int64_t(1) << 18;
-/// Deterministic unsorted output orders by a bitmap of the input positions
-/// (range_order_kernels.cuh) from this many output keys per 4096-key tile on
-/// average, else by buckets of input positions. From H100 timings at 2^28 keys,
-/// both forced at the same k in the same runs (kselect-gpu-bench --topk, rows
-/// "det. (buckets)" and "det. (bitmap)", bench/results/h100-2026-11-23-*-topk.txt):
-/// buckets faster up to k = 2^23 (128 a tile: 1.01-1.05 ms against 1.09-1.11),
-/// the bitmap at 2^24 (256 a tile: 1.28 against 1.37-1.38).
-inline constexpr std::int64_t range_order_bitmap_min_per_tile = 256;
+inline constexpr std::int64_t flush_tiles = compiled.levels.flush_tiles;
+inline constexpr std::uint32_t bin_target = compiled.prepass.bin_target;
+inline constexpr int bin_prepass_max_ranks = compiled.prepass.max_ranks;
+inline constexpr std::int64_t range_all_candidates_max = compiled.range.all_candidates_max;
+inline constexpr int refine_items = compiled.range.refine.items_per_thread;
+inline constexpr int refine_capacity = compiled.range.refine_capacity;
 
 }  // namespace kselect::cuda::tuning

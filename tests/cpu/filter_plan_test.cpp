@@ -71,11 +71,11 @@ TEST(FilterPlan, ThreePhaseLayoutHoldsBitsCountsAndScan) {
 }
 
 TEST(FilterPlan, AutomaticPicksSinglePassForFiltersThreePhasesForPartitions) {
-  EXPECT_EQ(resolve_algorithm(filter_algorithm::automatic, false), filter_algorithm::single_pass);
-  EXPECT_EQ(resolve_algorithm(filter_algorithm::automatic, true), filter_algorithm::three_phase);
+  EXPECT_EQ(choose_filter_algorithm(filter_algorithm::automatic, false), filter_algorithm::single_pass);
+  EXPECT_EQ(choose_filter_algorithm(filter_algorithm::automatic, true), filter_algorithm::three_phase);
   for (const bool partition : {false, true}) {
-    EXPECT_EQ(resolve_algorithm(filter_algorithm::single_pass, partition), filter_algorithm::single_pass);
-    EXPECT_EQ(resolve_algorithm(filter_algorithm::three_phase, partition), filter_algorithm::three_phase);
+    EXPECT_EQ(choose_filter_algorithm(filter_algorithm::single_pass, partition), filter_algorithm::single_pass);
+    EXPECT_EQ(choose_filter_algorithm(filter_algorithm::three_phase, partition), filter_algorithm::three_phase);
   }
 }
 

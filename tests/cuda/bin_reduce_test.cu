@@ -27,8 +27,10 @@ bool run_prepass(const std::vector<T>& host, std::span<const std::int64_t> ranks
   using K = core::key_t<T>;
   const auto n = static_cast<std::int64_t>(host.size());
   device_buffer<T> data(host);
+  const cuda::tuning::policy* policy = nullptr;
+  cuda_check(cuda::current_policy(policy), "policy");
   cuda::workspace_layout layout =
-      cuda::plan_workspace<K>(n, static_cast<std::int64_t>(ranks.size()), algorithm::automatic);
+      cuda::plan_workspace<K>(n, static_cast<std::int64_t>(ranks.size()), algorithm::automatic, *policy);
   EXPECT_GT(layout.prepass_capacity, 0);
   if (capacity > 0) layout.prepass_capacity = capacity;  // the regions stay as carved: only smaller
   device_buffer<char> ws(layout.total);
@@ -96,7 +98,9 @@ void device_map_matches_host(dist d) {
   device_buffer<core::bin_map<K>> d_map(1);
   device_buffer<cuda::bin_prepass_state> d_state(1);
   device_buffer<unsigned long long> d_hist(core::bin_map_max_bins + 1);
-  const auto max_predicted = static_cast<std::int64_t>(4096 * cuda::tuning::bin_prepass_max_predicted);
+  const cuda::tuning::policy* policy = nullptr;
+  cuda_check(cuda::current_policy(policy), "policy");
+  const auto max_predicted = static_cast<std::int64_t>(4096 * policy->prepass.max_predicted);
   cuda::bin_map_kernel<T><<<1, cuda::bin_plan_detail::map_threads>>>(data.data(), n, seed, d_ranks.data(),
                                              static_cast<std::int64_t>(ranks.size()), max_predicted, d_map.data(),
                                              d_state.data(), d_hist.data(), d_hist.data() + core::bin_map_max_bins);

@@ -108,8 +108,10 @@ void run_with_capacity(const std::vector<T>& host, std::span<const std::int64_t>
   using K = core::key_t<T>;
   const auto n = static_cast<std::int64_t>(host.size());
   device_buffer<T> data(host);
+  const cuda::tuning::policy* policy = nullptr;
+  cuda_check(cuda::current_policy(policy), "policy");
   cuda::workspace_layout layout =
-      cuda::plan_workspace<K>(n, static_cast<std::int64_t>(ranks.size()), algo);
+      cuda::plan_workspace<K>(n, static_cast<std::int64_t>(ranks.size()), algo, *policy);
   // Re-carve the two buffers with the small capacity at the end.
   layout.capacity = capacity;
   layout.buffer_b = layout.buffer_a + (capacity * sizeof(K) + 255) / 256 * 256;

@@ -26,7 +26,9 @@ template <class T>
 run_result run_window(const std::vector<T>& host, const T* d_in, std::int64_t n, std::int64_t k,
                       cuda::window_params params, std::int64_t capacity = 0) {
   using K = core::key_t<T>;
-  cuda::workspace_layout layout = cuda::plan_workspace<K>(n, 1, algorithm::automatic);
+  const cuda::tuning::policy* policy = nullptr;
+  cuda_check(cuda::current_policy(policy), "policy");
+  cuda::workspace_layout layout = cuda::plan_workspace<K>(n, 1, algorithm::automatic, *policy);
   if (capacity > 0) {
     layout.capacity = capacity;
     layout.buffer_b = layout.buffer_a + (capacity * sizeof(K) + 255) / 256 * 256;

@@ -110,7 +110,7 @@ cudaError_t run_filter(void* d_workspace, std::size_t& workspace_bytes, const T*
   if (asked != filter_algorithm::automatic && asked != filter_algorithm::single_pass &&
       asked != filter_algorithm::three_phase)
     return reject_argument("kselect: unknown filter_algorithm " + std::to_string(static_cast<int>(asked)));
-  const filter_algorithm algo = resolve_algorithm(asked, out.partition);
+  const filter_algorithm algo = choose_filter_algorithm(asked, out.partition);
   if (algo == filter_algorithm::three_phase && req.in_place)
     return reject_argument("kselect: an in-place filter runs the single pass only");
 
@@ -152,8 +152,8 @@ cudaError_t run_filter(void* d_workspace, std::size_t& workspace_bytes, const T*
     int sms = 0, device = 0;
     KSELECT_CUDA_TRY(cudaGetDevice(&device));
     KSELECT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    const auto reverse_blocks =
-        static_cast<unsigned>(std::min<std::int64_t>(ceil_div(n / 2 + 1, filter_block_threads), sms * 8));
+    const auto reverse_blocks = static_cast<unsigned>(std::min<std::int64_t>(
+        ceil_div(n / 2 + 1, filter_block_threads), std::int64_t(sms) * filter_compiled.reverse_blocks_per_sm));
     reverse_rejected_kernel<T, V, IndexT><<<reverse_blocks, filter_block_threads, 0, stream>>>(n, out);
     return cudaPeekAtLastError();
   }

@@ -1,20 +1,17 @@
-// Host-side planning of the device filters (kselect/device_filter.cuh): the tile
-// shapes, the workspace layout of each algorithm and the choice between them. Plain
+// Host-side planning of the device filters (kselect/device_filter.cuh): their tuning
+// policy, the workspace layout of each algorithm and the choice between them. Plain
 // C++ (no CUDA), so the CPU test suite checks it.
 //
-// Tuning (H100, 2026-11-22 and -23 measurements in bench/results, issue 4):
-//  - single pass: one 64 KiB tile (16384 keys at most) per block of 512 threads,
-//    copied into shared memory by four bulk copies (TMA) issued at once, so a block
-//    has its whole tile in flight, and its warps count each quarter as it lands;
-//    three such blocks fit an SM. Per warp, the tile's 1/16 is walked 32 keys at a
-//    time (4-byte keys: 32 rounds, one ballot each).
-//  - three phases: 4096 keys per block of 256 threads (16 per thread, loaded 16 bytes
-//    at a time when the input is 16-byte aligned), one predicate bit saved per key.
+// A value chosen by a measurement carries a tag `sweep: <binary> -> <output>` (the
+// experiment binaries were not kept; outputs named h100-<date>-<commit>-* are in the
+// history, `git show 6915357:bench/results/<name>`, and docs/algorithms.md tells
+// what each showed).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "kselect/detail/launch_shape.hpp"
 #include "kselect/detail/workspace_carver.hpp"
 
 namespace kselect::device {
@@ -34,72 +31,89 @@ enum class filter_algorithm { automatic, single_pass, three_phase };
 
 namespace kselect::device::detail {
 
-inline constexpr int filter_block_threads = 256;
-inline constexpr int filter_warps = filter_block_threads / 32;
+using kselect::detail::launch_shape;
 
-/// Single pass: threads of a block, and bytes of its tile (dynamic shared memory).
-/// 512 threads and 64 KiB (3 blocks per SM) measured fastest of seven shapes on the
-/// H100 from 0% to 50% selectivity (bench/results/h100-2026-11-22-ef78f56-sweep.txt:
-/// 1% 0.467 ms against 0.503 for 256 threads and 32 KiB; 50% 0.648 against 0.658).
-inline constexpr int single_pass_threads = 512;
-inline constexpr std::int64_t single_pass_tile_bytes = 65536;
-/// Single pass: bulk copies per tile, each with its barrier; a warp counts its part as
-/// soon as its copy is in. 4 measured fastest of 1, 2, 4, 8 and 16 on the H100
-/// (bench/results/h100-2026-11-23-7fc0886-filter-experiments.txt, kernels alone:
-/// 1% 0.436-0.444 ms against 0.454-0.457 for one copy and 0.463-0.471 for the
-/// previous kernel, which all 512 threads waited on through one cuda::barrier).
-inline constexpr int single_pass_chunks = 4;
-/// Single pass: blocks that must fit an SM at once (launch bounds): the three 64 KiB
-/// tiles that fit its shared memory, so at most 40 registers a thread. In experiment
-/// binaries the unbounded kernel took 48-51 registers (two blocks per SM) and was
-/// 7-28% slower at 0-1% selectivity; bounded, 39-40 and no spills
-/// (bench/results/h100-2026-11-23-8fa1c06-filter-experiments.txt, block M3). The
-/// library's benchmark did not move (its build of the kernel may have stayed under
-/// the limit): the bound guards the three blocks, whatever the predicate.
-inline constexpr int single_pass_min_blocks = 3;
-/// Single pass: a warp whose rounds of 32 keys hold a selected key in at most this
-/// many rounds visits only those rounds when it packs its keys (staging, below) or
-/// writes them, else it walks all its rounds. Measured for the write, before
-/// staging existed: at 0-0.1% selectivity the instructions of the empty rounds were
-/// the cost (ncu at 1%: 0.72 instructions issued a cycle per scheduler); on the
-/// H100, kernels alone (bench/results/h100-2026-11-23-d95142a-filter-experiments.txt),
-/// with 4 rounds and the keys stored 32 at a time, 0% 0.369 ms against 0.431 (floor
-/// 0.355), 0.1% 0.383 against 0.437, 1% 0.449-0.453 against 0.455, 3% and 10%
-/// unchanged. Larger thresholds, or per-round stores in the sparse path, were slower
-/// at 1-10% (up to 9%, slower than CUB at 10%), the dense loop's code being compiled
-/// differently. A packing warp above the threshold walks all its rounds, idle ones
-/// included: skipping them made the kernel spill at 40 registers.
-inline constexpr int single_pass_sparse_rounds = 4;
+/// The device filters' tuning. Their kernels are templates in the public headers,
+/// compiled into the caller's build once for all its architectures, and every
+/// member is compiled into them or their launches: so the policies of all
+/// architectures are equal (static_assert below).
+struct filter_policy {
+  /// Single pass: a block takes one tile of at most single_pass_tile_bytes (and at
+  /// most 32 keys a thread: 32 rounds of 32 keys per warp, a lane keeping one
+  /// round's ballot) in dynamic shared memory; three such blocks fit an SM, so the
+  /// launch bounds keep the kernel at 40 registers a thread.
+  /// sweep: experiment binary sweep.cu (seven shapes) -> h100-2026-11-22-ef78f56-sweep.txt
+  /// sweep: experiment binaries (launch bounds, block M3) -> h100-2026-11-23-8fa1c06-filter-experiments.txt
+  launch_shape single_pass{512, 32, 3};
+  std::int64_t single_pass_tile_bytes = 65536;
+  /// Single pass: bulk copies (TMA) per tile, each with its barrier, so that a warp
+  /// counts its part as soon as its copy lands.
+  /// sweep: experiment binaries (1 to 16 copies) -> h100-2026-11-23-7fc0886-filter-experiments.txt
+  int single_pass_chunks = 4;
+  /// Single pass: a warp whose rounds of 32 keys hold a selected key in at most this
+  /// many rounds visits only those rounds when it packs or writes its keys, else all
+  /// of them (at low selectivity the empty rounds' instructions are the cost; larger
+  /// values made the dense loop compile slower).
+  /// sweep: experiment binaries (thresholds, write loops) -> h100-2026-11-23-d95142a-filter-experiments.txt
+  int single_pass_sparse_rounds = 4;
+  /// Single pass: how long a tile waits (ns) after publishing its count before it
+  /// looks back at its predecessors, then none between retries (CUB's
+  /// no_delay_constructor_t).
+  /// sweep: experiment binaries delay.cu (five look-back policies) -> h100-2026-11-22-3a078e6-delay.txt
+  unsigned single_pass_lookback_wait_ns = 1130;
+  /// Three phases and count_if: 16 keys a thread (loaded 16 bytes at a time when the
+  /// input is 16-byte aligned), one predicate bit saved per key. Also the block of
+  /// the single pass's init and reverse kernels.
+  launch_shape three_phase{256, 16};
+  /// A partition's reverse of its rejected part: at most this many blocks per SM.
+  int reverse_blocks_per_sm = 8;
 
-// Single pass, staging (not a setting): with keys alone (no positions, payload or
-// partition), or positions alone (keys of 4 bytes or more), the warps pack their
+  constexpr bool operator==(const filter_policy&) const = default;
+};
+
+/// Hopper (compute capability 9.x): the initializers above, measured there.
+inline constexpr filter_policy filter_hopper{};
+/// Other architectures: Hopper's values, untested elsewhere.
+inline constexpr filter_policy filter_generic{};
+
+/// The policy of a device of compute capability `compute_capability` (10 * major + minor).
+constexpr const filter_policy& filter_policy_for(int compute_capability) {
+  return compute_capability / 10 == 9 ? filter_hopper : filter_generic;
+}
+
+// The kernels are compiled once for all the architectures of the caller's build.
+static_assert(filter_hopper == filter_generic, "the filter kernels are compiled with one policy");
+
+/// The policy the kernels and their launches are compiled with (any architecture's).
+inline constexpr const filter_policy& filter_compiled = filter_hopper;
+
+// Staging (not a setting): with keys alone (no positions, payload or partition), or
+// positions alone (keys of 4 bytes or more), the single pass's warps pack their
 // selected keys (positions) to the front of their part of the tile in shared memory
-// while warp 0 looks back, then store them in whole lines of the output. Keys with
-// positions, and payloads, have no room in shared memory and keep the write after
-// the look-back. For keys, measured on the H100 against that write, kernels alone
-// (bench/results/h100-2026-11-23-b21d41f-filter-experiments.txt): 1% 0.380-0.381 ms
-// against 0.444-0.446, 10% 0.415-0.417 against 0.500-0.501, 50% 0.569-0.570 against
-// 0.623-0.629, 99% 0.780-0.785 against 0.796-0.798; stores that began at the warp's
-// first output position instead (straddling lines) made 99% 0.880-0.883. For int64
-// positions alone, the benchmark's 1% went from 0.462-0.464 to 0.391-0.396 ms
-// (bench/results/h100-2026-11-23-{b21d41f,8403270}-filter*.txt).
+// while warp 0 looks back, then store them in whole lines of the output; keys with
+// positions, and payloads, have no room there and write after the look-back.
+// sweep: experiment binaries (staging) -> h100-2026-11-23-b21d41f-filter-experiments.txt
 
-/// Single pass: how long a tile waits (ns) after publishing its count before it
-/// looks back at its predecessors, then none between retries (CUB's
-/// no_delay_constructor_t). Of five look-back policies on the H100 this was the
-/// fastest (bench/results/h100-2026-11-22-3a078e6-delay.txt: 1% 0.447 ms against
-/// 0.466 with CUB's default fixed_delay_constructor_t<350, 450>).
-inline constexpr unsigned single_pass_lookback_wait_ns = 1130;
-/// Keys per single-pass tile: 64 KiB of them, at most 32 rounds of 32 per warp (a
-/// lane keeps one round's ballot): 16384 keys for 512 threads.
+// The compiled members under the names the kernels use.
+inline constexpr int filter_block_threads = filter_compiled.three_phase.threads;
+inline constexpr int filter_warps = filter_block_threads / 32;
+inline constexpr int single_pass_threads = filter_compiled.single_pass.threads;
+inline constexpr std::int64_t single_pass_tile_bytes = filter_compiled.single_pass_tile_bytes;
+inline constexpr int single_pass_chunks = filter_compiled.single_pass_chunks;
+inline constexpr int single_pass_min_blocks = filter_compiled.single_pass.min_blocks_per_sm;
+inline constexpr int single_pass_sparse_rounds = filter_compiled.single_pass_sparse_rounds;
+inline constexpr unsigned single_pass_lookback_wait_ns = filter_compiled.single_pass_lookback_wait_ns;
+
+/// Keys per single-pass tile: single_pass_tile_bytes of them, at most
+/// items_per_thread a thread (16384 4-byte keys for 512 threads).
 constexpr std::int64_t single_pass_tile_items(std::size_t key_bytes) {
   const std::int64_t by_bytes = single_pass_tile_bytes / static_cast<std::int64_t>(key_bytes);
-  constexpr std::int64_t by_rounds = single_pass_threads * 32;
+  constexpr std::int64_t by_rounds = filter_compiled.single_pass.tile_items();
   return by_bytes < by_rounds ? by_bytes : by_rounds;
 }
 
 /// Three phases: keys per block, and per warp (a warp's keys are contiguous).
-inline constexpr std::int64_t three_phase_block_items = 4096;
+inline constexpr std::int64_t three_phase_block_items = filter_compiled.three_phase.tile_items();
 inline constexpr std::int64_t three_phase_warp_items = three_phase_block_items / filter_warps;
 /// 32-bit predicate words per block and per warp.
 inline constexpr std::int64_t three_phase_block_words = three_phase_block_items / 32;
@@ -108,9 +122,9 @@ inline constexpr std::int64_t three_phase_warp_words = three_phase_warp_items / 
 constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 /// The algorithm that runs for a request (automatic resolved): the single pass for
-/// filters (faster at every selectivity measured), the three phases for partitions
-/// (1.87 ms against 1.92 at 50% on 2^28 floats; bench/results, issue 4).
-constexpr filter_algorithm resolve_algorithm(filter_algorithm asked, bool partition) {
+/// filters (faster at every selectivity measured), the three phases for partitions.
+/// sweep: kselect-filter-bench -> bench/results/h100-filter.txt
+constexpr filter_algorithm choose_filter_algorithm(filter_algorithm asked, bool partition) {
   if (asked != filter_algorithm::automatic) return asked;
   return partition ? filter_algorithm::three_phase : filter_algorithm::single_pass;
 }

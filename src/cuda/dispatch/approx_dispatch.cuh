@@ -30,6 +30,7 @@
 #include "cuda/common.cuh"
 #include "cuda/dispatch/arguments.hpp"
 #include "cuda/dispatch/approx_workspace.hpp"
+#include "cuda/dispatch/device_policy.hpp"
 #include "cuda/dispatch/profiler.hpp"
 #include "cuda/kernels/approx_answer_kernel.cuh"
 #include "cuda/kernels/approx_count_kernel.cuh"
@@ -46,17 +47,23 @@ namespace kselect::cuda {
 static_assert(device::approx_config{}.seed == core::approx_default_seed, "default seeds differ");
 // ... and the same candidates (cpu::approx_multiselect allows the window mode by default).
 static_assert(device::approx_config{}.window, "the window mode is the CPU backend's default");
+// The plan kernel sorts the whole sample in one block.
+static_assert(tuning::compiled.approx.plan_k32.tile_items() == core::approx_sample_size &&
+                  tuning::compiled.approx.plan_k64.tile_items() == core::approx_sample_size,
+              "approx_plan_kernel: one block sort of the sample");
 
 /// The exact multiselect's workspace for any number of the ranks, 1 to num_ranks,
 /// from its own size query (device::multiselect, instantiated in device_api_*.cu).
 /// Its size grows with the rank count except where its strategy changes: one
 /// rank, and above the pre-pass's rank limit; the maximum over those points covers
 /// every count. (Were that to change, device::multiselect would refuse the
-/// fallback with "workspace too small", never overrun it.)
+/// fallback with "workspace too small", never overrun it.) The rank limit is
+/// choose_multiselect_path's, with the device's policy `p`.
 template <class T>
-cudaError_t fallback_workspace_bytes(std::int64_t n, std::int64_t num_ranks, std::size_t& bytes) {
+cudaError_t fallback_workspace_bytes(std::int64_t n, std::int64_t num_ranks, const tuning::policy& p,
+                                     std::size_t& bytes) {
   bytes = 0;
-  const std::int64_t limit = tuning::bin_prepass_max_ranks;
+  const std::int64_t limit = p.prepass.max_ranks;
   const std::int64_t probes[] = {1, 2, std::min(num_ranks, limit), std::min(num_ranks, limit + 1), num_ranks};
   for (const std::int64_t k : probes) {
     if (k < 1 || k > num_ranks) continue;
@@ -163,8 +170,10 @@ class approx_driver {
                                             d_exact, stream_));
     KSELECT_CUDA_TRY(cudaMemcpyAsync(d_index, fb.index.data(), static_cast<std::size_t>(k) * sizeof(std::int64_t),
                                      cudaMemcpyHostToDevice, stream_));
-    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((k + 255) / 256, 1024));
-    approx_scatter_kernel<T><<<blocks, 256, 0, stream_>>>(d_exact, d_index, k, d_ranks, out_, out_ranks_);
+    constexpr tuning::launch_shape scatter = tuning::compiled.approx.scatter;
+    const auto blocks =
+        static_cast<unsigned>(std::min<std::int64_t>(scatter.blocks_for(k), w_.policy->approx.scatter_max_blocks));
+    approx_scatter_kernel<T><<<blocks, scatter.threads, 0, stream_>>>(d_exact, d_index, k, d_ranks, out_, out_ranks_);
     KSELECT_LAUNCH_CHECK();
     return cudaSuccess;
   }
@@ -214,9 +223,11 @@ cudaError_t approx_multiselect(void* d_workspace, std::size_t& workspace_bytes, 
   clear_error_message();
   const std::string problem = core::approx_argument_error(n, num_ranks, max_rank_error, cfg.buckets);
   if (!problem.empty()) return invalid(problem);
+  const tuning::policy* policy = nullptr;
+  KSELECT_CUDA_TRY(current_policy(policy));
   std::size_t fallback_bytes = 0;
-  KSELECT_CUDA_TRY(fallback_workspace_bytes<T>(n, num_ranks, fallback_bytes));
-  const approx_layout layout = plan_approx_workspace<T>(num_ranks, fallback_bytes);
+  KSELECT_CUDA_TRY(fallback_workspace_bytes<T>(n, num_ranks, *policy, fallback_bytes));
+  const approx_layout layout = plan_approx_workspace<T>(num_ranks, fallback_bytes, *policy);
   bool size_query = false;
   KSELECT_CUDA_TRY(workspace_protocol(d_workspace, workspace_bytes, layout.total, size_query));
   if (size_query || num_ranks == 0) return cudaSuccess;

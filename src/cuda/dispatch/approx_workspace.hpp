@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "kselect/detail/workspace_carver.hpp"
+#include "cuda/tuning.hpp"
 #include "core/approx.hpp"
 #include "core/approx_lookup.hpp"
 #include "core/key_traits.hpp"
@@ -21,14 +22,16 @@ struct approx_layout {
   std::size_t fallback_index, fallback_out;                ///< the exact fallback's rank indices and answers
   std::size_t fallback_workspace, fallback_bytes;          ///< device::multiselect's workspace
   std::size_t total;
+  const tuning::policy* policy;                            ///< the device's, for the driver
 };
 
 /// `fallback_bytes`: the exact multiselect's workspace for any subset of the ranks
-/// (approx_dispatch.cuh asks device::multiselect for it).
+/// (approx_dispatch.cuh asks device::multiselect for it); `p`: the device's policy.
 template <class T>
-approx_layout plan_approx_workspace(std::int64_t num_ranks, std::size_t fallback_bytes) {
+approx_layout plan_approx_workspace(std::int64_t num_ranks, std::size_t fallback_bytes, const tuning::policy& p) {
   using K = core::key_t<T>;
   approx_layout w{};
+  w.policy = &p;
   kselect::detail::workspace_carver carve;
   const auto r = static_cast<std::size_t>(num_ranks);
   w.sample = carve.take(core::approx_sample_size * sizeof(K));

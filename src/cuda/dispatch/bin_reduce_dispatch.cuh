@@ -4,8 +4,8 @@
 //
 //   bin_map_kernel       1 block: a sorted 4096-key sample, the bin map (core/bin_map.hpp),
 //                        and the prediction of the copy's size: if the bins at the ranks'
-//                        expected sample positions hold more than 1/16 of the sample (few
-//                        distinct values), every later kernel returns at once
+//                        expected sample positions hold more than prepass.max_predicted of
+//                        the sample (few distinct values), every later kernel returns at once
 //   bin_count_kernel     one read: a histogram of up to 8192 bins
 //   bin_reduce_kernel    1 block: the bins holding ranks, a region of the copy for each,
 //                        each rank's place in its region; stops if the copy would
@@ -17,10 +17,9 @@
 //   then one device-to-host copy of the state and one stream sync; if a step
 //   stopped, the general driver (multiselect_driver) runs on the input.
 //
-// Host round trips per call: one (plus the general driver's when it runs). The
-// previous version planned on the host between the passes (two more round trips,
-// ~0.14 ms) and sorted the whole copy with cub::DeviceRadixSort (0.185 ms for
-// 5 M keys); docs/algorithms.md has the measurements.
+// Host round trips per call: one (plus the general driver's when it runs): the
+// planning between the passes runs on the device, and per-bin regions replace a
+// sort of the whole copy (docs/algorithms.md, "Many ranks: a pre-pass that shrinks the input").
 #pragma once
 
 #include <cstdint>
@@ -40,6 +39,10 @@
 
 namespace kselect::cuda {
 
+static_assert(tuning::compiled.prepass.reduce.tile_items() == core::bin_map_max_bins,
+              "bin_reduce_kernel: a thread takes items_per_thread of the map's bins");
+static_assert(tuning::compiled.prepass.bin_target < core::bin_map_max_bins, "the map adds one bin");
+
 template <class T>
 class bin_reduce_driver {
   using K = core::key_t<T>;
@@ -51,7 +54,8 @@ class bin_reduce_driver {
         w_(layout) {}
 
   cudaError_t run() {
-    // The workspace carves the pre-pass's regions only for calls it suits.
+    // The workspace carves the pre-pass's regions only for the calls it was chosen
+    // for (choose_multiselect_path); the scatter's shared memory holds max_ranks regions.
     if (w_.prepass_capacity <= 0 || num_ranks_ > tuning::bin_prepass_max_ranks) return general();
     auto* d_map = reinterpret_cast<core::bin_map<K>*>(ws_ + w_.pre_map);
     auto* d_hist = reinterpret_cast<unsigned long long*>(ws_ + w_.pre_hist);
@@ -67,8 +71,7 @@ class bin_reduce_driver {
 
     KSELECT_CUDA_TRY(cudaMemcpyAsync(d_ranks, ranks_, num_ranks_ * sizeof(std::int64_t), cudaMemcpyHostToDevice,
                                      stream_));
-    const auto max_predicted =
-        static_cast<std::int64_t>(tuning::sample_size * tuning::bin_prepass_max_predicted);
+    const auto max_predicted = static_cast<std::int64_t>(tuning::sample_size * w_.policy->prepass.max_predicted);
     prof_.start(stream_, "prepass sample and map");
     bin_map_kernel<T><<<1, bin_plan_detail::map_threads, 0, stream_>>>(in_, n_, cfg_.seed ^ 0x5eedull, d_ranks,
                                                                         num_ranks_, max_predicted, d_map, d_state,

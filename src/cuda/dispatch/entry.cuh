@@ -1,9 +1,10 @@
 // The device API's entry: argument validation, the two-phase workspace protocol
-// (CUB's: a null workspace returns the bytes needed), and the choice of driver:
-// window_select_driver for one rank; for 2 to 512 ranks, bin_reduce_driver
-// (automatic, n >= 2^20: a pre-pass that answers from small per-rank regions of
-// a copy, or gives way to multiselect_driver); otherwise multiselect_driver (and
-// always for algorithm::sample_select).
+// (CUB's: a null workspace returns the bytes needed), and the driver of the path
+// that choose_multiselect_path (dispatch/choose.hpp) chose with the device's
+// policy: window_select_driver for one rank; bin_reduce_driver for 2 to
+// prepass.max_ranks ranks of a large input (a pre-pass that answers from small
+// per-rank regions of a copy, or gives way to multiselect_driver); otherwise
+// multiselect_driver (and always for algorithm::sample_select).
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include "cuda/common.cuh"
 #include "cuda/dispatch/arguments.hpp"
 #include "cuda/dispatch/bin_reduce_dispatch.cuh"
+#include "cuda/dispatch/device_policy.hpp"
 #include "cuda/dispatch/multiselect_dispatch.cuh"
 #include "cuda/dispatch/window_select_dispatch.cuh"
 #include "cuda/dispatch/workspace.hpp"
@@ -27,7 +29,9 @@ cudaError_t multiselect(void* d_workspace, std::size_t& workspace_bytes, const T
   clear_error_message();
   KSELECT_CUDA_TRY(check_input_size(n));
   if (num_ranks < 0) return invalid("kselect: num_ranks is negative");
-  const workspace_layout layout = plan_workspace<core::key_t<T>>(n, num_ranks, cfg.algo);
+  const tuning::policy* policy = nullptr;
+  KSELECT_CUDA_TRY(current_policy(policy));
+  const workspace_layout layout = plan_workspace<core::key_t<T>>(n, num_ranks, cfg.algo, *policy);
   bool size_query = false;
   KSELECT_CUDA_TRY(workspace_protocol(d_workspace, workspace_bytes, layout.total, size_query));
   if (size_query || num_ranks == 0) return cudaSuccess;
@@ -37,10 +41,14 @@ cudaError_t multiselect(void* d_workspace, std::size_t& workspace_bytes, const T
     return invalid("kselect: d_out is not device memory");
   if (!is_device_accessible(d_workspace)) return invalid("kselect: d_workspace is not device memory");
   char* ws = static_cast<char*>(d_workspace);
-  if (num_ranks == 1 && cfg.algo != algorithm::sample_select)
-    return window_select_driver<T>(d_in, n, h_ranks[0], d_out, stream, cfg, ws, layout).run();
-  if (layout.prepass_capacity > 0)
-    return bin_reduce_driver<T>(d_in, n, h_ranks, num_ranks, d_out, stream, cfg, ws, layout).run();
+  switch (layout.path) {
+    case multiselect_path::window:
+      return window_select_driver<T>(d_in, n, h_ranks[0], d_out, stream, cfg, ws, layout).run();
+    case multiselect_path::bin_prepass:
+      return bin_reduce_driver<T>(d_in, n, h_ranks, num_ranks, d_out, stream, cfg, ws, layout).run();
+    case multiselect_path::levels:
+      break;
+  }
   return multiselect_driver<T>(d_in, n, h_ranks, num_ranks, d_out, stream, cfg, ws, layout).run();
 }
 

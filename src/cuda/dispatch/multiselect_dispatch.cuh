@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cuda/common.cuh"
+#include "cuda/dispatch/choose.hpp"
 #include "cuda/dispatch/full_wave.hpp"
 #include "cuda/dispatch/profiler.hpp"
 #include "cuda/dispatch/workspace.hpp"
@@ -83,7 +84,7 @@ class multiselect_driver {
       for (const host_task& t : current) {
         if (t.lo == t.hi) {
           answer_on_host(t.r_begin, t.r_end, t.lo);  // all its keys are equal
-        } else if (t.compact && t.count <= tuning::base_case_max) {
+        } else if (choose_base_case(t.compact, t.count, *w_.policy)) {
           (t.from_input ? base_typed : base_keys).push_back(t);
         } else {
           (t.from_input ? work_typed : work_keys).push_back(t);
@@ -147,19 +148,11 @@ class multiselect_driver {
 
   /// Splitters the task asks for, by its mode.
   int target_splitters(const host_task& t, task_mode mode) const {
-    if (mode == task_mode::window) return 2;
-    if (mode == task_mode::range_buckets)
-      return static_cast<int>(std::min<std::uint64_t>(tuning::oracle_splitters, t.hi - t.lo));
-    if (cfg_.algo == algorithm::sample_select) return tuning::oracle_splitters;
-    return t.r_end - t.r_begin > 1 && t.count > (1 << 20) ? tuning::wide_splitters
-                                                            : tuning::oracle_splitters;
+    return choose_splitters(mode, static_cast<std::uint64_t>(t.hi - t.lo), t.r_end - t.r_begin, t.count, cfg_.algo,
+                            w_.policy->levels);
   }
 
-  task_mode mode_of(const host_task& t) const {
-    if (!t.compact) return task_mode::range_buckets;
-    if (t.r_end - t.r_begin == 1 && cfg_.algo != algorithm::sample_select) return task_mode::window;
-    return task_mode::sample_buckets;
-  }
+  task_mode mode_of(const host_task& t) const { return choose_task_mode(t.compact, t.r_end - t.r_begin, cfg_.algo); }
 
   template <class Src>
   cudaError_t run_chunk(const host_task* tasks, int nt, int dst, std::vector<host_task>& next) {
@@ -183,9 +176,7 @@ class multiselect_driver {
       d.target_splitters = target_splitters(t, mode);
       d.stats_slot = i;
       d.compact = t.compact ? 1 : 0;
-      // The paper's search tree for SampleSelect proper, the slot table otherwise.
-      d.classifier = static_cast<std::int32_t>(cfg_.algo == algorithm::sample_select ? classifier_kind::tree
-                                                                                     : classifier_kind::slots);
+      d.classifier = static_cast<std::int32_t>(choose_classifier(cfg_.algo));
       d.oracle = -1;
       if (w_.oracles_used && mode == task_mode::sample_buckets) {
         d.oracle = oracle_at;
@@ -302,9 +293,10 @@ class multiselect_driver {
     KSELECT_CUDA_TRY(cudaMemcpyAsync(d_host_keys_, host_keys_.data(), num_ranks_ * sizeof(K),
                                      cudaMemcpyHostToDevice, stream_));
     KSELECT_CUDA_TRY(cudaMemcpyAsync(d_has_host_, has_host_.data(), num_ranks_, cudaMemcpyHostToDevice, stream_));
-    const int threads = 256;
-    const auto blocks = static_cast<unsigned>((num_ranks_ + threads - 1) / threads);
-    finalize_kernel<T, K><<<blocks, threads, 0, stream_>>>(d_answers_, d_host_keys_, d_has_host_, num_ranks_, out_);
+    constexpr tuning::launch_shape shape = tuning::compiled.levels.finalize;
+    const auto blocks = static_cast<unsigned>(shape.blocks_for(num_ranks_));
+    finalize_kernel<T, K><<<blocks, shape.threads, 0, stream_>>>(d_answers_, d_host_keys_, d_has_host_, num_ranks_,
+                                                                 out_);
     KSELECT_LAUNCH_CHECK();
     prof_.report();
     return cudaSuccess;

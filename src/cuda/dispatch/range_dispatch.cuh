@@ -18,18 +18,22 @@
 //   then, when asked: sorted output (sort by key, deterministic ties by index
 //   first: when the fast path ends with a candidate sort and the output so far
 //   fits a candidate buffer beside them, one sort of both instead of two,
-//   sort_with_candidates), deterministic unsorted output (input order: from 256 output
-//   keys per tile on average, a bitmap of the input positions that level 0 writes;
-//   below, and after the exact path, buckets of input positions:
-//   range_order_kernels.cuh), the payload gathered by index.
+//   sort_with_candidates), deterministic unsorted output (input order: from
+//   range.order_bitmap_min_per_tile output keys per tile on average, a bitmap of
+//   the input positions that level 0 writes; below, and after the exact path,
+//   buckets of input positions: range_order_kernels.cuh), the payload gathered by
+//   index. The choices are dispatch/choose.hpp's, with the device's policy.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "cuda/common.cuh"
 #include "cuda/dispatch/arguments.hpp"
+#include "cuda/dispatch/choose.hpp"
+#include "cuda/dispatch/device_policy.hpp"
 #include "cuda/dispatch/full_wave.hpp"
 #include "kselect/detail/workspace_carver.hpp"
 #include "cuda/dispatch/profiler.hpp"
@@ -63,6 +67,7 @@ struct range_layout {
   bool post_sort = false;          ///< the output is ordered afterwards (sorted or deterministic)
   bool bitmap_order = false;       ///< deterministic unsorted output by bitmap (range_order_kernels.cuh)
   bool bucket_order = false;       ///< deterministic unsorted output by buckets (else, or after the exact path)
+  const tuning::policy* policy = nullptr;  ///< the device's, which the layout was planned with
   std::size_t state = 0, cand_vals[2] = {}, cand_idx[2] = {}, sort_keys[2] = {}, temp = 0, temp_bytes = 0, indices = 0,
               post_keys[2] = {}, post_idx = 0, tile_counts[3] = {}, below = 0, thresholds = 0, select_ws = 0,
               select_bytes = 0, refine_kept = 0, order_bits = 0, bucket_keys = 0, bucket_offsets = 0,
@@ -88,22 +93,29 @@ cudaError_t plan_range_layout(std::int64_t n, const device::detail::range_reques
                               const device::topk_config& cfg, range_layout& w) {
   using K = core::key_t<T>;
   w = range_layout{};
+  KSELECT_CUDA_TRY(current_policy(w.policy));
+  const tuning::policy& p = *w.policy;
   kselect::detail::workspace_carver carve;
   w.m = req.hi - req.lo;
   const auto m = static_cast<std::size_t>(w.m);
-  w.post_sort = cfg.sorted || cfg.deterministic;
+  w.tiles = (n + tuning::tile_keys - 1) / tuning::tile_keys;
+  using device::detail::range_order_method;
+  const std::optional<range_order> forced =
+      req.order_method == range_order_method::automatic ? std::nullopt
+      : req.order_method == range_order_method::bitmap  ? std::optional(range_order::bitmap)
+                                                         : std::optional(range_order::buckets);
+  const range_order order = choose_range_order(cfg.sorted, cfg.deterministic, w.m, w.tiles, forced, p.range);
+  w.post_sort = order != range_order::none;
   const bool need_indices = req.indices_out != nullptr || w.post_sort || req.values_in != nullptr;
   w.own_indices = need_indices && req.indices_out == nullptr;
   w.index_bytes = req.indices_out ? req.index_bytes : (need_indices ? (n <= 0x7fffffffll ? 4 : 8) : 0);
-  w.cand_capacity = core::range_candidate_capacity(n, req.lo, req.hi, tuning::sample_size, tuning::window_sigmas,
-                                                   tuning::window_margin, tuning::range_all_candidates_max);
+  w.cand_capacity = core::range_candidate_capacity(n, req.lo, req.hi, p.common.sample.tile_items(),
+                                                   p.common.window_sigmas, p.common.window_margin,
+                                                   p.range.all_candidates_max);
   const auto cap = static_cast<std::size_t>(w.cand_capacity);
-  w.tiles = (n + tuning::tile_keys - 1) / tuning::tile_keys;
-  using device::detail::range_order_method;
-  w.bucket_order = cfg.deterministic && !cfg.sorted;
-  w.bitmap_order = w.bucket_order && (req.order_method == range_order_method::automatic
-                                          ? w.m >= w.tiles * tuning::range_order_bitmap_min_per_tile
-                                          : req.order_method == range_order_method::bitmap);
+  // The bitmap order runs the buckets after the exact path: both are carved.
+  w.bucket_order = order == range_order::buckets || order == range_order::bitmap;
+  w.bitmap_order = order == range_order::bitmap;
 
   // CUB's temporary storage: the largest of the sorts and the scan this call may run.
   std::size_t temp = 0, bytes = 0;
@@ -160,7 +172,7 @@ cudaError_t plan_range_layout(std::int64_t n, const device::detail::range_reques
   w.below = carve.take(sizeof(unsigned long long));
   w.thresholds = carve.take(2 * sizeof(T));
   w.select_ws = carve.take(w.select_bytes);
-  w.refine_kept = carve.take(static_cast<std::size_t>(tuning::refine_capacity) * sizeof(K));
+  w.refine_kept = carve.take(static_cast<std::size_t>(p.range.refine_capacity) * sizeof(K));
   // Cleared, then set by the level-0 pass and for the later levels' and the pick's keys.
   w.order_bits = carve.take(w.bitmap_order ? order_bitmap_bytes(w.tiles) : 0);
   w.total = carve.end;
@@ -174,7 +186,8 @@ class range_driver {
  public:
   range_driver(const T* in, std::int64_t n, const device::detail::range_request& req, T* out_keys,
                cudaStream_t stream, const device::topk_config& cfg, char* ws, const range_layout& w)
-      : in_(in), n_(n), req_(req), out_keys_(out_keys), stream_(stream), cfg_(cfg), ws_(ws), w_(w) {
+      : in_(in), n_(n), req_(req), out_keys_(out_keys), stream_(stream), cfg_(cfg), ws_(ws), w_(w),
+        policy_(*w.policy) {
     flip_ = req.descending ? static_cast<K>(~K(0)) : K(0);
     indices_ = req.indices_out ? req.indices_out : (w.own_indices ? ws + w.indices : nullptr);
   }
@@ -210,12 +223,13 @@ class range_driver {
       if (pick.last <= pick.first) break;
       // Few candidates left, or a level that no longer narrows (ties at a
       // boundary): sort them. Else narrow them like the input.
-      if (cand <= tuning::range_sort_max || 2 * cand > size || level + 1 >= tuning::range_max_levels) {
-        if (cfg_.sorted && out_at + cand <= w_.cand_capacity) {
+      if (choose_range_next(cand, size, level, policy_.range) == range_next::sort) {
+        const range_finish finish = choose_range_finish(cand, cfg_.sorted, out_at, w_.cand_capacity, policy_.range);
+        if (finish == range_finish::sort_with_output) {
           KSELECT_CUDA_TRY(sort_with_candidates(buf, cand, pick, out_at));
           ordered_ = true;
         } else {
-          KSELECT_CUDA_TRY(finish_candidates(buf, cand, pick, out_at));
+          KSELECT_CUDA_TRY(finish_candidates(buf, cand, pick, out_at, finish));
         }
         break;
       }
@@ -230,9 +244,8 @@ class range_driver {
     KSELECT_CUDA_TRY(order_output());
     if (req_.values_in) {
       prof_.start(stream_, "range payload");
-      range_gather_kernel<T><<<blocks_for(w_.m), 256, 0, stream_>>>(in_, indices_, w_.index_bytes, w_.m, nullptr,
-                                                                    nullptr, req_.values_in, req_.values_out,
-                                                                    req_.value_bytes);
+      range_gather_kernel<T><<<grid_for(gather, w_.m), gather.threads, 0, stream_>>>(
+          in_, indices_, w_.index_bytes, w_.m, nullptr, nullptr, req_.values_in, req_.values_out, req_.value_bytes);
       KSELECT_LAUNCH_CHECK();
       prof_.stop(stream_);
     }
@@ -248,8 +261,14 @@ class range_driver {
   core::range_counts counts() const { return {state_.below, state_.lo_cand, state_.cand, state_.inside}; }
 
  private:
-  static unsigned blocks_for(std::int64_t count) {
-    return static_cast<unsigned>(std::clamp<std::int64_t>((count + 255) / 256, 1, 8192));
+  /// The one-element-per-thread kernels' shape.
+  static constexpr tuning::launch_shape gather = tuning::compiled.range.gather;
+
+  /// Blocks of `shape` that cover `count` elements, at most the policy's
+  /// gather_max_blocks (the kernels stride over the rest).
+  unsigned grid_for(const tuning::launch_shape& shape, std::int64_t count) const {
+    return static_cast<unsigned>(
+        std::clamp<std::int64_t>(shape.blocks_for(count), 1, policy_.range.gather_max_blocks));
   }
 
   int index_bits() const { return std::max(1, core::bit_width_of(static_cast<std::uint64_t>(n_ - 1))); }
@@ -264,15 +283,16 @@ class range_driver {
                                                                      cfg_.seed + 7919ull * level);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
-    const std::int64_t refine_size =
-        core::refine_sample_size(size, lo, hi, tuning::sample_size, tuning::window_sigmas, tuning::window_margin,
-                                 tuning::range_all_candidates_max, tuning::refine_target_kept, tuning::refine_max_size);
+    const tuning::policy& p = policy_;
+    const std::int64_t refine_size = core::refine_sample_size(
+        size, lo, hi, p.common.sample.tile_items(), p.common.window_sigmas, p.common.window_margin,
+        p.range.all_candidates_max, p.range.refine_target_kept, p.range.refine_max_size);
     if (refine_size > 0) {
       auto* kept = reinterpret_cast<K*>(ws_ + w_.refine_kept);
-      constexpr std::int64_t per_block = std::int64_t(tuning::sample_threads) * tuning::refine_items;
-      const auto blocks = static_cast<unsigned>((refine_size + per_block - 1) / per_block);
+      constexpr tuning::launch_shape refine = tuning::compiled.range.refine;
+      const auto blocks = static_cast<unsigned>(refine.blocks_for(refine_size));
       prof_.start(stream_, "range refine");
-      range_refine_gather_kernel<T><<<blocks, tuning::sample_threads, 0, stream_>>>(
+      range_refine_gather_kernel<T><<<blocks, refine.threads, 0, stream_>>>(
           state, src, size, refine_size, cfg_.seed + 7919ull * level + 104729ull, flip_, kept);
       KSELECT_LAUNCH_CHECK();
       range_refine_plan_kernel<T><<<1, tuning::sample_threads, 0, stream_>>>(state, kept, size, lo, hi, refine_size,
@@ -309,11 +329,12 @@ class range_driver {
   /// positions [first, last) to out_at; deterministic ties: of a run of equal
   /// keys straddling first or last, the elements of the smaller indices
   /// (range_tie_kernels.cuh).
-  cudaError_t finish_candidates(int buf, std::int64_t count, const core::range_pick& pick, std::int64_t out_at) {
-    constexpr int small_threads = 256, small_items = 16;
-    if (count <= small_threads * small_items) {
+  cudaError_t finish_candidates(int buf, std::int64_t count, const core::range_pick& pick, std::int64_t out_at,
+                                range_finish finish) {
+    if (finish == range_finish::block_sort) {
+      constexpr tuning::launch_shape small = tuning::compiled.range.small_sort;
       prof_.start(stream_, "range candidate block sort");
-      range_small_finish_kernel<T, small_threads, small_items><<<1, small_threads, 0, stream_>>>(
+      range_small_finish_kernel<T, small.threads, small.items_per_thread><<<1, small.threads, 0, stream_>>>(
           in_, reinterpret_cast<const T*>(ws_ + w_.cand_vals[buf]),
           reinterpret_cast<const std::uint64_t*>(ws_ + w_.cand_idx[buf]), count, flip_, cfg_.deterministic,
           index_bits(), pick.first, pick.last, out_keys_, indices_, w_.index_bytes, out_at);
@@ -326,7 +347,7 @@ class range_driver {
                                          reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[buf ^ 1]));
     std::size_t temp_bytes = w_.temp_bytes;
     prof_.start(stream_, "range candidate sort");
-    range_output_keys_kernel<T><<<blocks_for(count), 256, 0, stream_>>>(
+    range_output_keys_kernel<T><<<grid_for(gather, count), gather.threads, 0, stream_>>>(
         reinterpret_cast<const T*>(ws_ + w_.cand_vals[buf]), count, flip_, keys.Current());
     KSELECT_LAUNCH_CHECK();
     KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, keys, idx, count, 0,
@@ -359,7 +380,7 @@ class range_driver {
                                          reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[buf]));
     std::size_t temp_bytes = w_.temp_bytes;
     prof_.start(stream_, "range output and candidate sort");
-    range_union_keys_kernel<T><<<blocks_for(total), 256, 0, stream_>>>(
+    range_union_keys_kernel<T><<<grid_for(gather, total), gather.threads, 0, stream_>>>(
         out_keys_, indices_, w_.index_bytes, out_at, reinterpret_cast<const T*>(ws_ + w_.cand_vals[buf]),
         reinterpret_cast<const std::uint64_t*>(ws_ + w_.cand_idx[buf]), total, flip_, keys.Current(),
         idx.Current());
@@ -377,7 +398,7 @@ class range_driver {
   cudaError_t pick_sorted(const std::uint64_t* sorted, const core::range_pick& pick, std::int64_t out_at,
                           const K* tie_keys = nullptr, std::int64_t count = 0) {
     prof_.start(stream_, "range pick");
-    range_pick_kernel<T><<<blocks_for(pick.last - pick.first), 256, 0, stream_>>>(
+    range_pick_kernel<T><<<grid_for(gather, pick.last - pick.first), gather.threads, 0, stream_>>>(
         in_, sorted, pick.first, pick.last - pick.first, out_keys_, indices_, w_.index_bytes, out_at, tie_keys,
         count);
     KSELECT_LAUNCH_CHECK();
@@ -442,8 +463,7 @@ class range_driver {
     const auto counters = static_cast<std::size_t>(w_.tiles + 1);
     prof_.start(stream_, "range order output (buckets): count");
     KSELECT_CUDA_TRY(cudaMemsetAsync(counts, 0, counters * sizeof(unsigned long long), stream_));
-    static_assert(range_bucket_threads == 256, "blocks_for counts blocks of 256 threads");
-    const unsigned row_blocks = blocks_for((w_.m + range_bucket_items - 1) / range_bucket_items);
+    const unsigned row_blocks = grid_for(tuning::compiled.range.bucket, w_.m);
     range_bucket_count_kernel<<<row_blocks, range_bucket_threads, 0, stream_>>>(indices_, w_.index_bytes, w_.m,
                                                                                 counts, ranks);
     KSELECT_LAUNCH_CHECK();
@@ -458,9 +478,7 @@ class range_driver {
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     prof_.start(stream_, "range order output (buckets): expand");
-    // A warp takes 32 buckets at a time where they hold fewer than 4 entries
-    // on average, else 8.
-    const int group = w_.m < 4 * w_.tiles ? 32 : 8;
+    const int group = choose_bucket_expand_group(w_.m, w_.tiles, policy_.range);
     const std::int64_t per_expand_block = std::int64_t(range_bucket_expand_threads / 32) * group;
     const auto blocks = static_cast<unsigned>(
         std::clamp<std::int64_t>((w_.tiles + per_expand_block - 1) / per_expand_block, 1, 65535));
@@ -479,7 +497,7 @@ class range_driver {
     auto* tile_counts = reinterpret_cast<unsigned long long*>(ws_ + w_.tile_counts[0]);
     prof_.start(stream_, "range order output (bitmap)");
     if (w_.m > level0_inside_) {
-      range_order_mark_kernel<<<blocks_for(w_.m - level0_inside_), 256, 0, stream_>>>(
+      range_order_mark_kernel<<<grid_for(gather, w_.m - level0_inside_), gather.threads, 0, stream_>>>(
           indices_, w_.index_bytes, level0_inside_, w_.m - level0_inside_, bits, tile_counts);
       KSELECT_LAUNCH_CHECK();
     }
@@ -500,7 +518,8 @@ class range_driver {
     cub::DoubleBuffer<I> idx(static_cast<I*>(indices_), reinterpret_cast<I*>(ws_ + w_.post_idx));
     prof_.start(stream_, "range order output");
     cub::DoubleBuffer<K> keys(reinterpret_cast<K*>(ws_ + w_.post_keys[0]), reinterpret_cast<K*>(ws_ + w_.post_keys[1]));
-    range_output_keys_kernel<T><<<blocks_for(w_.m), 256, 0, stream_>>>(out_keys_, w_.m, flip_, keys.Current());
+    range_output_keys_kernel<T><<<grid_for(gather, w_.m), gather.threads, 0, stream_>>>(out_keys_, w_.m, flip_,
+                                                                                         keys.Current());
     KSELECT_LAUNCH_CHECK();
     if (cfg_.deterministic)
       KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, idx, keys, w_.m, 0, index_bits(), stream_));
@@ -512,7 +531,7 @@ class range_driver {
   /// input, the indices copied back where the sort left them in the workspace.
   template <class I>
   cudaError_t gather_ordered(cub::DoubleBuffer<I>& idx) {
-    range_gather_kernel<T><<<blocks_for(w_.m), 256, 0, stream_>>>(
+    range_gather_kernel<T><<<grid_for(gather, w_.m), gather.threads, 0, stream_>>>(
         in_, idx.Current(), w_.index_bytes, w_.m, out_keys_, idx.Current() != indices_ ? indices_ : nullptr, nullptr,
         nullptr, 0);
     KSELECT_LAUNCH_CHECK();
@@ -528,6 +547,7 @@ class range_driver {
   device::topk_config cfg_;
   char* ws_;
   range_layout w_;
+  const tuning::policy& policy_;
   K flip_;
   void* indices_;
   range_state<K> state_{};  ///< the last level's state, as read back

@@ -60,8 +60,8 @@ class window_select_driver {
       KSELECT_CUDA_TRY(cudaStreamSynchronize(stream_));
       ++round_trips_;
       if (status != window_status::running) break;
-      // The window stayed wider than predicted (ties): two more levels, then look again.
-      for (int extra = 0; extra < 2; ++extra) {
+      // The window stayed wider than predicted (ties): more levels, then look again.
+      for (int extra = 0; extra < w_.policy->window.extra_levels; ++extra) {
         KSELECT_CUDA_TRY(pass_level<false>());
         KSELECT_CUDA_TRY(plan_level<false>());
       }

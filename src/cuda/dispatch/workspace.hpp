@@ -1,5 +1,7 @@
 // The one function that sizes and carves the device workspace, used both by the
-// size query and by the call itself so the two never drift (CUB's habit).
+// size query and by the call itself so the two never drift (CUB's habit). The
+// path that runs is choose_multiselect_path's (dispatch/choose.hpp), planned
+// here once: the workspace holds what that path needs.
 #pragma once
 
 #include <algorithm>
@@ -7,6 +9,8 @@
 #include <cstdint>
 
 #include "kselect/detail/workspace_carver.hpp"
+#include "cuda/dispatch/choose.hpp"
+#include "cuda/dispatch/device_policy.hpp"
 #include "cuda/kernels/bin_prepass_types.cuh"
 #include "cuda/kernels/window_state.cuh"
 #include "cuda/task.cuh"
@@ -20,14 +24,13 @@ namespace kselect::cuda {
 /// hold ranks into one buffer while reading the other; a bucket that does not fit
 /// is not extracted but narrowed in place (range_buckets over the input), so the
 /// capacity trades memory against rare extra passes, never correctness.
-inline std::int64_t buffer_capacity(std::int64_t n, std::int64_t num_ranks, algorithm algo) {
+inline std::int64_t buffer_capacity(std::int64_t n, std::int64_t num_ranks, algorithm algo, const tuning::policy& p) {
   std::int64_t c;
   if (algo == algorithm::sample_select) {
     // Oracles take n bytes; one bucket is ~n/128 keys: room for two per rank.
     c = (num_ranks + 1) * (n / 128);
   } else if (num_ranks == 1) {
-    // The predicted window holds ~6% of n for the median with 4096 samples.
-    c = n / 8;
+    c = n / p.window.buffer_divisor;
   } else {
     // ~n/1024 keys per bucket holding a rank at level 0 (1023 splitters), x4 margin.
     c = n / 8 + num_ranks * (n / 256);
@@ -40,7 +43,7 @@ struct workspace_layout {
   std::size_t window_state, ranks, answers, host_keys, has_host, tasks, base_tasks, stats, extract_at, cursors,
       oracles, buffer_a, buffer_b, total;
   std::int64_t capacity;      ///< keys per buffer
-  /// Multiselection pre-pass (bin_reduce_dispatch.cuh), when prepass_capacity > 0:
+  /// Multiselection pre-pass (bin_reduce_dispatch.cuh), when path is bin_prepass:
   /// its planning state, the copy of the values it keeps and the same as keys in
   /// one region per bin (prepass_capacity each).
   std::size_t pre_map, pre_hist, pre_selected, pre_before_word, pre_region, pre_tasks, pre_state,
@@ -49,17 +52,22 @@ struct workspace_layout {
   std::int64_t prepass_capacity;
   int tasks_per_launch;
   bool oracles_used;
+  multiselect_path path;          ///< the driver that runs (choose_multiselect_path)
+  const tuning::policy* policy;   ///< the policy it was planned with, for the drivers
 };
 
+/// The layout for a call with the device's policy `p` (dispatch/device_policy.hpp).
 template <class K>
-workspace_layout plan_workspace(std::int64_t n, std::int64_t num_ranks, algorithm algo) {
+workspace_layout plan_workspace(std::int64_t n, std::int64_t num_ranks, algorithm algo, const tuning::policy& p) {
   workspace_layout w{};
   kselect::detail::workspace_carver carve;
   const auto r = static_cast<std::size_t>(num_ranks);
-  w.tasks_per_launch = static_cast<int>(std::min<std::int64_t>(num_ranks, tuning::max_tasks_per_launch));
+  w.policy = &p;
+  w.path = choose_multiselect_path(n, num_ranks, algo, p);
+  w.tasks_per_launch = static_cast<int>(std::min<std::int64_t>(num_ranks, p.levels.max_tasks_per_launch));
   const auto tpl = static_cast<std::size_t>(w.tasks_per_launch);
   // Only multi-rank tasks use the wide splitter count.
-  const int max_m = num_ranks > 1 ? tuning::wide_splitters : tuning::oracle_splitters;
+  const int max_m = num_ranks > 1 ? p.levels.wide_splitters : p.levels.oracle_splitters;
   w.window_state = carve.take(sizeof(window_state<K>));
   w.ranks = carve.take(r * sizeof(std::int64_t));
   w.answers = carve.take(r * sizeof(K));
@@ -70,17 +78,16 @@ workspace_layout plan_workspace(std::int64_t n, std::int64_t num_ranks, algorith
   w.stats = carve.take(tpl * static_cast<std::size_t>(stats_view<K>::stride_for(max_m)));
   w.extract_at = carve.take(tpl * (2 * max_m + 1) * sizeof(std::int64_t));
   w.cursors = carve.take(tpl * (2 * max_m + 1) * sizeof(unsigned long long));
-  w.oracles_used = algo == algorithm::sample_select;
+  w.oracles_used = choose_oracles(algo);
   w.oracles = carve.take(w.oracles_used ? static_cast<std::size_t>(n) : 0);
-  w.capacity = n > tuning::base_case_max ? buffer_capacity(n, num_ranks, algo) : 0;
+  w.capacity = n > p.levels.base_case.tile_items() ? buffer_capacity(n, num_ranks, algo, p) : 0;
   w.buffer_a = carve.take(static_cast<std::size_t>(w.capacity) * sizeof(K));
   w.buffer_b = carve.take(static_cast<std::size_t>(w.capacity) * sizeof(K));
   w.prepass_capacity = 0;
-  if (num_ranks > 1 && num_ranks <= tuning::bin_prepass_max_ranks && algo == algorithm::automatic &&
-      n >= tuning::bin_prepass_min_n) {
+  if (w.path == multiselect_path::bin_prepass) {
     constexpr std::size_t max_bins = core::bin_map_max_bins;
     // Below 2^32 keys: the scatter places them with 32-bit offsets.
-    w.prepass_capacity = std::min<std::int64_t>(n / tuning::bin_prepass_capacity_divisor, 0xffffffffll);
+    w.prepass_capacity = std::min<std::int64_t>(n / p.prepass.capacity_divisor, 0xffffffffll);
     w.pre_map = carve.take(sizeof(core::bin_map<K>));
     w.pre_hist = carve.take(max_bins * sizeof(unsigned long long));
     w.pre_selected = carve.take(max_bins / 32 * sizeof(std::uint32_t));

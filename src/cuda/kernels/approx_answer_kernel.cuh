@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "cuda/tuning.hpp"
 #include "core/approx.hpp"
 #include "core/approx_lookup.hpp"
 #include "core/key_traits.hpp"
@@ -17,8 +18,7 @@
 namespace kselect::cuda {
 
 namespace approx_answer_detail {
-/// 512 threads: 1024 would leave 64 registers per thread, and this kernel spilled there.
-constexpr int threads = 512;
+constexpr int threads = tuning::compiled.approx.answer.threads;
 /// Buckets per thread: 2 * 4095 + 1 <= 16 * 512.
 constexpr int buckets_per_thread = (2 * core::approx_max_splitters + 1 + threads - 1) / threads;
 }  // namespace approx_answer_detail

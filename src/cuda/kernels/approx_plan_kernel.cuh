@@ -31,6 +31,7 @@
 #include <cstdint>
 
 #include "cuda/kernels/block_select.cuh"
+#include "cuda/tuning.hpp"
 #include "core/approx.hpp"
 #include "core/approx_lookup.hpp"
 #include "core/int_math.hpp"
@@ -50,10 +51,10 @@ struct approx_tables {
 
 namespace approx_plan_detail {
 
-/// 1024 threads x 16 keys for 32-bit keys; 512 x 32 for 64-bit ones (a thread's
-/// 32 64-bit keys need more than the 64 registers 1024 threads may have).
+/// The policy's block for the key width (tuning::approx_policy: plan_k32, plan_k64).
 template <class K>
-constexpr int threads = sizeof(K) == 4 ? 1024 : 512;
+constexpr int threads =
+    sizeof(K) == 4 ? tuning::compiled.approx.plan_k32.threads : tuning::compiled.approx.plan_k64.threads;
 template <class K>
 constexpr int items = core::approx_sample_size / threads<K>;
 /// Window mode: the keys between the window's ends, per thread (blocked).

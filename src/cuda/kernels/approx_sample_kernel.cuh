@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "cuda/kernels/load_tile.cuh"
+#include "cuda/tuning.hpp"
 #include "core/approx.hpp"
 #include "core/key_traits.hpp"
 #include "core/sampling.hpp"
@@ -19,7 +20,7 @@
 namespace kselect::cuda {
 
 namespace approx_sample_detail {
-constexpr int threads = 256;
+constexpr int threads = tuning::compiled.approx.sample.threads;
 constexpr int blocks = core::approx_sample_size / threads;
 static_assert(blocks * threads == core::approx_sample_size, "one thread per sample slot");
 }  // namespace approx_sample_detail

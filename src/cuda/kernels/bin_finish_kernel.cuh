@@ -23,14 +23,15 @@
 
 #include "cuda/kernels/bin_plan_kernels.cuh"
 #include "cuda/kernels/block_sort.cuh"
+#include "cuda/tuning.hpp"
 #include "core/int_math.hpp"
 #include "core/key_traits.hpp"
 
 namespace kselect::cuda {
 
 namespace bin_finish_detail {
-constexpr int threads = 1024;
-constexpr int items = 4;
+constexpr int threads = tuning::compiled.prepass.finish.threads;
+constexpr int items = tuning::compiled.prepass.finish.items_per_thread;
 constexpr int bucket_bits = 12;
 constexpr int buckets = 1 << bucket_bits;  // = threads * items, one scan
 constexpr int gather_max = threads * items;

@@ -27,7 +27,8 @@ template <class K>
 constexpr int flush_at = sizeof(K) == 8 ? 64 : 256;
 /// Values per thread per tile of the scatter: its tile is staged in shared memory.
 template <class K>
-constexpr int scatter_items = sizeof(K) == 8 ? 8 : 16;
+constexpr int scatter_items = sizeof(K) == 8 ? tuning::compiled.prepass.scatter_k64.items_per_thread
+                                             : tuning::compiled.prepass.scatter_k32.items_per_thread;
 
 /// The type CUDA's atomics take for a key (the 64-bit overloads take unsigned
 /// long long, which std::uint64_t is not).

@@ -25,7 +25,7 @@ namespace bin_plan_detail {
 constexpr int map_threads = tuning::sample_threads;  // 256 x 16 keys (1024 x 4: the block sort needs more than 48 KiB)
 constexpr int map_items = tuning::sample_size / map_threads;
 constexpr int slots_per_thread = core::bin_map_slots / map_threads;
-constexpr int reduce_threads = 1024;                 // 8 bins each
+constexpr int reduce_threads = tuning::compiled.prepass.reduce.threads;  // 8 bins each
 constexpr int bins_per_thread = core::bin_map_max_bins / reduce_threads;
 constexpr int selected_words = core::bin_map_max_bins / 32;
 

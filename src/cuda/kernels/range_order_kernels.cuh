@@ -1,7 +1,7 @@
 // Deterministic unsorted output: the output of a deterministic, unsorted range
 // call is its elements in input order. Two ways to get there, chosen by
 // range_dispatch.cuh by the output keys per input tile
-// (tuning::range_order_bitmap_min_per_tile); both replaced a radix sort of the
+// (choose_range_order, tuning::range_policy); both replaced a radix sort of the
 // k indices and a gather (0.12 ms at k = 2^20 of 2^28 on the H100, more than
 // the 15% the issue allows over the unordered call).
 //
@@ -44,7 +44,7 @@ static __global__ void range_order_mark_kernel(const void* indices, int index_by
   }
 }
 
-inline constexpr int range_order_expand_threads = 128;
+inline constexpr int range_order_expand_threads = tuning::compiled.range.order_expand.threads;
 
 /// One warp per input tile: the positions of the tile's set bits, ascending,
 /// from the tile's first output slot (`first`: the exclusive scan of the tile
@@ -120,11 +120,11 @@ __global__ void __launch_bounds__(range_order_expand_threads)
 // scatter, the two kernels took 16 and 39 us at k = 2^20, H100:
 // bench/results/h100-2026-11-23-d05a0be-experiments.txt.)
 
-inline constexpr int range_bucket_threads = 256;
+inline constexpr int range_bucket_threads = tuning::compiled.range.bucket.threads;
 /// Entries a thread of the count and scatter kernels takes at once: their loads
 /// are all in flight together (one entry a thread, the scatter waited on four
 /// dependent round trips per entry: 36 us at k = 2^20).
-inline constexpr int range_bucket_items = 4;
+inline constexpr int range_bucket_items = tuning::compiled.range.bucket.items_per_thread;
 
 /// Output entries [0, count) by whole warps, range_bucket_items rows of 32
 /// consecutive entries at a time, in a grid-stride loop: f(w0) for each warp's
@@ -230,7 +230,7 @@ __global__ void __launch_bounds__(range_bucket_threads)
   });
 }
 
-inline constexpr int range_bucket_expand_threads = 256;
+inline constexpr int range_bucket_expand_threads = tuning::compiled.range.bucket_expand.threads;
 
 /// Per bucket, one warp writes its entries to the bucket's first slot plus the
 /// number of its entries of smaller offset, with their input positions. Up to

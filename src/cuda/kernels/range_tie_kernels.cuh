@@ -21,12 +21,13 @@
 
 #include "cuda/kernels/load_tile.cuh"
 #include "cuda/kernels/range_finish_kernels.cuh"
+#include "cuda/tuning.hpp"
 #include "core/key_traits.hpp"
 #include "core/range_plan.hpp"
 
 namespace kselect::cuda {
 
-inline constexpr int range_tie_threads = 512;
+inline constexpr int range_tie_threads = tuning::compiled.range.tie_pick.threads;
 
 /// The run of sorted keys[0, count) equal to keys[at].
 template <class K>
