@@ -71,6 +71,31 @@ struct flag_selector {
 // publishes from threadIdx.x == 0.
 using filter_tile_state = cub::ScanTileState<long long>;
 
+/// The single pass's look-back delay, in the form TilePrefixCallbackOp takes as
+/// its delay constructor (CUB documents that parameter as an implementation
+/// detail; this meets what CCCL 3.0 asks of it: constructed with a seed when the
+/// look-back starts, then called for the delay of each poll). A tile waits
+/// WaitNs after publishing its count (on small grids a block-scope fence only),
+/// then polls its predecessors without pause (Volta on: before, a fence per poll).
+template <unsigned WaitNs>
+struct lookback_delay {
+  struct poll_delay {
+    __device__ __forceinline__ void operator()() const {
+      NV_IF_TARGET(NV_PROVIDES_SM_70, (), (__threadfence_block();));
+    }
+  };
+
+  __device__ __forceinline__ explicit lookback_delay(unsigned /* seed */) {
+    NV_IF_TARGET(NV_PROVIDES_SM_70, (
+      if (WaitNs > 0) {
+        if (gridDim.x < 500) __threadfence_block();
+        else __nanosleep(WaitNs);
+      }));
+  }
+
+  __device__ __forceinline__ poll_delay operator()() const { return {}; }
+};
+
 /// Resets the look-back states of `tiles` tiles (a template only so that the header
 /// can be included by several translation units).
 template <class TileState = filter_tile_state>
@@ -178,7 +203,7 @@ __device__ __forceinline__ void store_packed(Out* dst, std::int64_t warp_out, co
 /// filter_plan.hpp); the tile is dynamic shared memory of TileItems * sizeof(T) bytes.
 template <class T, class V, class IndexT, class Selector, int Threads = single_pass_threads,
           int TileItems = static_cast<int>(single_pass_tile_items(sizeof(T))), int Chunks = single_pass_chunks,
-          class LookBackDelay = cub::detail::no_delay_constructor_t<single_pass_lookback_wait_ns>,
+          class LookBackDelay = lookback_delay<single_pass_lookback_wait_ns>,
           int MinBlocks = single_pass_min_blocks, int SparseRounds = single_pass_sparse_rounds>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     single_pass_kernel(const T* in, std::int64_t n, Selector select, filter_outputs<T, V, IndexT> out,
