@@ -18,18 +18,16 @@
 
 namespace kselect::cuda {
 
-namespace approx_sample_detail {
-constexpr int threads = 256;
-constexpr int blocks = core::approx_sample_size / threads;
-static_assert(blocks * threads == core::approx_sample_size, "one thread per sample slot");
-}  // namespace approx_sample_detail
+constexpr int approx_sample_threads = 256;
+constexpr int approx_sample_blocks = core::approx_sample_size / approx_sample_threads;
+static_assert(approx_sample_blocks * approx_sample_threads == core::approx_sample_size, "one thread per sample slot");
 
 /// Sample slot j (thread j of the grid) to sample[j]: the same keys the CPU
 /// backend draws (src/cpu/approx_select.cpp), in slot order.
 template <class T>
-__global__ void __launch_bounds__(approx_sample_detail::threads)
+__global__ void __launch_bounds__(approx_sample_threads)
     approx_sample_kernel(const T* in, std::int64_t n, std::uint64_t seed, core::key_t<T>* sample) {
-  const int j = static_cast<int>(blockIdx.x) * approx_sample_detail::threads + static_cast<int>(threadIdx.x);
+  const int j = static_cast<int>(blockIdx.x) * approx_sample_threads + static_cast<int>(threadIdx.x);
   const std::int64_t pos = core::sample_position(j, core::approx_sample_size, n, seed);
   sample[j] = core::key_traits<T>::pre_key(load_readonly(in + pos));
 }

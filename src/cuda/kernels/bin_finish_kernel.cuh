@@ -28,22 +28,22 @@
 
 namespace kselect::cuda {
 
-namespace bin_finish_detail {
-constexpr int threads = 1024;
-constexpr int items = 4;
-constexpr int bucket_bits = 12;
-constexpr int buckets = 1 << bucket_bits;  // = threads * items, one scan
-constexpr int gather_max = threads * items;
+constexpr int bin_finish_threads = 1024;
+constexpr int bin_finish_items = 4;
+constexpr int bin_finish_bucket_bits = 12;
+constexpr int bin_finish_buckets = 1 << bin_finish_bucket_bits;  // = threads * items, one scan
+constexpr int bin_finish_gather_max = bin_finish_threads * bin_finish_items;
 /// Up to this many candidates, each thread finds its candidate's sorted position
 /// by comparing it with all of them; above, a block sort.
-constexpr int count_max = threads;
+constexpr int bin_finish_count_max = bin_finish_threads;
 /// 16-byte loads in flight per thread while reading a region.
-constexpr int unroll = 4;
+constexpr int bin_finish_unroll = 4;
 
 /// Calls f(x) for every key of src[0, size): the unaligned head and tail one key
 /// per thread, the rest with 16-byte loads, unroll of them in flight per thread.
 template <class K, class F>
-__device__ __forceinline__ void for_each_key(const K* src, std::int64_t size, F&& f) {
+__device__ __forceinline__ void for_each_region_key(const K* src, std::int64_t size, F&& f) {
+  constexpr int threads = bin_finish_threads, unroll = bin_finish_unroll;
   constexpr int per_vec = 16 / static_cast<int>(sizeof(K));
   const auto misalign = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(src) % 16 / sizeof(K));
   const std::int64_t head = misalign == 0 ? 0 : (per_vec - misalign < size ? per_vec - misalign : size);
@@ -69,14 +69,14 @@ __device__ __forceinline__ void for_each_key(const K* src, std::int64_t size, F&
   const std::int64_t tail = head + vecs * per_vec;
   if (tail + threadIdx.x < size) f(src[tail + threadIdx.x]);
 }
-}  // namespace bin_finish_detail
 
 template <class T>
-__global__ void __launch_bounds__(bin_finish_detail::threads)
+__global__ void __launch_bounds__(bin_finish_threads)
     bin_finish_kernel(const core::key_t<T>* copy, const bin_region<core::key_t<T>>* regions, const bin_rank_task* tasks,
                       const bin_prepass_state* state, T* out) {
   using K = core::key_t<T>;
-  using namespace bin_finish_detail;
+  constexpr int threads = bin_finish_threads, items = bin_finish_items, bucket_bits = bin_finish_bucket_bits;
+  constexpr int buckets = bin_finish_buckets, gather_max = bin_finish_gather_max, count_max = bin_finish_count_max;
   using sorter = block_sorter<K, threads, items>;
   using scan = cub::BlockScan<unsigned, threads>;
   __shared__ union {
@@ -104,7 +104,7 @@ __global__ void __launch_bounds__(bin_finish_detail::threads)
     const int shift = width > bucket_bits ? width - bucket_bits : 0;
     for (int b = threadIdx.x; b < buckets; b += threads) smem.hist[b] = 0;
     __syncthreads();
-    for_each_key(src, size, [&](K x) {
+    for_each_region_key(src, size, [&](K x) {
       if (x >= lo && x <= hi) atomicAdd(&smem.hist[static_cast<unsigned>((x - lo) >> shift)], 1u);
     });
     __syncthreads();
@@ -138,7 +138,7 @@ __global__ void __launch_bounds__(bin_finish_detail::threads)
   if (threadIdx.x == 0) num_candidates = 0;
   __syncthreads();
   K* cand = smem.sort.sorted;
-  for_each_key(src, size, [&](K x) {
+  for_each_region_key(src, size, [&](K x) {
     if (x >= lo && x <= hi) cand[atomicAdd(&num_candidates, 1)] = x;
   });
   __syncthreads();

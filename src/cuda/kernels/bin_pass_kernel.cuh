@@ -20,14 +20,13 @@
 
 namespace kselect::cuda {
 
-namespace bin_pass_detail {
-/// The filter's warps flush their stage past this many values; 8-byte values
-/// sooner, so the block (map, bitmap, stages) fits 48 KiB of static shared memory.
+/// bin_extract_kernel's warps flush their stage past this many values; 8-byte
+/// values sooner, so the block (map, bitmap, stages) fits 48 KiB of static shared memory.
 template <class K>
-constexpr int flush_at = sizeof(K) == 8 ? 64 : 256;
+constexpr int bin_extract_flush_at = sizeof(K) == 8 ? 64 : 256;
 /// Values per thread per tile of the scatter: its tile is staged in shared memory.
 template <class K>
-constexpr int scatter_items = sizeof(K) == 8 ? 8 : 16;
+constexpr int bin_scatter_items = sizeof(K) == 8 ? 8 : 16;
 
 /// The type CUDA's atomics take for a key (the 64-bit overloads take unsigned
 /// long long, which std::uint64_t is not).
@@ -42,11 +41,10 @@ __device__ __forceinline__ void atomic_widen(K* lo, K* hi, K low, K high) {
 }
 
 /// Region (the selected bin's index among the selected bins) of a selected bin b.
-__device__ __forceinline__ unsigned region_of(const std::uint32_t* selected, const std::uint32_t* before_word,
-                                              unsigned b) {
+__device__ __forceinline__ unsigned bin_region_of(const std::uint32_t* selected, const std::uint32_t* before_word,
+                                                  unsigned b) {
   return before_word[b / 32] + __popc(selected[b / 32] & ((1u << (b % 32)) - 1u));
 }
-}  // namespace bin_pass_detail
 
 /// Adds the count of every key's bin to hist (64-bit, one atomic per bin per block).
 template <class T>
@@ -54,13 +52,12 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
     bin_count_kernel(const T* in, std::int64_t n, const core::bin_map<core::key_t<T>>* map,
                      const bin_prepass_state* state, unsigned long long* hist) {
   using K = core::key_t<T>;
-  using namespace bin_pass_detail;
   __shared__ core::bin_map<K> sm_map;
   // 32-bit: a block counts at most n / grid keys, and the host sizes the grid so
   // that this stays below 2^32.
   __shared__ unsigned counts[core::bin_map_max_bins];
   if (state->proceed == 0) return;
-  bin_plan_detail::copy_map(&sm_map, map);
+  copy_bin_map(&sm_map, map);
   for (int b = threadIdx.x; b < int(core::bin_map_max_bins); b += blockDim.x) counts[b] = 0;
   __syncthreads();
   // Each thread adds runs of equal bins among its own keys (sorted input and runs
@@ -96,14 +93,13 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
                       const std::uint32_t* selected, const bin_prepass_state* state, unsigned long long* cursor,
                       T* out) {
   using K = core::key_t<T>;
-  using namespace bin_pass_detail;
-  constexpr int words = bin_plan_detail::selected_words;
+  constexpr int words = bin_selected_words;
   __shared__ core::bin_map<K> sm_map;
   __shared__ std::uint32_t sm_selected[words];
-  __shared__ T stage[tuning::stream_threads / 32][warp_stage_capacity<flush_at<K>>];
+  __shared__ T stage[tuning::stream_threads / 32][warp_stage_capacity<bin_extract_flush_at<K>>];
   if (state->proceed == 0) return;
   const auto capacity = static_cast<std::int64_t>(state->kept);  // bin_reduce_kernel counted them
-  bin_plan_detail::copy_map(&sm_map, map);
+  copy_bin_map(&sm_map, map);
   for (int w = threadIdx.x; w < words; w += blockDim.x) sm_selected[w] = selected[w];
   __syncthreads();
   T* my_stage = stage[threadIdx.x / 32];
@@ -117,7 +113,7 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
         stage_by_ballot(take, x, my_stage, staged);
       },
       [&] {
-        if (staged > flush_at<K>) flush_warp_stage(my_stage, staged, cursor, out, capacity, as_read);
+        if (staged > bin_extract_flush_at<K>) flush_warp_stage(my_stage, staged, cursor, out, capacity, as_read);
       });
   if (staged > 0) flush_warp_stage(my_stage, staged, cursor, out, capacity, as_read);
 }
@@ -135,9 +131,8 @@ __global__ void __launch_bounds__(tuning::stream_threads)
                        const std::uint32_t* selected_before_word, bin_region<core::key_t<T>>* region_state,
                        const bin_prepass_state* state, core::key_t<T>* out) {
   using K = core::key_t<T>;
-  using namespace bin_pass_detail;
-  constexpr int words = bin_plan_detail::selected_words;
-  constexpr int threads = tuning::stream_threads, items = scatter_items<K>, tile = threads * items;
+  constexpr int words = bin_selected_words;
+  constexpr int threads = tuning::stream_threads, items = bin_scatter_items<K>, tile = threads * items;
   constexpr int max_regions = tuning::bin_prepass_max_ranks;
   constexpr int regions_per_thread = max_regions / threads;
   using scan = cub::BlockScan<std::uint32_t, threads>;
@@ -157,7 +152,7 @@ __global__ void __launch_bounds__(tuning::stream_threads)
   if (state->proceed == 0) return;
   const auto kept = static_cast<std::int64_t>(state->kept);
   const int regions = static_cast<int>(state->regions);
-  bin_plan_detail::copy_map(&sm_map, map);
+  copy_bin_map(&sm_map, map);
   for (int w = threadIdx.x; w < words; w += threads) {
     sm_selected[w] = selected[w];
     sm_before[w] = selected_before_word[w];
@@ -179,7 +174,7 @@ __global__ void __launch_bounds__(tuning::stream_threads)
 #pragma unroll
     for (int i = 0; i < items; ++i) {
       if (base + i * threads + threadIdx.x >= kept) continue;
-      region[i] = region_of(sm_selected, sm_before, core::bin_of(sm_map, core::key_traits<T>::pre_key(x[i])));
+      region[i] = bin_region_of(sm_selected, sm_before, core::bin_of(sm_map, core::key_traits<T>::pre_key(x[i])));
       const K key = core::key_traits<T>::to_key(x[i]);
       offset[i] = atomicAdd(&run_start[region[i]], 1u);
       atomic_widen(&run_min[region[i]], &run_max[region[i]], key, key);

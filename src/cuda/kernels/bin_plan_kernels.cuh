@@ -21,24 +21,23 @@
 
 namespace kselect::cuda {
 
-namespace bin_plan_detail {
-constexpr int map_threads = tuning::sample_threads;  // 256 x 16 keys (1024 x 4: the block sort needs more than 48 KiB)
-constexpr int map_items = tuning::sample_size / map_threads;
-constexpr int slots_per_thread = core::bin_map_slots / map_threads;
-constexpr int reduce_threads = 1024;                 // 8 bins each
-constexpr int bins_per_thread = core::bin_map_max_bins / reduce_threads;
-constexpr int selected_words = core::bin_map_max_bins / 32;
+constexpr int bin_map_threads = tuning::sample_threads;  // 256 x 16 keys (1024 x 4: the block sort needs > 48 KiB)
+constexpr int bin_map_items = tuning::sample_size / bin_map_threads;
+constexpr int bin_map_slots_per_thread = core::bin_map_slots / bin_map_threads;
+constexpr int bin_reduce_threads = 1024;                 // 8 bins each
+constexpr int bin_reduce_bins_per_thread = core::bin_map_max_bins / bin_reduce_threads;
+/// Words of the selected bins' bitmap.
+constexpr int bin_selected_words = core::bin_map_max_bins / 32;
 
 /// Copies a map between shared and global memory, all threads of the block (as
 /// 32-bit words: it is trivially copyable).
 template <class K>
-__device__ __forceinline__ void copy_map(core::bin_map<K>* dst, const core::bin_map<K>* src) {
+__device__ __forceinline__ void copy_bin_map(core::bin_map<K>* dst, const core::bin_map<K>* src) {
   static_assert(sizeof(core::bin_map<K>) % 4 == 0, "copied as 32-bit words");
   auto* d = reinterpret_cast<std::uint32_t*>(dst);
   const auto* s = reinterpret_cast<const std::uint32_t*>(src);
   for (int i = threadIdx.x; i < int(sizeof(core::bin_map<K>) / 4); i += blockDim.x) d[i] = s[i];
 }
-}  // namespace bin_plan_detail
 
 /// One block: draws and sorts a 4096-key sample, builds the bin map from it
 /// (core::build_bin_map's rules, bit for bit), writes the map, and sets state->proceed when
@@ -46,13 +45,12 @@ __device__ __forceinline__ void copy_map(core::bin_map<K>* dst, const core::bin_
 /// `max_predicted_keys` sample keys (core::predict_kept_fraction's rule).
 /// Also zeroes `hist` (core::bin_map_max_bins counters) and *copy_cursor.
 template <class T>
-__global__ void __launch_bounds__(bin_plan_detail::map_threads)
+__global__ void __launch_bounds__(bin_map_threads)
     bin_map_kernel(const T* in, std::int64_t n, std::uint64_t seed, const std::int64_t* ranks,
                    std::int64_t num_ranks, std::int64_t max_predicted_keys, core::bin_map<core::key_t<T>>* map_out,
                    bin_prepass_state* state, unsigned long long* hist, unsigned long long* copy_cursor) {
   using K = core::key_t<T>;
-  using namespace bin_plan_detail;
-  constexpr int threads = map_threads, items = map_items;
+  constexpr int threads = bin_map_threads, items = bin_map_items, slots_per_thread = bin_map_slots_per_thread;
   using sorter = block_sorter<K, threads, items>;
   using scan = cub::BlockScan<std::uint32_t, threads>;
   using reduce = cub::BlockReduce<std::int64_t, threads>;
@@ -99,7 +97,7 @@ __global__ void __launch_bounds__(bin_plan_detail::map_threads)
   for (int i = 0; i < slots_per_thread; ++i) m.slot[first_slot + i] = core::slot_word(first[i], bins[i]);
   if (threadIdx.x == 0) m.num_bins = total + 1;
   __syncthreads();
-  copy_map(map_out, &m);
+  copy_bin_map(map_out, &m);
   // The sample's bins, in place of its keys (non-decreasing: the map is monotone).
 #pragma unroll
   for (int i = 0; i < items; ++i) smem.sorted[threadIdx.x * items + i] = static_cast<K>(core::bin_of(m, pre[i]));
@@ -122,13 +120,12 @@ __global__ void __launch_bounds__(bin_plan_detail::map_threads)
 /// Shared memory holds one prefix per thread (8 bins); a thread's bins are re-read
 /// from the histogram (L2) where a rank needs them.
 template <class K>
-__global__ void __launch_bounds__(bin_plan_detail::reduce_threads)
+__global__ void __launch_bounds__(bin_reduce_threads)
     bin_reduce_kernel(const unsigned long long* hist, const core::bin_map<K>* map, const std::int64_t* ranks,
                       std::int64_t num_ranks, std::int64_t capacity, std::uint32_t* selected,
                       std::uint32_t* selected_before_word, bin_region<K>* region, bin_rank_task* tasks,
                       bin_prepass_state* state) {
-  using namespace bin_plan_detail;
-  constexpr int threads = reduce_threads, items = bins_per_thread;
+  constexpr int threads = bin_reduce_threads, items = bin_reduce_bins_per_thread, selected_words = bin_selected_words;
   using scan = cub::BlockScan<unsigned long long, threads>;
   __shared__ typename scan::TempStorage tmp;
   __shared__ unsigned long long keys_before[threads];  // input keys in the bins before thread t's
