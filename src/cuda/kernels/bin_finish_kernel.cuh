@@ -70,13 +70,46 @@ __device__ __forceinline__ void for_each_region_key(const K* src, std::int64_t s
   if (tail + threadIdx.x < size) f(src[tail + threadIdx.x]);
 }
 
+/// The key at sorted position `rank` of the `count` candidates gathered in
+/// sort.sorted, to *answer: up to bin_finish_count_max candidates, each thread
+/// finds its candidates' sorted positions by comparing them with all the others;
+/// above, a block sort.
+template <class T, class SortStorage>
+__device__ __forceinline__ void bin_finish_pick(SortStorage& sort, int count, std::int64_t rank, T* answer) {
+  using K = core::key_t<T>;
+  constexpr int threads = bin_finish_threads, items = bin_finish_items;
+  const K* cand = sort.sorted;
+  if (count <= bin_finish_count_max) {
+    // Candidate i's sorted position: keys below it, plus equal keys before it.
+    for (int i = threadIdx.x; i < count; i += threads) {
+      const K candidate = cand[i];
+      int pos = 0;
+      for (int j = 0; j < count; ++j) {
+        const K x = cand[j];
+        pos += (x < candidate) | ((x == candidate) & (j < i));
+      }
+      if (pos == rank) *answer = core::key_traits<T>::from_key(candidate);
+    }
+    return;
+  }
+  K keys[items];
+#pragma unroll
+  for (int i = 0; i < items; ++i) {
+    const int idx = threadIdx.x * items + i;
+    keys[i] = idx < count ? cand[idx] : static_cast<K>(~K(0));
+  }
+  __syncthreads();
+  block_sorter<K, threads, items>::sort(keys, sort);
+  if (threadIdx.x == 0) *answer = core::key_traits<T>::from_key(sort.sorted[rank]);
+}
+
 template <class T>
 __global__ void __launch_bounds__(bin_finish_threads)
     bin_finish_kernel(const core::key_t<T>* copy, const bin_region<core::key_t<T>>* regions, const bin_rank_task* tasks,
                       const bin_prepass_state* state, T* out) {
   using K = core::key_t<T>;
   constexpr int threads = bin_finish_threads, items = bin_finish_items, bucket_bits = bin_finish_bucket_bits;
-  constexpr int buckets = bin_finish_buckets, gather_max = bin_finish_gather_max, count_max = bin_finish_count_max;
+  constexpr int buckets = bin_finish_buckets, gather_max = bin_finish_gather_max;
   using sorter = block_sorter<K, threads, items>;
   using scan = cub::BlockScan<unsigned, threads>;
   __shared__ union {
@@ -118,7 +151,8 @@ __global__ void __launch_bounds__(bin_finish_threads)
         const K bucket_lo = static_cast<K>(lo + (static_cast<K>(threadIdx.x * items + i) << shift));
         range[0] = bucket_lo;
         // The bucket's last key, without passing hi (or the key type's end).
-        range[1] = static_cast<K>((hi - bucket_lo) >> shift) == 0 ? hi : static_cast<K>(bucket_lo + ((K(1) << shift) - 1));
+        range[1] =
+            static_cast<K>((hi - bucket_lo) >> shift) == 0 ? hi : static_cast<K>(bucket_lo + ((K(1) << shift) - 1));
         found[0] = before[i];
         found[1] = c[i];
       }
@@ -142,29 +176,7 @@ __global__ void __launch_bounds__(bin_finish_threads)
     if (x >= lo && x <= hi) cand[atomicAdd(&num_candidates, 1)] = x;
   });
   __syncthreads();
-  const int m = num_candidates;
-  if (m <= count_max) {
-    // Candidate i's sorted position: keys below it, plus equal keys before it.
-    for (int i = threadIdx.x; i < m; i += threads) {
-      const K c = cand[i];
-      int pos = 0;
-      for (int j = 0; j < m; ++j) {
-        const K x = cand[j];
-        pos += (x < c) | ((x == c) & (j < i));
-      }
-      if (pos == rank) out[blockIdx.x] = core::key_traits<T>::from_key(c);
-    }
-    return;
-  }
-  K keys[items];
-#pragma unroll
-  for (int i = 0; i < items; ++i) {
-    const int idx = threadIdx.x * items + i;
-    keys[i] = idx < m ? cand[idx] : static_cast<K>(~K(0));
-  }
-  __syncthreads();
-  sorter::sort(keys, smem.sort);
-  if (threadIdx.x == 0) out[blockIdx.x] = core::key_traits<T>::from_key(smem.sort.sorted[rank]);
+  bin_finish_pick(smem.sort, num_candidates, rank, out + blockIdx.x);
 }
 
 }  // namespace kselect::cuda

@@ -118,6 +118,35 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   if (staged > 0) flush_warp_stage(my_stage, staged, cursor, out, capacity, as_read);
 }
 
+/// bin_scatter_kernel, per tile: reserves each region's run in the copy (one
+/// atomic per region), widens the region's key bounds, and turns the runs'
+/// counts (run_start) into their starts in the tile.
+template <class K, class ScanStorage>
+__device__ __forceinline__ void bin_scatter_reserve_runs(std::uint32_t* run_start, std::uint32_t* run_dest,
+                                                         const K* run_min, const K* run_max,
+                                                         bin_region<K>* region_state, int regions,
+                                                         ScanStorage& scan_storage) {
+  constexpr int threads = tuning::stream_threads;
+  constexpr int regions_per_thread = tuning::bin_prepass_max_ranks / threads;
+  std::uint32_t count[regions_per_thread], start[regions_per_thread];
+#pragma unroll
+  for (int i = 0; i < regions_per_thread; ++i) {
+    const int r = threadIdx.x * regions_per_thread + i;
+    count[i] = r < regions ? run_start[r] : 0u;
+    if (count[i] != 0) {
+      run_dest[r] = static_cast<std::uint32_t>(
+          atomicAdd(&region_state[r].cursor, static_cast<unsigned long long>(count[i])));
+      atomic_widen(&region_state[r].min, &region_state[r].max, run_min[r], run_max[r]);
+    }
+  }
+  cub::BlockScan<std::uint32_t, threads>(scan_storage).ExclusiveSum(count, start);
+#pragma unroll
+  for (int i = 0; i < regions_per_thread; ++i) {
+    const int r = threadIdx.x * regions_per_thread + i;
+    if (r < regions) run_start[r] = start[i];
+  }
+}
+
 /// Moves the filter's copy (values, any order) into the selected bins' regions,
 /// as keys (key_traits::to_key), and widens each region's [min, max] key bounds.
 /// Per tile of the copy, a block counts the values of each region in shared
@@ -134,7 +163,6 @@ __global__ void __launch_bounds__(tuning::stream_threads)
   constexpr int words = bin_selected_words;
   constexpr int threads = tuning::stream_threads, items = bin_scatter_items<K>, tile = threads * items;
   constexpr int max_regions = tuning::bin_prepass_max_ranks;
-  constexpr int regions_per_thread = max_regions / threads;
   using scan = cub::BlockScan<std::uint32_t, threads>;
   __shared__ core::bin_map<K> sm_map;
   __shared__ std::uint32_t sm_selected[words];
@@ -180,23 +208,7 @@ __global__ void __launch_bounds__(tuning::stream_threads)
       atomic_widen(&run_min[region[i]], &run_max[region[i]], key, key);
     }
     __syncthreads();
-    std::uint32_t count[regions_per_thread], start[regions_per_thread];
-#pragma unroll
-    for (int i = 0; i < regions_per_thread; ++i) {
-      const int r = threadIdx.x * regions_per_thread + i;
-      count[i] = r < regions ? run_start[r] : 0u;
-      if (count[i] != 0) {
-        run_dest[r] = static_cast<std::uint32_t>(
-            atomicAdd(&region_state[r].cursor, static_cast<unsigned long long>(count[i])));
-        atomic_widen(&region_state[r].min, &region_state[r].max, run_min[r], run_max[r]);
-      }
-    }
-    scan(scan_storage).ExclusiveSum(count, start);
-#pragma unroll
-    for (int i = 0; i < regions_per_thread; ++i) {
-      const int r = threadIdx.x * regions_per_thread + i;
-      if (r < regions) run_start[r] = start[i];
-    }
+    bin_scatter_reserve_runs(run_start, run_dest, run_min, run_max, region_state, regions, scan_storage);
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < items; ++i) {

@@ -112,6 +112,49 @@ __global__ void __launch_bounds__(bin_map_threads)
   }
 }
 
+/// bin_reduce_kernel: each rank's bin, marked in `selected` (shared). The last
+/// thread whose bins start at or before the rank holds it (that thread's bins are
+/// not all empty: the next thread starts after it). The task gets the bin's size
+/// and the rank within the bin; `start` holds the bin until the regions are known.
+__device__ __forceinline__ void bin_reduce_locate_ranks(const unsigned long long* hist, const std::int64_t* ranks,
+                                                        std::int64_t num_ranks, const unsigned long long* keys_before,
+                                                        std::uint32_t* selected, bin_rank_task* tasks) {
+  constexpr int threads = bin_reduce_threads, items = bin_reduce_bins_per_thread;
+  for (std::int64_t k = threadIdx.x; k < num_ranks; k += threads) {
+    const auto r = static_cast<unsigned long long>(ranks[k]);
+    const auto lo = static_cast<int>(
+        core::partition_point(threads, [&](std::int64_t t) { return keys_before[t] <= r; }) - 1);
+    unsigned long long at = keys_before[lo];
+    int b = lo * items;
+    unsigned long long c = hist[b];
+    while (r >= at + c) {
+      at += c;
+      c = hist[++b];
+    }
+    atomicOr(&selected[b / 32], 1u << (b % 32));
+    tasks[k] = {b, static_cast<std::int64_t>(c), static_cast<std::int64_t>(r - at), 0};
+  }
+}
+
+/// bin_reduce_kernel: each rank's task gets its bin's region and where the
+/// region starts in the copy (from the thread prefixes, then the selected bins
+/// before it among the thread's, re-read from the histogram).
+__device__ __forceinline__ void bin_reduce_place_tasks(const unsigned long long* hist, std::int64_t num_ranks,
+                                                       const unsigned long long* kept_before,
+                                                       const std::uint32_t* regions_before,
+                                                       const std::uint32_t* selected, bin_rank_task* tasks) {
+  constexpr int threads = bin_reduce_threads, items = bin_reduce_bins_per_thread;
+  for (std::int64_t k = threadIdx.x; k < num_ranks; k += threads) {
+    const auto b = static_cast<int>(tasks[k].start);
+    unsigned long long start = kept_before[b / items];
+    std::uint32_t region_of_b = regions_before[b / items];
+    for (int c = b - b % items; c < b; ++c)
+      if ((selected[c / 32] >> (c % 32)) & 1u) start += hist[c], ++region_of_b;
+    tasks[k].start = static_cast<std::int64_t>(start);
+    tasks[k].region = region_of_b;
+  }
+}
+
 /// One block, after the count pass. From the histogram: the bins holding ranks
 /// (core::reduce_to_bins's rule) as a bitmap, and for each word of it the
 /// selected bins before it; a region of the partitioned copy for each selected
@@ -146,24 +189,7 @@ __global__ void __launch_bounds__(bin_reduce_threads)
   keys_before[threadIdx.x] = before;
   for (int w = threadIdx.x; w < selected_words; w += threads) sel[w] = 0;
   __syncthreads();
-  // Each rank's bin. The last thread whose bins start at or before the rank holds
-  // it (that thread's bins are not all empty: the next thread starts after it).
-  // The task gets the bin's size and the rank within the bin; `start` holds the
-  // bin until the regions are known.
-  for (std::int64_t k = threadIdx.x; k < num_ranks; k += threads) {
-    const auto r = static_cast<unsigned long long>(ranks[k]);
-    const auto lo = static_cast<int>(
-        core::partition_point(threads, [&](std::int64_t t) { return keys_before[t] <= r; }) - 1);
-    unsigned long long at = keys_before[lo];
-    int b = lo * items;
-    unsigned long long c = hist[b];
-    while (r >= at + c) {
-      at += c;
-      c = hist[++b];
-    }
-    atomicOr(&sel[b / 32], 1u << (b % 32));
-    tasks[k] = {b, static_cast<std::int64_t>(c), static_cast<std::int64_t>(r - at), 0};
-  }
+  bin_reduce_locate_ranks(hist, ranks, num_ranks, keys_before, sel, tasks);
   __syncthreads();
   // Regions: the selected bins' keys before each selected bin, and its index.
   unsigned long long kept_sum = 0, regions = 0;
@@ -194,15 +220,7 @@ __global__ void __launch_bounds__(bin_reduce_threads)
   }
   for (int w = threadIdx.x; w < selected_words; w += threads) selected[w] = sel[w];
   __syncthreads();
-  for (std::int64_t k = threadIdx.x; k < num_ranks; k += threads) {
-    const auto b = static_cast<int>(tasks[k].start);
-    unsigned long long start = kept_before[b / items];
-    std::uint32_t region_of_b = regions_before[b / items];
-    for (int c = b - b % items; c < b; ++c)
-      if ((sel[c / 32] >> (c % 32)) & 1u) start += hist[c], ++region_of_b;
-    tasks[k].start = static_cast<std::int64_t>(start);
-    tasks[k].region = region_of_b;
-  }
+  bin_reduce_place_tasks(hist, num_ranks, kept_before, regions_before, sel, tasks);
   if (threadIdx.x == 0) {
     state->kept = kept;
     state->regions = static_cast<std::uint32_t>(total_regions);
