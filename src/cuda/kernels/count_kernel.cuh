@@ -5,8 +5,8 @@
 // Counting: window tasks (<= 2 splitters, 5 buckets) count in registers; others in
 // shared memory (count_into). Extraction: each warp stages its window keys in its
 // own slice of shared memory and writes them out with one global atomic per ~200
-// keys, so no block-wide barrier stalls the loads (measured on the H100: a
-// per-tile block scan plus atomic made this pass 3x slower than the read floor).
+// keys, so no block-wide barrier stalls the loads (a per-tile block scan plus
+// atomic makes this pass about three times the read floor).
 #pragma once
 
 #include "cuda/kernels/classifier.cuh"
