@@ -116,16 +116,16 @@ __device__ __forceinline__ void write_sparse_rounds(const filter_outputs<T, V, I
   int pending = 0;                     // keys gathered (all lanes agree)
   std::int64_t pending_at = warp_out;  // the output position of pending key 0
   for (unsigned busy = busy_rounds; busy != 0; busy &= busy - 1) {
-    const int r = __ffs(busy) - 1;
-    const unsigned round_mask = __shfl_sync(0xffffffffu, my_mask, r);
-    const int r_offset = __shfl_sync(0xffffffffu, round_offset, r);
-    const int i = warp_base + r * 32 + lane;
+    const int round = __ffs(busy) - 1;
+    const unsigned round_mask = __shfl_sync(0xffffffffu, my_mask, round);
+    const int before_round = __shfl_sync(0xffffffffu, round_offset, round);
+    const int item = warp_base + round * 32 + lane;
     const bool selected = round_mask >> lane & 1u;
-    const T key = selected ? keys[i] : T{};
+    const T key = selected ? keys[item] : T{};
     if (selected) {
-      const std::int64_t at = warp_out + r_offset + __popc(round_mask & lanes_below);
-      if (out.indices) out.indices[at] = static_cast<IndexT>(base + i);
-      if (out.values_out) out.values_out[at] = out.values_in[base + i];
+      const std::int64_t at = warp_out + before_round + __popc(round_mask & lanes_below);
+      if (out.indices) out.indices[at] = static_cast<IndexT>(base + item);
+      if (out.values_out) out.values_out[at] = out.values_in[base + item];
     }
     if (out.keys) {
       for (unsigned left = round_mask; left != 0; left &= left - 1) {
@@ -305,8 +305,8 @@ struct single_pass_agent {
     int count = 0;
 #pragma unroll
     for (int r = 0; r < rounds; ++r) {
-      const int i = warp_base + r * 32 + lane;
-      const bool selected = i < items && select(keys()[i], base + i);
+      const int item = warp_base + r * 32 + lane;
+      const bool selected = item < items && select(keys()[item], base + item);
       const unsigned round_mask = __ballot_sync(0xffffffffu, selected);
       if (lane == r) my_mask = round_mask;
       count += __popc(round_mask);
@@ -353,10 +353,10 @@ struct single_pass_agent {
     auto* const positions = reinterpret_cast<std::uint32_t*>(keys());  // the keys are counted: free
     if (stage_keys)
       pack_warp<rounds, SparseRounds>(keys(), warp_base, ballots.my_mask, lane, shared().scan[warp],
-                                      [&](int i) { return keys()[i]; });
+                                      [&](int item) { return keys()[item]; });
     else
       pack_warp<rounds, SparseRounds>(positions, warp_base, ballots.my_mask, lane, shared().scan[warp],
-                                      [](int i) { return static_cast<std::uint32_t>(i); });
+                                      [](int item) { return static_cast<std::uint32_t>(item); });
     if (warp == 0) look_back(tile_total);
     __syncthreads();
     const std::int64_t warp_out = shared().tile_prefix + shared().warp_count[warp];
@@ -364,7 +364,7 @@ struct single_pass_agent {
       store_packed(out.keys, warp_out, keys(), warp_base, ballots.count, lane, [](T key) { return key; });
     else
       store_packed(out.indices, warp_out, positions, warp_base, ballots.count, lane,
-                   [base = base](std::uint32_t i) { return static_cast<IndexT>(base + i); });
+                   [base = base](std::uint32_t item) { return static_cast<IndexT>(base + item); });
   }
 
   /// Unstaged write, from the tile after the look-back: round r's selected keys go
@@ -395,13 +395,13 @@ struct single_pass_agent {
 #pragma unroll 4
     for (int r = 0; r < rounds; ++r) {
       const unsigned round_mask = __shfl_sync(0xffffffffu, my_mask, r);
-      const int r_offset = __shfl_sync(0xffffffffu, round_offset, r);
-      const int i = warp_first + r * 32 + my_lane;
-      const std::int64_t selected_before = warp_out + r_offset + __popc(round_mask & lanes_below);
+      const int before_round = __shfl_sync(0xffffffffu, round_offset, r);
+      const int item = warp_first + r * 32 + my_lane;
+      const std::int64_t selected_before = warp_out + before_round + __popc(round_mask & lanes_below);
       if (round_mask >> my_lane & 1u)
-        filter_emit(outputs, selected_before, first + i, tile[i]);
-      else if (outputs.partition && i < tile_keys)
-        filter_emit(outputs, size - 1 - (first + i - selected_before), first + i, tile[i]);
+        filter_emit(outputs, selected_before, first + item, tile[item]);
+      else if (outputs.partition && item < tile_keys)
+        filter_emit(outputs, size - 1 - (first + item - selected_before), first + item, tile[item]);
     }
   }
 };

@@ -228,10 +228,10 @@ struct approx_plan_agent {
     K window_keys[window_items];
 #pragma unroll
     for (int i = 0; i < window_items; ++i) {
-      const int j = tid * window_items + i;
+      const int slot = tid * window_items + i;
       // Padding sorts last: in the bits sorted, its all ones are above every
       // key below `high`.
-      window_keys[i] = j < window.between ? shared().u.window.keys[j] : static_cast<K>(~K(0));
+      window_keys[i] = slot < window.between ? shared().u.window.keys[slot] : static_cast<K>(~K(0));
     }
     // The keys between share the bits above the highest one where low and high differ.
     typename storage::window_sort_t(shared().u.window.sort)
@@ -241,12 +241,12 @@ struct approx_plan_agent {
     __syncthreads();
   }
 
-  /// The sorted sample's key at position s (window: unused in histogram mode).
-  __device__ __forceinline__ K sample_at(const window_ends& window, std::int64_t s) const {
-    if (!cand.window) return shared().u.sorted[s];
-    if (s < window.low_end) return window.low;
-    if (s >= window.high_begin) return window.high;
-    return shared().u.window.keys[s - window.low_end];
+  /// The sorted sample's key at `position` (window: unused in histogram mode).
+  __device__ __forceinline__ K sample_at(const window_ends& window, std::int64_t position) const {
+    if (!cand.window) return shared().u.sorted[position];
+    if (position < window.low_end) return window.low;
+    if (position >= window.high_begin) return window.high;
+    return shared().u.window.keys[position - window.low_end];
   }
 
   /// Candidate j at approx_candidate_at, kept if its key is new: this thread's
@@ -257,15 +257,15 @@ struct approx_plan_agent {
     const int num_candidates = cand.count;
 #pragma unroll
     for (int i = 0; i < candidates_per_thread; ++i) {
-      const int j = tid * candidates_per_thread + i;
+      const int candidate = tid * candidates_per_thread + i;
       keep[i] = 0;
-      if (j < num_candidates) {
-        value[i] = core::value_of_pre_key<T>(sample_at(window, core::approx_candidate_at(cand, j)));
+      if (candidate < num_candidates) {
+        value[i] = core::value_of_pre_key<T>(sample_at(window, core::approx_candidate_at(cand, candidate)));
         key[i] = traits::to_key(value[i]);
-        const K previous = j > 0 ? traits::to_key(core::value_of_pre_key<T>(
-                                       sample_at(window, core::approx_candidate_at(cand, j - 1))))
+        const K previous = candidate > 0 ? traits::to_key(core::value_of_pre_key<T>(
+                                       sample_at(window, core::approx_candidate_at(cand, candidate - 1))))
                                  : K(0);
-        keep[i] = core::approx_keeps_candidate<K>(j, key[i], previous) ? 1 : 0;
+        keep[i] = core::approx_keeps_candidate<K>(candidate, key[i], previous) ? 1 : 0;
       }
     }
   }
@@ -443,7 +443,7 @@ struct approx_plan_agent {
       // forward (coarse_end never decreases; a search per slot is slower).
       if (i == 0)
         coarse_slot = static_cast<std::uint32_t>(core::partition_point(
-            shape.coarse_used, [&](std::int64_t x) { return shared().coarse_end[x] <= fine_slot; }));
+            shape.coarse_used, [&](std::int64_t slot) { return shared().coarse_end[slot] <= fine_slot; }));
       while (coarse_slot < shape.coarse_used && shared().coarse_end[coarse_slot] <= fine_slot) ++coarse_slot;
       const K first_bound = count[i] >= 1 ? bounds[below[i]] : K(0);
       const K second_bound = count[i] >= 2 ? bounds[below[i] + 1] : K(0);
