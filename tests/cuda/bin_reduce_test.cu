@@ -101,7 +101,7 @@ void device_map_matches_host(dist d) {
   const cuda::tuning::policy* policy = nullptr;
   cuda_check(cuda::current_policy(policy), "policy");
   const auto max_predicted = static_cast<std::int64_t>(4096 * policy->prepass.max_predicted);
-  cuda::bin_map_kernel<T><<<1, cuda::bin_plan_detail::map_threads>>>(data.data(), n, seed, d_ranks.data(),
+  cuda::bin_map_kernel<T><<<1, cuda::bin_map_threads>>>(data.data(), n, seed, d_ranks.data(),
                                              static_cast<std::int64_t>(ranks.size()), max_predicted, d_map.data(),
                                              d_state.data(), d_hist.data(), d_hist.data() + core::bin_map_max_bins);
   cuda_check(cudaGetLastError(), "bin_map_kernel launch");

@@ -71,6 +71,31 @@ struct flag_selector {
 // publishes from threadIdx.x == 0.
 using filter_tile_state = cub::ScanTileState<long long>;
 
+/// The single pass's look-back delay, in the form TilePrefixCallbackOp takes as
+/// its delay constructor (CUB documents that parameter as an implementation
+/// detail; this meets what CCCL 3.0 asks of it: constructed with a seed when the
+/// look-back starts, then called for the delay of each poll). A tile waits
+/// WaitNs after publishing its count (on small grids a block-scope fence only),
+/// then polls its predecessors without pause (Volta on: before, a fence per poll).
+template <unsigned WaitNs>
+struct lookback_delay {
+  struct poll_delay {
+    __device__ __forceinline__ void operator()() const {
+      NV_IF_TARGET(NV_PROVIDES_SM_70, (), (__threadfence_block();));
+    }
+  };
+
+  __device__ __forceinline__ explicit lookback_delay(unsigned /* seed */) {
+    NV_IF_TARGET(NV_PROVIDES_SM_70, (
+      if (WaitNs > 0) {
+        if (gridDim.x < 500) __threadfence_block();
+        else __nanosleep(WaitNs);
+      }));
+  }
+
+  __device__ __forceinline__ poll_delay operator()() const { return {}; }
+};
+
 /// Resets the look-back states of `tiles` tiles (a template only so that the header
 /// can be included by several translation units).
 template <class TileState = filter_tile_state>
@@ -91,21 +116,21 @@ __device__ __forceinline__ void write_sparse_rounds(const filter_outputs<T, V, I
   int pending = 0;                     // keys gathered (all lanes agree)
   std::int64_t pending_at = warp_out;  // the output position of pending key 0
   for (unsigned busy = busy_rounds; busy != 0; busy &= busy - 1) {
-    const int r = __ffs(busy) - 1;
-    const unsigned m = __shfl_sync(0xffffffffu, my_mask, r);
-    const int r_offset = __shfl_sync(0xffffffffu, round_offset, r);
-    const int i = warp_base + r * 32 + lane;
-    const bool selected = m >> lane & 1u;
-    const T k = selected ? keys[i] : T{};
+    const int round = __ffs(busy) - 1;
+    const unsigned round_mask = __shfl_sync(0xffffffffu, my_mask, round);
+    const int before_round = __shfl_sync(0xffffffffu, round_offset, round);
+    const int item = warp_base + round * 32 + lane;
+    const bool selected = round_mask >> lane & 1u;
+    const T key = selected ? keys[item] : T{};
     if (selected) {
-      const std::int64_t at = warp_out + r_offset + __popc(m & lanes_below);
-      if (out.indices) out.indices[at] = static_cast<IndexT>(base + i);
-      if (out.values_out) out.values_out[at] = out.values_in[base + i];
+      const std::int64_t at = warp_out + before_round + __popc(round_mask & lanes_below);
+      if (out.indices) out.indices[at] = static_cast<IndexT>(base + item);
+      if (out.values_out) out.values_out[at] = out.values_in[base + item];
     }
     if (out.keys) {
-      for (unsigned left = m; left != 0; left &= left - 1) {
-        const T v = cub::ShuffleIndex<32>(k, __ffs(left) - 1, 0xffffffffu);
-        if (lane == pending) pending_key = v;
+      for (unsigned left = round_mask; left != 0; left &= left - 1) {
+        const T next = cub::ShuffleIndex<32>(key, __ffs(left) - 1, 0xffffffffu);
+        if (lane == pending) pending_key = next;
         if (++pending == 32) {
           out.keys[pending_at + lane] = pending_key;
           pending_at += 32;
@@ -132,18 +157,18 @@ __device__ __forceinline__ void pack_warp(Slot* slots, int warp_base, unsigned m
   const unsigned busy_rounds = __ballot_sync(0xffffffffu, my_mask != 0);
   const unsigned lanes_below = (1u << lane) - 1u;
   const auto pack_round = [&](int r) {
-    const unsigned m = __shfl_sync(0xffffffffu, my_mask, r);
+    const unsigned round_mask = __shfl_sync(0xffffffffu, my_mask, r);
     const int r_offset = __shfl_sync(0xffffffffu, round_offset, r);
     const Slot item = item_of(warp_base + r * 32 + lane);
     __syncwarp();
-    if (m >> lane & 1u) slots[warp_base + r_offset + __popc(m & lanes_below)] = item;
+    if (round_mask >> lane & 1u) slots[warp_base + r_offset + __popc(round_mask & lanes_below)] = item;
   };
   if (__popc(busy_rounds) <= SparseRounds) {
     for (unsigned busy = busy_rounds; busy != 0; busy &= busy - 1) pack_round(__ffs(busy) - 1);
   } else {
+    // Idle rounds are walked too: skipping them made the kernel spill at 40 registers.
 #pragma unroll 4
-    for (int r = 0; r < Rounds; ++r)
-      pack_round(r);  // (skipping idle rounds here made the kernel spill at 40 registers)
+    for (int r = 0; r < Rounds; ++r) pack_round(r);
   }
 }
 
@@ -160,179 +185,252 @@ __device__ __forceinline__ void store_packed(Out* dst, std::int64_t warp_out, co
     if (j >= 0) dst[warp_out + j] = convert(slots[warp_base + j]);
 }
 
-/// One tile per block, tile blockIdx.x: like CUB's single-pass scans, this relies on
-/// blocks being dispatched in index order, so that a tile's predecessors have all
-/// started and the look-back never waits on a block that is not resident. When the
-/// input is 16-byte aligned (bulk), the tile comes to shared memory by Chunks bulk
-/// copies (TMA), each with its own barrier, so that a warp counts its part of the tile
-/// as soon as that part is in, while the rest is still arriving; the threads load the
-/// rest (the last tile's tail; every key when not aligned). Keys alone, or positions
-/// alone, are staged (packed in shared memory during the look-back, stored after
-/// it); the other outputs are written from the tile after the look-back. Safe in
-/// place (out.keys == in, no partition): a tile writes global memory only below its
-/// own end, and only after every predecessor has published its count, which each
-/// does after its tile is in shared memory. A partition writes the rejected keys
-/// from the end backwards (rejected key j at n - 1 - j); reverse_rejected_kernel
-/// then puts them in input order.
-/// Threads, TileItems and Chunks: the block, tile and copy shape (defaults:
-/// filter_plan.hpp); the tile is dynamic shared memory of TileItems * sizeof(T) bytes.
+/// The single pass's steps for one tile (tile blockIdx.x), each run by the whole
+/// block: load the tile, count its selected keys (a ballot per round of 32 keys),
+/// the warps' offsets and the tile's (look-back), then write. Like CUB's
+/// single-pass scans, this relies on blocks being dispatched in index order, so
+/// that a tile's predecessors have all started and the look-back never waits on a
+/// block that is not resident. Safe in place (out.keys == in, no partition): a
+/// tile writes global memory only below its own end, and only after every
+/// predecessor has published its count, which each does after its tile is in
+/// shared memory. A partition writes the rejected keys from the end backwards
+/// (rejected key j at n - 1 - j); reverse_rejected_kernel then puts them in input
+/// order.
+///
+/// The members are fixed at construction; what a step computes for a later one is
+/// returned and passed on. A step that stores in a loop reads the members it uses
+/// into locals first: the compiler cannot tell that the stores leave the agent
+/// unchanged, and would read them again after each store (and, so, compile the
+/// loop otherwise than in the kernel's body, with more registers).
+template <class T, class V, class IndexT, class Selector, int Threads, int TileItems, int Chunks,
+          class LookBackDelay, int SparseRounds>
+struct single_pass_agent {
+  static constexpr int tile_items = TileItems;
+  static constexpr int warps = Threads / 32;
+  static constexpr int warp_items = tile_items / warps;
+  static constexpr int rounds = warp_items / 32;
+  static_assert(warp_items % 32 == 0 && rounds >= 1 && rounds <= 32, "a lane keeps the ballot of one round");
+  static_assert(Chunks >= 1 && warps % Chunks == 0, "a chunk is the part of one or more whole warps");
+  static constexpr int chunk_items = tile_items / Chunks;
+  static constexpr int warps_per_chunk = warps / Chunks;
+  using prefix_op = cub::TilePrefixCallbackOp<long long, ::cuda::std::plus<>, filter_tile_state, LookBackDelay>;
+  using warp_scan = cub::WarpScan<int>;
+
+  /// The block's static shared memory (the tile is dynamic shared memory).
+  struct storage {
+    typename prefix_op::TempStorage prefix;
+    typename warp_scan::TempStorage scan[warps];
+    int warp_count[warps];         ///< the warps' selected keys, then their offsets in the tile
+    long long tile_prefix;         ///< selected keys before the tile
+    std::uint64_t loaded[Chunks];  ///< one mbarrier per chunk: its bulk copy has landed
+  };
+
+  /// A warp's count of its selected keys.
+  struct warp_ballots {
+    unsigned my_mask;  ///< lane r: round r's ballot
+    int count;         ///< the warp's selected keys
+  };
+
+  const T* const in;
+  const std::int64_t n;
+  const filter_outputs<T, V, IndexT> out;
+  mutable filter_tile_state state;  ///< (the look-back's callback takes it by reference)
+  const int tiles;
+  const int warp, lane;
+  const int tile_index;
+  const std::int64_t base;  ///< the tile's first input position
+  const int items;          ///< the tile's keys
+  const int warp_base;      ///< the warp's first key in the tile
+
+  __device__ __forceinline__ single_pass_agent(const T* input, std::int64_t size,
+                                               const filter_outputs<T, V, IndexT>& outputs,
+                                               const filter_tile_state& tile_state, int num_tiles)
+      : in(input), n(size), out(outputs), state(tile_state), tiles(num_tiles), warp(threadIdx.x / 32),
+        lane(threadIdx.x % 32), tile_index(static_cast<int>(blockIdx.x)),
+        base(static_cast<std::int64_t>(tile_index) * tile_items),
+        items(static_cast<int>(n - base < tile_items ? n - base : tile_items)), warp_base(warp * warp_items) {}
+
+  // The block's shared memory is reached as block-wide variables, not through
+  // pointers the agent holds: the compiler then knows that a load from it may be
+  // issued early (as it does when the code is written in the kernel's body);
+  // through a pointer it branches around such loads instead.
+  __device__ __forceinline__ static storage& shared() {
+    __shared__ storage block_storage;
+    return block_storage;
+  }
+  /// The tile (dynamic shared memory).
+  __device__ __forceinline__ static T* keys() {
+    extern __shared__ __align__(128) unsigned char tile_storage[];
+    return reinterpret_cast<T*>(tile_storage);
+  }
+
+  /// Loads the tile to shared memory: when the input is 16-byte aligned (bulk),
+  /// whole 16-byte units by Chunks bulk copies (TMA), each with its own barrier,
+  /// so that a warp counts its part of the tile as soon as that part is in, while
+  /// the rest is still arriving; the threads load the rest (the last tile's tail;
+  /// every key when not aligned), then sync.
+  __device__ __forceinline__ void load_tile(bool bulk) const {
+    int bulk_items = 0;
+    NV_IF_TARGET(NV_PROVIDES_SM_90, (
+      if (bulk) bulk_items = ((items * static_cast<int>(sizeof(T))) & ~15) / static_cast<int>(sizeof(T));
+      if (threadIdx.x == 0) {
+        for (int c = 0; c < Chunks; ++c) ::cuda::ptx::mbarrier_init(&shared().loaded[c], 1);
+        ::cuda::ptx::fence_mbarrier_init(::cuda::ptx::sem_release, ::cuda::ptx::scope_cluster);
+        for (int c = 0; c < Chunks; ++c) {
+          const int first = c * chunk_items;
+          const int last = bulk_items < first + chunk_items ? bulk_items : first + chunk_items;
+          const auto bytes = static_cast<std::uint32_t>(last > first ? (last - first) * sizeof(T) : 0);
+          ::cuda::ptx::mbarrier_arrive_expect_tx(::cuda::ptx::sem_release, ::cuda::ptx::scope_cta,
+                                                 ::cuda::ptx::space_shared, &shared().loaded[c], bytes);
+          if (bytes > 0)
+            ::cuda::ptx::cp_async_bulk(::cuda::ptx::space_cluster, ::cuda::ptx::space_global, keys() + first,
+                                       in + base + first, bytes, &shared().loaded[c]);
+        }
+      }));
+    if (bulk_items < items) {
+      const T* const input = in;
+      const std::int64_t first = base;
+      T* const tile = keys();
+      for (int i = bulk_items + threadIdx.x; i < items; i += blockDim.x) tile[i] = input[first + i];
+    }
+    __syncthreads();  // the barriers are initialised; the threads' keys are in
+    NV_IF_TARGET(NV_PROVIDES_SM_90, (
+      while (!::cuda::ptx::mbarrier_try_wait_parity(&shared().loaded[warp / warps_per_chunk], 0u)) {
+      }));
+  }
+
+  /// Counts the warp's selected keys: lane r keeps round r's ballot.
+  __device__ __forceinline__ warp_ballots count_selected(const Selector& select) const {
+    unsigned my_mask = 0;
+    int count = 0;
+#pragma unroll
+    for (int r = 0; r < rounds; ++r) {
+      const int item = warp_base + r * 32 + lane;
+      const bool selected = item < items && select(keys()[item], base + item);
+      const unsigned round_mask = __ballot_sync(0xffffffffu, selected);
+      if (lane == r) my_mask = round_mask;
+      count += __popc(round_mask);
+    }
+    if (lane == 0) shared().warp_count[warp] = count;
+    __syncthreads();
+    return {my_mask, count};
+  }
+
+  /// Warp 0: the warps' offsets in the tile (warp_count, in place), and its total.
+  __device__ __forceinline__ int scan_warp_counts() const {
+    const int warp_total = lane < warps ? shared().warp_count[lane] : 0;
+    int offset, total;
+    warp_scan(shared().scan[0]).ExclusiveSum(warp_total, offset, total);
+    if (lane < warps) shared().warp_count[lane] = offset;
+    return total;
+  }
+
+  /// Warp 0: the tile's offset by look-back (tile 0 publishes its total as inclusive).
+  __device__ __forceinline__ void look_back(int tile_total) const {
+    long long prefix = 0;
+    if (tile_index == 0) {
+      if (lane == 0) state.SetInclusive(0, tile_total);
+    } else {
+      prefix_op op(state, shared().prefix, ::cuda::std::plus<>{}, tile_index);
+      prefix = op(tile_total);
+    }
+    if (lane == 0) {
+      shared().tile_prefix = prefix;
+      if (tile_index == tiles - 1) *out.num_selected = prefix + tile_total;
+    }
+  }
+
+  /// Staged write of keys alone (stage_keys), or positions alone: each warp packs
+  /// them in shared memory while warp 0 looks back (warp 0 publishes its count and
+  /// packs its own first), so that after the look-back a warp stores them in one
+  /// coalesced run.
+  __device__ __forceinline__ void write_staged(bool stage_keys, warp_ballots ballots) const {
+    int tile_total = 0;
+    if (warp == 0) {
+      tile_total = scan_warp_counts();
+      if (lane == 0 && tile_index != 0) state.SetPartial(tile_index, tile_total);  // the look-back publishes it again
+    }
+    auto* const positions = reinterpret_cast<std::uint32_t*>(keys());  // the keys are counted: free
+    if (stage_keys)
+      pack_warp<rounds, SparseRounds>(keys(), warp_base, ballots.my_mask, lane, shared().scan[warp],
+                                      [&](int item) { return keys()[item]; });
+    else
+      pack_warp<rounds, SparseRounds>(positions, warp_base, ballots.my_mask, lane, shared().scan[warp],
+                                      [](int item) { return static_cast<std::uint32_t>(item); });
+    if (warp == 0) look_back(tile_total);
+    __syncthreads();
+    const std::int64_t warp_out = shared().tile_prefix + shared().warp_count[warp];
+    if (stage_keys)
+      store_packed(out.keys, warp_out, keys(), warp_base, ballots.count, lane, [](T key) { return key; });
+    else
+      store_packed(out.indices, warp_out, positions, warp_base, ballots.count, lane,
+                   [base = base](std::uint32_t item) { return static_cast<IndexT>(base + item); });
+  }
+
+  /// Unstaged write, from the tile after the look-back: round r's selected keys go
+  /// after those of the rounds before. A warp with at most SparseRounds busy rounds
+  /// (lane r knows whether round r is; a warp-uniform choice; not partitions, which
+  /// write every key) visits only those (write_sparse_rounds); the others walk
+  /// every round (write_rounds). Shapes and measurements: filter_plan.hpp.
+  __device__ __forceinline__ void write_unstaged(unsigned my_mask) const {
+    if (warp == 0) look_back(scan_warp_counts());
+    __syncthreads();
+    const std::int64_t warp_out = shared().tile_prefix + shared().warp_count[warp];
+    int round_offset;
+    warp_scan(shared().scan[warp]).ExclusiveSum(__popc(my_mask), round_offset);
+    const unsigned busy_rounds = __ballot_sync(0xffffffffu, my_mask != 0);
+    if (!out.partition && __popc(busy_rounds) <= SparseRounds)
+      write_sparse_rounds(out, keys(), base, warp_base, warp_out, busy_rounds, my_mask, round_offset, lane);
+    else
+      write_rounds(my_mask, warp_out, round_offset);
+  }
+
+  /// The unstaged write of every round, unrolled; a partition's rejected keys too.
+  __device__ __forceinline__ void write_rounds(unsigned my_mask, std::int64_t warp_out, int round_offset) const {
+    const filter_outputs<T, V, IndexT> outputs = out;
+    const std::int64_t first = base, size = n;
+    const int warp_first = warp_base, my_lane = lane, tile_keys = items;
+    const T* const tile = keys();
+    const unsigned lanes_below = (1u << my_lane) - 1u;
+#pragma unroll 4
+    for (int r = 0; r < rounds; ++r) {
+      const unsigned round_mask = __shfl_sync(0xffffffffu, my_mask, r);
+      const int before_round = __shfl_sync(0xffffffffu, round_offset, r);
+      const int item = warp_first + r * 32 + my_lane;
+      const std::int64_t selected_before = warp_out + before_round + __popc(round_mask & lanes_below);
+      if (round_mask >> my_lane & 1u)
+        filter_emit(outputs, selected_before, first + item, tile[item]);
+      else if (outputs.partition && item < tile_keys)
+        filter_emit(outputs, size - 1 - (first + item - selected_before), first + item, tile[item]);
+    }
+  }
+};
+
+/// One tile per block, tile blockIdx.x (single_pass_agent). The tile comes to
+/// dynamic shared memory of TileItems * sizeof(T) bytes. Threads, TileItems and
+/// Chunks: the block, tile and copy shape (defaults: filter_plan.hpp).
 template <class T, class V, class IndexT, class Selector, int Threads = single_pass_threads,
           int TileItems = static_cast<int>(single_pass_tile_items(sizeof(T))), int Chunks = single_pass_chunks,
-          class LookBackDelay = cub::detail::no_delay_constructor_t<single_pass_lookback_wait_ns>,
+          class LookBackDelay = lookback_delay<single_pass_lookback_wait_ns>,
           int MinBlocks = single_pass_min_blocks, int SparseRounds = single_pass_sparse_rounds>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     single_pass_kernel(const T* in, std::int64_t n, Selector select, filter_outputs<T, V, IndexT> out,
                        filter_tile_state state, int tiles, bool bulk) {
-  constexpr int tile_items = TileItems;
-  constexpr int warps = Threads / 32;
-  constexpr int warp_items = tile_items / warps;
-  constexpr int rounds = warp_items / 32;
-  static_assert(warp_items % 32 == 0 && rounds >= 1 && rounds <= 32, "a lane keeps the ballot of one round");
-  static_assert(Chunks >= 1 && warps % Chunks == 0, "a chunk is the part of one or more whole warps");
-  constexpr int chunk_items = tile_items / Chunks;
-  constexpr int warps_per_chunk = warps / Chunks;
-  using prefix_op = cub::TilePrefixCallbackOp<long long, ::cuda::std::plus<>, filter_tile_state, LookBackDelay>;
-  using warp_scan = cub::WarpScan<int>;
-
-  extern __shared__ __align__(128) unsigned char tile_storage[];
-  T* const keys = reinterpret_cast<T*>(tile_storage);
-  __shared__ typename prefix_op::TempStorage prefix_storage;
-  __shared__ typename warp_scan::TempStorage scan_storage[warps];
-  __shared__ int warp_count[warps];
-  __shared__ long long tile_prefix;
-  __shared__ std::uint64_t loaded[Chunks];  // one mbarrier per chunk: its bulk copy has landed
-
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int tile = static_cast<int>(blockIdx.x);
-  const std::int64_t base = static_cast<std::int64_t>(tile) * tile_items;
-  const int items = static_cast<int>(n - base < tile_items ? n - base : tile_items);
-
-  // Load the tile: whole 16-byte units by bulk copies, chunk by chunk; the threads
-  // load the rest, then sync (only the last tile, or unaligned input, has a rest).
-  int bulk_items = 0;
-  NV_IF_TARGET(NV_PROVIDES_SM_90, (
-    if (bulk) bulk_items = ((items * static_cast<int>(sizeof(T))) & ~15) / static_cast<int>(sizeof(T));
-    if (threadIdx.x == 0) {
-      for (int c = 0; c < Chunks; ++c) ::cuda::ptx::mbarrier_init(&loaded[c], 1);
-      ::cuda::ptx::fence_mbarrier_init(::cuda::ptx::sem_release, ::cuda::ptx::scope_cluster);
-      for (int c = 0; c < Chunks; ++c) {
-        const int first = c * chunk_items;
-        const int last = bulk_items < first + chunk_items ? bulk_items : first + chunk_items;
-        const auto bytes = static_cast<std::uint32_t>(last > first ? (last - first) * sizeof(T) : 0);
-        ::cuda::ptx::mbarrier_arrive_expect_tx(::cuda::ptx::sem_release, ::cuda::ptx::scope_cta,
-                                               ::cuda::ptx::space_shared, &loaded[c], bytes);
-        if (bytes > 0)
-          ::cuda::ptx::cp_async_bulk(::cuda::ptx::space_cluster, ::cuda::ptx::space_global, keys + first,
-                                     in + base + first, bytes, &loaded[c]);
-      }
-    }));
-  if (bulk_items < items) {
-    for (int i = bulk_items + threadIdx.x; i < items; i += blockDim.x) keys[i] = in[base + i];
-  }
-  __syncthreads();  // the barriers are initialised; the threads' keys are in
-  NV_IF_TARGET(NV_PROVIDES_SM_90, (
-    while (!::cuda::ptx::mbarrier_try_wait_parity(&loaded[warp / warps_per_chunk], 0u)) {
-    }));
-
-  // Count: lane r keeps round r's ballot.
-  const int warp_base = warp * warp_items;
-  unsigned my_mask = 0;
-  int count = 0;
-#pragma unroll
-  for (int r = 0; r < rounds; ++r) {
-    const int i = warp_base + r * 32 + lane;
-    const bool s = i < items && select(keys[i], base + i);
-    const unsigned m = __ballot_sync(0xffffffffu, s);
-    if (lane == r) my_mask = m;
-    count += __popc(m);
-  }
-  if (lane == 0) warp_count[warp] = count;
-  __syncthreads();
-
-  // Warp 0: the warps' offsets in the tile (warp_count, in place), and its total.
-  const auto scan_warp_counts = [&]() {
-    const int c = lane < warps ? warp_count[lane] : 0;
-    int offset, total;
-    warp_scan(scan_storage[0]).ExclusiveSum(c, offset, total);
-    if (lane < warps) warp_count[lane] = offset;
-    return total;
-  };
-  // Warp 0: the tile's offset by look-back (tile 0 publishes its total as inclusive).
-  const auto look_back = [&](int tile_total) {
-    long long prefix = 0;
-    if (tile == 0) {
-      if (lane == 0) state.SetInclusive(0, tile_total);
-    } else {
-      prefix_op op(state, prefix_storage, ::cuda::std::plus<>{}, tile);
-      prefix = op(tile_total);
-    }
-    if (lane == 0) {
-      tile_prefix = prefix;
-      if (tile == tiles - 1) *out.num_selected = prefix + tile_total;
-    }
-  };
-
+  using agent_t =
+      single_pass_agent<T, V, IndexT, Selector, Threads, TileItems, Chunks, LookBackDelay, SparseRounds>;
+  const agent_t agent(in, n, out, state, tiles);
+  agent.load_tile(bulk);
+  const typename agent_t::warp_ballots ballots = agent.count_selected(select);
   // Keys alone, or positions alone (keys of 4 bytes or more, so that a position
-  // fits a key's slot), are staged: each warp packs them in shared memory while
-  // warp 0 looks back (warp 0 publishes its count and packs its own first), so that
-  // after the look-back a warp stores them in one coalesced run. Payloads and
-  // partitions, and keys with positions, have no room there: they are written from
-  // the tile after the look-back. (The staged path is apart from that write: sharing
-  // it kept more registers live across the pack and spilled.)
+  // fits a key's slot), are staged. Payloads and partitions, and keys with
+  // positions, have no room in shared memory: they are written from the tile
+  // after the look-back. (The staged path is apart from that write: sharing it
+  // kept more registers live across the pack and spilled.)
   const bool plain = !out.values_out && !out.partition;
   const bool stage_keys = plain && out.keys && !out.indices;
   const bool stage_positions = plain && !out.keys && out.indices && sizeof(T) >= sizeof(std::uint32_t);
-  if (stage_keys || stage_positions) {
-    int tile_total = 0;
-    if (warp == 0) {
-      tile_total = scan_warp_counts();
-      if (lane == 0 && tile != 0) state.SetPartial(tile, tile_total);  // the look-back publishes it again
-    }
-    auto* const positions = reinterpret_cast<std::uint32_t*>(tile_storage);  // the keys are counted: free
-    if (stage_keys)
-      pack_warp<rounds, SparseRounds>(keys, warp_base, my_mask, lane, scan_storage[warp],
-                                      [&](int i) { return keys[i]; });
-    else
-      pack_warp<rounds, SparseRounds>(positions, warp_base, my_mask, lane, scan_storage[warp],
-                                      [](int i) { return static_cast<std::uint32_t>(i); });
-    if (warp == 0) look_back(tile_total);
-    __syncthreads();
-    const std::int64_t warp_out = tile_prefix + warp_count[warp];
-    if (stage_keys)
-      store_packed(out.keys, warp_out, keys, warp_base, count, lane, [](T k) { return k; });
-    else
-      store_packed(out.indices, warp_out, positions, warp_base, count, lane,
-                   [&](std::uint32_t i) { return static_cast<IndexT>(base + i); });
-    return;
-  }
-
-  if (warp == 0) look_back(scan_warp_counts());
-  __syncthreads();
-  const std::int64_t warp_out = tile_prefix + warp_count[warp];
-  // Unstaged write: round r's selected keys go after those of the rounds before. A
-  // warp with at most SparseRounds busy rounds (lane r knows whether round r is; a
-  // warp-uniform choice; not partitions, which write every key) visits only those
-  // (write_sparse_rounds); the others take the unrolled loop below. Shapes and
-  // measurements: filter_plan.hpp.
-  int round_offset;
-  warp_scan(scan_storage[warp]).ExclusiveSum(__popc(my_mask), round_offset);
-  const unsigned busy_rounds = __ballot_sync(0xffffffffu, my_mask != 0);
-  const unsigned lanes_below = (1u << lane) - 1u;
-  if (!out.partition && __popc(busy_rounds) <= SparseRounds) {
-    write_sparse_rounds(out, keys, base, warp_base, warp_out, busy_rounds, my_mask, round_offset, lane);
-    return;
-  }
-#pragma unroll 4
-  for (int r = 0; r < rounds; ++r) {
-    const unsigned m = __shfl_sync(0xffffffffu, my_mask, r);
-    const int r_offset = __shfl_sync(0xffffffffu, round_offset, r);
-    const int i = warp_base + r * 32 + lane;
-    const std::int64_t selected_before = warp_out + r_offset + __popc(m & lanes_below);
-    if (m >> lane & 1u)
-      filter_emit(out, selected_before, base + i, keys[i]);
-    else if (out.partition && i < items)
-      filter_emit(out, n - 1 - (base + i - selected_before), base + i, keys[i]);
-  }
+  if (stage_keys || stage_positions) agent.write_staged(stage_keys, ballots);
+  else agent.write_unstaged(ballots.my_mask);
 }
 
 /// After a single-pass partition: reverses out[count, n) (keys, positions, payload),

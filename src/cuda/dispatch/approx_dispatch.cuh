@@ -100,17 +100,17 @@ class approx_driver {
     KSELECT_CUDA_TRY(cudaMemcpyAsync(d_ranks, ranks_, static_cast<std::size_t>(num_ranks_) * sizeof(std::int64_t),
                                      cudaMemcpyHostToDevice, stream_));
 
-    constexpr std::size_t plan_bytes = approx_plan_detail::shared_bytes<T>;
+    constexpr std::size_t plan_bytes = approx_plan_shared_bytes<T>;
     KSELECT_CUDA_TRY(cudaFuncSetAttribute(approx_plan_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(plan_bytes)));
     auto* sample = reinterpret_cast<K*>(ws_ + w_.sample);
     prof_.start(stream_, "approx sample (gather)");
-    approx_sample_kernel<T><<<approx_sample_detail::blocks, approx_sample_detail::threads, 0, stream_>>>(
+    approx_sample_kernel<T><<<approx_sample_blocks, approx_sample_threads, 0, stream_>>>(
         in_, n_, cfg_.seed, sample);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     prof_.start(stream_, "approx plan (sample sort, splitters, table)");
-    approx_plan_kernel<T><<<1, approx_plan_detail::threads<K>, plan_bytes, stream_>>>(sample, cand, budget, tables);
+    approx_plan_kernel<T><<<1, approx_plan_threads<K>, plan_bytes, stream_>>>(sample, cand, budget, tables);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
 
@@ -121,7 +121,7 @@ class approx_driver {
     }
 
     prof_.start(stream_, "approx answer");
-    approx_answer_kernel<T><<<1, approx_answer_detail::threads, 0, stream_>>>(
+    approx_answer_kernel<T><<<1, approx_answer_threads, 0, stream_>>>(
         tables.hist, tables.lookup, tables.splitters, d_ranks, num_ranks_, max_rank_error_, out_, out_ranks_,
         d_verdicts);
     KSELECT_LAUNCH_CHECK();
@@ -145,7 +145,7 @@ class approx_driver {
   /// The counting pass, in the histogram mode or the window mode.
   template <bool Window>
   cudaError_t count(const core::approx_candidates& cand, int budget, const approx_tables<T>& tables) {
-    const std::size_t bytes = approx_count_detail::shared_bytes<K, Window>(budget, cand.count + 1);
+    const std::size_t bytes = approx_count_shared_bytes<K, Window>(budget, cand.count + 1);
     KSELECT_CUDA_TRY(cudaFuncSetAttribute(approx_count_kernel<T, Window>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(bytes)));
     unsigned grid = 1;

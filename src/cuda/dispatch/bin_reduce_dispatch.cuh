@@ -73,7 +73,7 @@ class bin_reduce_driver {
                                      stream_));
     const auto max_predicted = static_cast<std::int64_t>(tuning::sample_size * w_.policy->prepass.max_predicted);
     prof_.start(stream_, "prepass sample and map");
-    bin_map_kernel<T><<<1, bin_plan_detail::map_threads, 0, stream_>>>(in_, n_, cfg_.seed ^ 0x5eedull, d_ranks,
+    bin_map_kernel<T><<<1, bin_map_threads, 0, stream_>>>(in_, n_, cfg_.seed ^ 0x5eedull, d_ranks,
                                                                         num_ranks_, max_predicted, d_map, d_state,
                                                                         d_hist, d_copy_cursor);
     KSELECT_LAUNCH_CHECK();
@@ -84,7 +84,7 @@ class bin_reduce_driver {
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     prof_.start(stream_, "prepass reduce");
-    bin_reduce_kernel<K><<<1, bin_plan_detail::reduce_threads, 0, stream_>>>(
+    bin_reduce_kernel<K><<<1, bin_reduce_threads, 0, stream_>>>(
         d_hist, d_map, d_ranks, num_ranks_, w_.prepass_capacity, d_selected, d_before_word, d_region, d_tasks,
         d_state);
     KSELECT_LAUNCH_CHECK();
@@ -100,7 +100,7 @@ class bin_reduce_driver {
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     prof_.start(stream_, "prepass finish");
-    bin_finish_kernel<T><<<static_cast<unsigned>(num_ranks_), bin_finish_detail::threads, 0, stream_>>>(
+    bin_finish_kernel<T><<<static_cast<unsigned>(num_ranks_), bin_finish_threads, 0, stream_>>>(
         d_regions, d_region, d_tasks, d_state, out_);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);

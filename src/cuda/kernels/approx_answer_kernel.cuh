@@ -17,18 +17,18 @@
 
 namespace kselect::cuda {
 
-namespace approx_answer_detail {
-constexpr int threads = tuning::compiled.approx.answer.threads;
+/// 512 threads: 1024 would leave 64 registers per thread, and this kernel spilled there.
+constexpr int approx_answer_threads = tuning::compiled.approx.answer.threads;
 /// Buckets per thread: 2 * 4095 + 1 <= 16 * 512.
-constexpr int buckets_per_thread = (2 * core::approx_max_splitters + 1 + threads - 1) / threads;
-}  // namespace approx_answer_detail
+constexpr int approx_answer_buckets_per_thread =
+    (2 * core::approx_max_splitters + 1 + approx_answer_threads - 1) / approx_answer_threads;
 
 template <class T>
-__global__ void __launch_bounds__(approx_answer_detail::threads)
+__global__ void __launch_bounds__(approx_answer_threads)
     approx_answer_kernel(const unsigned long long* hist, const core::approx_lookup<core::key_t<T>>* lookup,
                          const T* splitters, const std::int64_t* ranks, std::int64_t num_ranks,
                          std::int64_t max_rank_error, T* out, std::int64_t* out_ranks, std::uint8_t* needs_exact) {
-  using namespace approx_answer_detail;
+  constexpr int threads = approx_answer_threads, buckets_per_thread = approx_answer_buckets_per_thread;
   using scan = cub::BlockScan<unsigned long long, threads>;
   __shared__ typename scan::TempStorage tmp;
   __shared__ long long below[core::approx_max_splitters];  // keys below each splitter

@@ -11,9 +11,8 @@
 // Rounds re-read the region instead of compacting it: several blocks may share
 // a region (ranks in one bin), and reads from L2 are cheaper than scratch space.
 // Every read of the region keeps four 16-byte loads per thread in flight (1024
-// threads): a first version with one dependent load per thread at a time and
-// 256 threads took 0.26 ms for 101 ranks on the H100, bound by latency; the
-// block with the largest region sets the kernel's time.
+// threads): the block with the largest region sets the kernel's time, and with
+// one dependent load per thread at a time it would be bound by latency.
 #pragma once
 
 #include <cub/block/block_scan.cuh>
@@ -29,22 +28,22 @@
 
 namespace kselect::cuda {
 
-namespace bin_finish_detail {
-constexpr int threads = tuning::compiled.prepass.finish.threads;
-constexpr int items = tuning::compiled.prepass.finish.items_per_thread;
-constexpr int bucket_bits = 12;
-constexpr int buckets = 1 << bucket_bits;  // = threads * items, one scan
-constexpr int gather_max = threads * items;
+constexpr int bin_finish_threads = tuning::compiled.prepass.finish.threads;
+constexpr int bin_finish_items = tuning::compiled.prepass.finish.items_per_thread;
+constexpr int bin_finish_bucket_bits = 12;
+constexpr int bin_finish_buckets = 1 << bin_finish_bucket_bits;  // = threads * items, one scan
+constexpr int bin_finish_gather_max = bin_finish_threads * bin_finish_items;
 /// Up to this many candidates, each thread finds its candidate's sorted position
 /// by comparing it with all of them; above, a block sort.
-constexpr int count_max = threads;
+constexpr int bin_finish_count_max = bin_finish_threads;
 /// 16-byte loads in flight per thread while reading a region.
-constexpr int unroll = 4;
+constexpr int bin_finish_unroll = 4;
 
 /// Calls f(x) for every key of src[0, size): the unaligned head and tail one key
 /// per thread, the rest with 16-byte loads, unroll of them in flight per thread.
 template <class K, class F>
-__device__ __forceinline__ void for_each_key(const K* src, std::int64_t size, F&& f) {
+__device__ __forceinline__ void for_each_region_key(const K* src, std::int64_t size, F&& f) {
+  constexpr int threads = bin_finish_threads, unroll = bin_finish_unroll;
   constexpr int per_vec = 16 / static_cast<int>(sizeof(K));
   const auto misalign = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(src) % 16 / sizeof(K));
   const std::int64_t head = misalign == 0 ? 0 : (per_vec - misalign < size ? per_vec - misalign : size);
@@ -70,14 +69,47 @@ __device__ __forceinline__ void for_each_key(const K* src, std::int64_t size, F&
   const std::int64_t tail = head + vecs * per_vec;
   if (tail + threadIdx.x < size) f(src[tail + threadIdx.x]);
 }
-}  // namespace bin_finish_detail
+
+/// The key at sorted position `rank` of the `count` candidates gathered in
+/// sort.sorted, to *answer: up to bin_finish_count_max candidates, each thread
+/// finds its candidates' sorted positions by comparing them with all the others;
+/// above, a block sort.
+template <class T, class SortStorage>
+__device__ __forceinline__ void bin_finish_pick(SortStorage& sort, int count, std::int64_t rank, T* answer) {
+  using K = core::key_t<T>;
+  constexpr int threads = bin_finish_threads, items = bin_finish_items;
+  const K* cand = sort.sorted;
+  if (count <= bin_finish_count_max) {
+    // Candidate i's sorted position: keys below it, plus equal keys before it.
+    for (int i = threadIdx.x; i < count; i += threads) {
+      const K candidate = cand[i];
+      int pos = 0;
+      for (int j = 0; j < count; ++j) {
+        const K x = cand[j];
+        pos += (x < candidate) | ((x == candidate) & (j < i));
+      }
+      if (pos == rank) *answer = core::key_traits<T>::from_key(candidate);
+    }
+    return;
+  }
+  K keys[items];
+#pragma unroll
+  for (int i = 0; i < items; ++i) {
+    const int idx = threadIdx.x * items + i;
+    keys[i] = idx < count ? cand[idx] : static_cast<K>(~K(0));
+  }
+  __syncthreads();
+  block_sorter<K, threads, items>::sort(keys, sort);
+  if (threadIdx.x == 0) *answer = core::key_traits<T>::from_key(sort.sorted[rank]);
+}
 
 template <class T>
-__global__ void __launch_bounds__(bin_finish_detail::threads)
+__global__ void __launch_bounds__(bin_finish_threads)
     bin_finish_kernel(const core::key_t<T>* copy, const bin_region<core::key_t<T>>* regions, const bin_rank_task* tasks,
                       const bin_prepass_state* state, T* out) {
   using K = core::key_t<T>;
-  using namespace bin_finish_detail;
+  constexpr int threads = bin_finish_threads, items = bin_finish_items, bucket_bits = bin_finish_bucket_bits;
+  constexpr int buckets = bin_finish_buckets, gather_max = bin_finish_gather_max;
   using sorter = block_sorter<K, threads, items>;
   using scan = cub::BlockScan<unsigned, threads>;
   __shared__ union {
@@ -105,7 +137,7 @@ __global__ void __launch_bounds__(bin_finish_detail::threads)
     const int shift = width > bucket_bits ? width - bucket_bits : 0;
     for (int b = threadIdx.x; b < buckets; b += threads) smem.hist[b] = 0;
     __syncthreads();
-    for_each_key(src, size, [&](K x) {
+    for_each_region_key(src, size, [&](K x) {
       if (x >= lo && x <= hi) atomicAdd(&smem.hist[static_cast<unsigned>((x - lo) >> shift)], 1u);
     });
     __syncthreads();
@@ -119,7 +151,8 @@ __global__ void __launch_bounds__(bin_finish_detail::threads)
         const K bucket_lo = static_cast<K>(lo + (static_cast<K>(threadIdx.x * items + i) << shift));
         range[0] = bucket_lo;
         // The bucket's last key, without passing hi (or the key type's end).
-        range[1] = static_cast<K>((hi - bucket_lo) >> shift) == 0 ? hi : static_cast<K>(bucket_lo + ((K(1) << shift) - 1));
+        range[1] =
+            static_cast<K>((hi - bucket_lo) >> shift) == 0 ? hi : static_cast<K>(bucket_lo + ((K(1) << shift) - 1));
         found[0] = before[i];
         found[1] = c[i];
       }
@@ -139,33 +172,11 @@ __global__ void __launch_bounds__(bin_finish_detail::threads)
   if (threadIdx.x == 0) num_candidates = 0;
   __syncthreads();
   K* cand = smem.sort.sorted;
-  for_each_key(src, size, [&](K x) {
+  for_each_region_key(src, size, [&](K x) {
     if (x >= lo && x <= hi) cand[atomicAdd(&num_candidates, 1)] = x;
   });
   __syncthreads();
-  const int m = num_candidates;
-  if (m <= count_max) {
-    // Candidate i's sorted position: keys below it, plus equal keys before it.
-    for (int i = threadIdx.x; i < m; i += threads) {
-      const K c = cand[i];
-      int pos = 0;
-      for (int j = 0; j < m; ++j) {
-        const K x = cand[j];
-        pos += (x < c) | ((x == c) & (j < i));
-      }
-      if (pos == rank) out[blockIdx.x] = core::key_traits<T>::from_key(c);
-    }
-    return;
-  }
-  K keys[items];
-#pragma unroll
-  for (int i = 0; i < items; ++i) {
-    const int idx = threadIdx.x * items + i;
-    keys[i] = idx < m ? cand[idx] : static_cast<K>(~K(0));
-  }
-  __syncthreads();
-  sorter::sort(keys, smem.sort);
-  if (threadIdx.x == 0) out[blockIdx.x] = core::key_traits<T>::from_key(smem.sort.sorted[rank]);
+  bin_finish_pick(smem.sort, num_candidates, rank, out + blockIdx.x);
 }
 
 }  // namespace kselect::cuda

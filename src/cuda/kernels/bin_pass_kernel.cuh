@@ -20,15 +20,14 @@
 
 namespace kselect::cuda {
 
-namespace bin_pass_detail {
-/// The filter's warps flush their stage past this many values; 8-byte values
-/// sooner, so the block (map, bitmap, stages) fits 48 KiB of static shared memory.
+/// bin_extract_kernel's warps flush their stage past this many values; 8-byte
+/// values sooner, so the block (map, bitmap, stages) fits 48 KiB of static shared memory.
 template <class K>
-constexpr int flush_at = sizeof(K) == 8 ? 64 : 256;
+constexpr int bin_extract_flush_at = sizeof(K) == 8 ? 64 : 256;
 /// Values per thread per tile of the scatter: its tile is staged in shared memory.
 template <class K>
-constexpr int scatter_items = sizeof(K) == 8 ? tuning::compiled.prepass.scatter_k64.items_per_thread
-                                             : tuning::compiled.prepass.scatter_k32.items_per_thread;
+constexpr int bin_scatter_items = sizeof(K) == 8 ? tuning::compiled.prepass.scatter_k64.items_per_thread
+                                                 : tuning::compiled.prepass.scatter_k32.items_per_thread;
 
 /// The type CUDA's atomics take for a key (the 64-bit overloads take unsigned
 /// long long, which std::uint64_t is not).
@@ -43,11 +42,10 @@ __device__ __forceinline__ void atomic_widen(K* lo, K* hi, K low, K high) {
 }
 
 /// Region (the selected bin's index among the selected bins) of a selected bin b.
-__device__ __forceinline__ unsigned region_of(const std::uint32_t* selected, const std::uint32_t* before_word,
-                                              unsigned b) {
+__device__ __forceinline__ unsigned bin_region_of(const std::uint32_t* selected, const std::uint32_t* before_word,
+                                                  unsigned b) {
   return before_word[b / 32] + __popc(selected[b / 32] & ((1u << (b % 32)) - 1u));
 }
-}  // namespace bin_pass_detail
 
 /// Adds the count of every key's bin to hist (64-bit, one atomic per bin per block).
 template <class T>
@@ -55,13 +53,12 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
     bin_count_kernel(const T* in, std::int64_t n, const core::bin_map<core::key_t<T>>* map,
                      const bin_prepass_state* state, unsigned long long* hist) {
   using K = core::key_t<T>;
-  using namespace bin_pass_detail;
   __shared__ core::bin_map<K> sm_map;
   // 32-bit: a block counts at most n / grid keys, and the host sizes the grid so
   // that this stays below 2^32.
   __shared__ unsigned counts[core::bin_map_max_bins];
   if (state->proceed == 0) return;
-  bin_plan_detail::copy_map(&sm_map, map);
+  copy_bin_map(&sm_map, map);
   for (int b = threadIdx.x; b < int(core::bin_map_max_bins); b += blockDim.x) counts[b] = 0;
   __syncthreads();
   // Each thread adds runs of equal bins among its own keys (sorted input and runs
@@ -90,21 +87,20 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
 /// Copies every value whose bin is set in `selected` to out, as read and in any
 /// order (bin_scatter_kernel then moves them into their bins' regions). Writing
 /// each value into its region here, with a cursor atomic per region per 32 values,
-/// took this pass from 0.43 to 0.94 ms on the H100 (2^28 floats, 101 percentiles).
+/// would about double this pass's time.
 template <class T>
 __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
     bin_extract_kernel(const T* in, std::int64_t n, const core::bin_map<core::key_t<T>>* map,
                       const std::uint32_t* selected, const bin_prepass_state* state, unsigned long long* cursor,
                       T* out) {
   using K = core::key_t<T>;
-  using namespace bin_pass_detail;
-  constexpr int words = bin_plan_detail::selected_words;
+  constexpr int words = bin_selected_words;
   __shared__ core::bin_map<K> sm_map;
   __shared__ std::uint32_t sm_selected[words];
-  __shared__ T stage[tuning::stream_threads / 32][warp_stage_capacity<flush_at<K>>];
+  __shared__ T stage[tuning::stream_threads / 32][warp_stage_capacity<bin_extract_flush_at<K>>];
   if (state->proceed == 0) return;
   const auto capacity = static_cast<std::int64_t>(state->kept);  // bin_reduce_kernel counted them
-  bin_plan_detail::copy_map(&sm_map, map);
+  copy_bin_map(&sm_map, map);
   for (int w = threadIdx.x; w < words; w += blockDim.x) sm_selected[w] = selected[w];
   __syncthreads();
   T* my_stage = stage[threadIdx.x / 32];
@@ -118,9 +114,38 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
         stage_by_ballot(take, x, my_stage, staged);
       },
       [&] {
-        if (staged > flush_at<K>) flush_warp_stage(my_stage, staged, cursor, out, capacity, as_read);
+        if (staged > bin_extract_flush_at<K>) flush_warp_stage(my_stage, staged, cursor, out, capacity, as_read);
       });
   if (staged > 0) flush_warp_stage(my_stage, staged, cursor, out, capacity, as_read);
+}
+
+/// bin_scatter_kernel, per tile: reserves each region's run in the copy (one
+/// atomic per region), widens the region's key bounds, and turns the runs'
+/// counts (run_start) into their starts in the tile.
+template <class K, class ScanStorage>
+__device__ __forceinline__ void bin_scatter_reserve_runs(std::uint32_t* run_start, std::uint32_t* run_dest,
+                                                         const K* run_min, const K* run_max,
+                                                         bin_region<K>* region_state, int regions,
+                                                         ScanStorage& scan_storage) {
+  constexpr int threads = tuning::stream_threads;
+  constexpr int regions_per_thread = tuning::bin_prepass_max_ranks / threads;
+  std::uint32_t count[regions_per_thread], start[regions_per_thread];
+#pragma unroll
+  for (int i = 0; i < regions_per_thread; ++i) {
+    const int r = threadIdx.x * regions_per_thread + i;
+    count[i] = r < regions ? run_start[r] : 0u;
+    if (count[i] != 0) {
+      run_dest[r] = static_cast<std::uint32_t>(
+          atomicAdd(&region_state[r].cursor, static_cast<unsigned long long>(count[i])));
+      atomic_widen(&region_state[r].min, &region_state[r].max, run_min[r], run_max[r]);
+    }
+  }
+  cub::BlockScan<std::uint32_t, threads>(scan_storage).ExclusiveSum(count, start);
+#pragma unroll
+  for (int i = 0; i < regions_per_thread; ++i) {
+    const int r = threadIdx.x * regions_per_thread + i;
+    if (r < regions) run_start[r] = start[i];
+  }
 }
 
 /// Moves the filter's copy (values, any order) into the selected bins' regions,
@@ -136,11 +161,9 @@ __global__ void __launch_bounds__(tuning::stream_threads)
                        const std::uint32_t* selected_before_word, bin_region<core::key_t<T>>* region_state,
                        const bin_prepass_state* state, core::key_t<T>* out) {
   using K = core::key_t<T>;
-  using namespace bin_pass_detail;
-  constexpr int words = bin_plan_detail::selected_words;
-  constexpr int threads = tuning::stream_threads, items = scatter_items<K>, tile = threads * items;
+  constexpr int words = bin_selected_words;
+  constexpr int threads = tuning::stream_threads, items = bin_scatter_items<K>, tile = threads * items;
   constexpr int max_regions = tuning::bin_prepass_max_ranks;
-  constexpr int regions_per_thread = max_regions / threads;
   using scan = cub::BlockScan<std::uint32_t, threads>;
   __shared__ core::bin_map<K> sm_map;
   __shared__ std::uint32_t sm_selected[words];
@@ -158,7 +181,7 @@ __global__ void __launch_bounds__(tuning::stream_threads)
   if (state->proceed == 0) return;
   const auto kept = static_cast<std::int64_t>(state->kept);
   const int regions = static_cast<int>(state->regions);
-  bin_plan_detail::copy_map(&sm_map, map);
+  copy_bin_map(&sm_map, map);
   for (int w = threadIdx.x; w < words; w += threads) {
     sm_selected[w] = selected[w];
     sm_before[w] = selected_before_word[w];
@@ -180,29 +203,13 @@ __global__ void __launch_bounds__(tuning::stream_threads)
 #pragma unroll
     for (int i = 0; i < items; ++i) {
       if (base + i * threads + threadIdx.x >= kept) continue;
-      region[i] = region_of(sm_selected, sm_before, core::bin_of(sm_map, core::key_traits<T>::pre_key(x[i])));
+      region[i] = bin_region_of(sm_selected, sm_before, core::bin_of(sm_map, core::key_traits<T>::pre_key(x[i])));
       const K key = core::key_traits<T>::to_key(x[i]);
       offset[i] = atomicAdd(&run_start[region[i]], 1u);
       atomic_widen(&run_min[region[i]], &run_max[region[i]], key, key);
     }
     __syncthreads();
-    std::uint32_t count[regions_per_thread], start[regions_per_thread];
-#pragma unroll
-    for (int i = 0; i < regions_per_thread; ++i) {
-      const int r = threadIdx.x * regions_per_thread + i;
-      count[i] = r < regions ? run_start[r] : 0u;
-      if (count[i] != 0) {
-        run_dest[r] = static_cast<std::uint32_t>(
-            atomicAdd(&region_state[r].cursor, static_cast<unsigned long long>(count[i])));
-        atomic_widen(&region_state[r].min, &region_state[r].max, run_min[r], run_max[r]);
-      }
-    }
-    scan(scan_storage).ExclusiveSum(count, start);
-#pragma unroll
-    for (int i = 0; i < regions_per_thread; ++i) {
-      const int r = threadIdx.x * regions_per_thread + i;
-      if (r < regions) run_start[r] = start[i];
-    }
+    bin_scatter_reserve_runs(run_start, run_dest, run_min, run_max, region_state, regions, scan_storage);
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < items; ++i) {

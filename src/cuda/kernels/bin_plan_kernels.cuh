@@ -21,24 +21,23 @@
 
 namespace kselect::cuda {
 
-namespace bin_plan_detail {
-constexpr int map_threads = tuning::sample_threads;  // 256 x 16 keys (1024 x 4: the block sort needs more than 48 KiB)
-constexpr int map_items = tuning::sample_size / map_threads;
-constexpr int slots_per_thread = core::bin_map_slots / map_threads;
-constexpr int reduce_threads = tuning::compiled.prepass.reduce.threads;  // 8 bins each
-constexpr int bins_per_thread = core::bin_map_max_bins / reduce_threads;
-constexpr int selected_words = core::bin_map_max_bins / 32;
+constexpr int bin_map_threads = tuning::sample_threads;  // 256 x 16 keys (1024 x 4: the block sort needs > 48 KiB)
+constexpr int bin_map_items = tuning::sample_size / bin_map_threads;
+constexpr int bin_map_slots_per_thread = core::bin_map_slots / bin_map_threads;
+constexpr int bin_reduce_threads = tuning::compiled.prepass.reduce.threads;  // 8 bins each
+constexpr int bin_reduce_bins_per_thread = core::bin_map_max_bins / bin_reduce_threads;
+/// Words of the selected bins' bitmap.
+constexpr int bin_selected_words = core::bin_map_max_bins / 32;
 
 /// Copies a map between shared and global memory, all threads of the block (as
 /// 32-bit words: it is trivially copyable).
 template <class K>
-__device__ __forceinline__ void copy_map(core::bin_map<K>* dst, const core::bin_map<K>* src) {
+__device__ __forceinline__ void copy_bin_map(core::bin_map<K>* dst, const core::bin_map<K>* src) {
   static_assert(sizeof(core::bin_map<K>) % 4 == 0, "copied as 32-bit words");
   auto* d = reinterpret_cast<std::uint32_t*>(dst);
   const auto* s = reinterpret_cast<const std::uint32_t*>(src);
   for (int i = threadIdx.x; i < int(sizeof(core::bin_map<K>) / 4); i += blockDim.x) d[i] = s[i];
 }
-}  // namespace bin_plan_detail
 
 /// One block: draws and sorts a 4096-key sample, builds the bin map from it
 /// (core::build_bin_map's rules, bit for bit), writes the map, and sets state->proceed when
@@ -46,13 +45,12 @@ __device__ __forceinline__ void copy_map(core::bin_map<K>* dst, const core::bin_
 /// `max_predicted_keys` sample keys (core::predict_kept_fraction's rule).
 /// Also zeroes `hist` (core::bin_map_max_bins counters) and *copy_cursor.
 template <class T>
-__global__ void __launch_bounds__(bin_plan_detail::map_threads)
+__global__ void __launch_bounds__(bin_map_threads)
     bin_map_kernel(const T* in, std::int64_t n, std::uint64_t seed, const std::int64_t* ranks,
                    std::int64_t num_ranks, std::int64_t max_predicted_keys, core::bin_map<core::key_t<T>>* map_out,
                    bin_prepass_state* state, unsigned long long* hist, unsigned long long* copy_cursor) {
   using K = core::key_t<T>;
-  using namespace bin_plan_detail;
-  constexpr int threads = map_threads, items = map_items;
+  constexpr int threads = bin_map_threads, items = bin_map_items, slots_per_thread = bin_map_slots_per_thread;
   using sorter = block_sorter<K, threads, items>;
   using scan = cub::BlockScan<std::uint32_t, threads>;
   using reduce = cub::BlockReduce<std::int64_t, threads>;
@@ -99,7 +97,7 @@ __global__ void __launch_bounds__(bin_plan_detail::map_threads)
   for (int i = 0; i < slots_per_thread; ++i) m.slot[first_slot + i] = core::slot_word(first[i], bins[i]);
   if (threadIdx.x == 0) m.num_bins = total + 1;
   __syncthreads();
-  copy_map(map_out, &m);
+  copy_bin_map(map_out, &m);
   // The sample's bins, in place of its keys (non-decreasing: the map is monotone).
 #pragma unroll
   for (int i = 0; i < items; ++i) smem.sorted[threadIdx.x * items + i] = static_cast<K>(core::bin_of(m, pre[i]));
@@ -114,6 +112,49 @@ __global__ void __launch_bounds__(bin_plan_detail::map_threads)
   }
 }
 
+/// bin_reduce_kernel: each rank's bin, marked in `selected` (shared). The last
+/// thread whose bins start at or before the rank holds it (that thread's bins are
+/// not all empty: the next thread starts after it). The task gets the bin's size
+/// and the rank within the bin; `start` holds the bin until the regions are known.
+__device__ __forceinline__ void bin_reduce_locate_ranks(const unsigned long long* hist, const std::int64_t* ranks,
+                                                        std::int64_t num_ranks, const unsigned long long* keys_before,
+                                                        std::uint32_t* selected, bin_rank_task* tasks) {
+  constexpr int threads = bin_reduce_threads, items = bin_reduce_bins_per_thread;
+  for (std::int64_t k = threadIdx.x; k < num_ranks; k += threads) {
+    const auto r = static_cast<unsigned long long>(ranks[k]);
+    const auto lo = static_cast<int>(
+        core::partition_point(threads, [&](std::int64_t t) { return keys_before[t] <= r; }) - 1);
+    unsigned long long at = keys_before[lo];
+    int b = lo * items;
+    unsigned long long c = hist[b];
+    while (r >= at + c) {
+      at += c;
+      c = hist[++b];
+    }
+    atomicOr(&selected[b / 32], 1u << (b % 32));
+    tasks[k] = {b, static_cast<std::int64_t>(c), static_cast<std::int64_t>(r - at), 0};
+  }
+}
+
+/// bin_reduce_kernel: each rank's task gets its bin's region and where the
+/// region starts in the copy (from the thread prefixes, then the selected bins
+/// before it among the thread's, re-read from the histogram).
+__device__ __forceinline__ void bin_reduce_place_tasks(const unsigned long long* hist, std::int64_t num_ranks,
+                                                       const unsigned long long* kept_before,
+                                                       const std::uint32_t* regions_before,
+                                                       const std::uint32_t* selected, bin_rank_task* tasks) {
+  constexpr int threads = bin_reduce_threads, items = bin_reduce_bins_per_thread;
+  for (std::int64_t k = threadIdx.x; k < num_ranks; k += threads) {
+    const auto b = static_cast<int>(tasks[k].start);
+    unsigned long long start = kept_before[b / items];
+    std::uint32_t region_of_b = regions_before[b / items];
+    for (int c = b - b % items; c < b; ++c)
+      if ((selected[c / 32] >> (c % 32)) & 1u) start += hist[c], ++region_of_b;
+    tasks[k].start = static_cast<std::int64_t>(start);
+    tasks[k].region = region_of_b;
+  }
+}
+
 /// One block, after the count pass. From the histogram: the bins holding ranks
 /// (core::reduce_to_bins's rule) as a bitmap, and for each word of it the
 /// selected bins before it; a region of the partitioned copy for each selected
@@ -122,13 +163,12 @@ __global__ void __launch_bounds__(bin_plan_detail::map_threads)
 /// Shared memory holds one prefix per thread (8 bins); a thread's bins are re-read
 /// from the histogram (L2) where a rank needs them.
 template <class K>
-__global__ void __launch_bounds__(bin_plan_detail::reduce_threads)
+__global__ void __launch_bounds__(bin_reduce_threads)
     bin_reduce_kernel(const unsigned long long* hist, const core::bin_map<K>* map, const std::int64_t* ranks,
                       std::int64_t num_ranks, std::int64_t capacity, std::uint32_t* selected,
                       std::uint32_t* selected_before_word, bin_region<K>* region, bin_rank_task* tasks,
                       bin_prepass_state* state) {
-  using namespace bin_plan_detail;
-  constexpr int threads = reduce_threads, items = bins_per_thread;
+  constexpr int threads = bin_reduce_threads, items = bin_reduce_bins_per_thread, selected_words = bin_selected_words;
   using scan = cub::BlockScan<unsigned long long, threads>;
   __shared__ typename scan::TempStorage tmp;
   __shared__ unsigned long long keys_before[threads];  // input keys in the bins before thread t's
@@ -149,24 +189,7 @@ __global__ void __launch_bounds__(bin_plan_detail::reduce_threads)
   keys_before[threadIdx.x] = before;
   for (int w = threadIdx.x; w < selected_words; w += threads) sel[w] = 0;
   __syncthreads();
-  // Each rank's bin. The last thread whose bins start at or before the rank holds
-  // it (that thread's bins are not all empty: the next thread starts after it).
-  // The task gets the bin's size and the rank within the bin; `start` holds the
-  // bin until the regions are known.
-  for (std::int64_t k = threadIdx.x; k < num_ranks; k += threads) {
-    const auto r = static_cast<unsigned long long>(ranks[k]);
-    const auto lo = static_cast<int>(
-        core::partition_point(threads, [&](std::int64_t t) { return keys_before[t] <= r; }) - 1);
-    unsigned long long at = keys_before[lo];
-    int b = lo * items;
-    unsigned long long c = hist[b];
-    while (r >= at + c) {
-      at += c;
-      c = hist[++b];
-    }
-    atomicOr(&sel[b / 32], 1u << (b % 32));
-    tasks[k] = {b, static_cast<std::int64_t>(c), static_cast<std::int64_t>(r - at), 0};
-  }
+  bin_reduce_locate_ranks(hist, ranks, num_ranks, keys_before, sel, tasks);
   __syncthreads();
   // Regions: the selected bins' keys before each selected bin, and its index.
   unsigned long long kept_sum = 0, regions = 0;
@@ -197,15 +220,7 @@ __global__ void __launch_bounds__(bin_plan_detail::reduce_threads)
   }
   for (int w = threadIdx.x; w < selected_words; w += threads) selected[w] = sel[w];
   __syncthreads();
-  for (std::int64_t k = threadIdx.x; k < num_ranks; k += threads) {
-    const auto b = static_cast<int>(tasks[k].start);
-    unsigned long long start = kept_before[b / items];
-    std::uint32_t region_of_b = regions_before[b / items];
-    for (int c = b - b % items; c < b; ++c)
-      if ((sel[c / 32] >> (c % 32)) & 1u) start += hist[c], ++region_of_b;
-    tasks[k].start = static_cast<std::int64_t>(start);
-    tasks[k].region = region_of_b;
-  }
+  bin_reduce_place_tasks(hist, num_ranks, kept_before, regions_before, sel, tasks);
   if (threadIdx.x == 0) {
     state->kept = kept;
     state->regions = static_cast<std::uint32_t>(total_regions);

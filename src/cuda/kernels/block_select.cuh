@@ -4,13 +4,12 @@
 // match the prefix found so far (one histogram while the two prefixes agree).
 // approx_plan_kernel's window mode needs two order statistics of its
 // 16384-key sample and the few keys between them, not the whole sample sorted
-// (cub::BlockRadixSort of 16384 keys: 45-48 us on the H100,
-// bench/results/h100-2026-11-22-e042e09-experiments.txt).
+// (sorting all 16384 keys with cub::BlockRadixSort costs more than this selection).
 //
 // Each lane counts into its own column of the histogram (word digit * 32 +
 // lane, bank = lane), so the adds of a warp never collide, however skewed the
-// digits: uniform floats share their top byte by the thousand, and a first
-// version with one word per digit spent ~50 us serialising those adds.
+// digits: uniform floats share their top byte by the thousand, and one word per
+// digit would serialise those adds.
 #pragma once
 
 #include <cstdint>

@@ -5,8 +5,8 @@
 // Counting: window tasks (<= 2 splitters, 5 buckets) count in registers; others in
 // shared memory (count_into). Extraction: each warp stages its window keys in its
 // own slice of shared memory and writes them out with one global atomic per ~200
-// keys, so no block-wide barrier stalls the loads (measured on the H100: a
-// per-tile block scan plus atomic made this pass 3x slower than the read floor).
+// keys, so no block-wide barrier stalls the loads (a per-tile block scan plus
+// atomic makes this pass about three times the read floor).
 #pragma once
 
 #include "cuda/kernels/classifier.cuh"
@@ -111,6 +111,60 @@ __device__ __forceinline__ void load_task(count_shared<K>& sm, stats_view<K> sta
   __syncthreads();
 }
 
+/// Window tasks (<= 2 splitters s0 <= s1): the tile's register counts, by
+/// compares only. A full tile of a compact task (nearly every tile) needs no
+/// per-key tests.
+template <class K>
+__device__ __forceinline__ void count_window_compares(const K (&keys)[tuning::stream_items],
+                                                      const bool (&inside)[tuning::stream_items], bool compact,
+                                                      int remaining, std::int64_t left, K s0, K s1,
+                                                      unsigned (&reg)[register_counters]) {
+  constexpr int items = tuning::stream_items;
+  if (compact && remaining == tuning::tile_keys && left >= std::int64_t(tuning::tile_keys)) {
+#pragma unroll
+    for (int i = 0; i < items; ++i) {
+      reg[0] += keys[i] < s0;
+      reg[1] += keys[i] == s0;
+      reg[2] += keys[i] < s1;
+      reg[3] += keys[i] == s1;
+    }
+    reg[4] += items;
+  } else {
+#pragma unroll
+    for (int i = 0; i < items; ++i) {
+      reg[0] += inside[i] && keys[i] < s0;
+      reg[1] += inside[i] && keys[i] == s0;
+      reg[2] += inside[i] && keys[i] < s1;
+      reg[3] += inside[i] && keys[i] == s1;
+      reg[4] += inside[i];
+    }
+  }
+}
+
+/// Window tasks: stages the tile's keys inside the predicted window (above
+/// window_lo when need_lo, below window_hi when need_hi) in the warp's stage,
+/// which goes to task_index's region of dst when more than stage_flush keys wait.
+template <class K>
+__device__ __forceinline__ void stage_window_keys(count_shared<K>& sm, bool need_lo, bool need_hi, K window_lo,
+                                                  K window_hi, const K (&keys)[tuning::stream_items],
+                                                  const bool (&inside)[tuning::stream_items], stats_view<K> stats,
+                                                  int task_index, K* region, std::int64_t capacity) {
+  constexpr int items = tuning::stream_items;
+  const int warp = threadIdx.x / 32;
+#pragma unroll
+  for (int i = 0; i < items; ++i) {
+    if (inside[i] && (!need_lo || keys[i] > window_lo) && (!need_hi || keys[i] < window_hi))
+      sm.stage[warp][atomicAdd(&sm.staged[warp], 1)] = keys[i];
+    if (i % stage_check == stage_check - 1) {
+      __syncwarp();
+      if (sm.staged[warp] > stage_flush<K>) {
+        auto* const cursor = reinterpret_cast<unsigned long long*>(stats.header(task_index) + 2);
+        flush_stage(sm.stage[warp], sm.staged[warp], cursor, region, capacity);
+      }
+    }
+  }
+}
+
 template <class Src, class K>
 __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
     count_kernel(const task_desc<K>* tasks, int num_tasks, std::int64_t total_tiles,
@@ -168,43 +222,15 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
       const int wb = sm.window_bucket;
       const bool need_lo = wb > 0, need_hi = wb < 2 * m;
       const K wlo = wb == 4 ? s1 : s0, whi = wb == 0 ? s0 : s1;
-      if (compact && remaining == tuning::tile_keys && left >= std::int64_t(tuning::tile_keys)) {
-        // Full tile of a compact task (nearly every tile): no per-key tests.
-#pragma unroll
-        for (int i = 0; i < items; ++i) {
-          reg[0] += keys[i] < s0;
-          reg[1] += keys[i] == s0;
-          reg[2] += keys[i] < s1;
-          reg[3] += keys[i] == s1;
-        }
-        reg[4] += items;
-      } else {
-#pragma unroll
-        for (int i = 0; i < items; ++i) {
-          reg[0] += inside[i] && keys[i] < s0;
-          reg[1] += inside[i] && keys[i] == s0;
-          reg[2] += inside[i] && keys[i] < s1;
-          reg[3] += inside[i] && keys[i] == s1;
-          reg[4] += inside[i];
-        }
-      }
-      if (wb >= 0) {
-#pragma unroll
-        for (int i = 0; i < items; ++i) {
-          if (inside[i] && (!need_lo || keys[i] > wlo) && (!need_hi || keys[i] < whi))
-            sm.stage[warp][atomicAdd(&sm.staged[warp], 1)] = keys[i];
-          if (i % stage_check == stage_check - 1) {
-            __syncwarp();
-            if (sm.staged[warp] > stage_flush<K>)
-              flush_stage(sm.stage[warp], sm.staged[warp], cursor_of(ti), dst + t.extract_at, t.extract_cap);
-          }
-        }
-      }
+      count_window_compares(keys, inside, compact, remaining, left, s0, s1, reg);
+      if (wb >= 0) stage_window_keys(sm, need_lo, need_hi, wlo, whi, keys, inside, stats, ti, dst + t.extract_at,
+                                     t.extract_cap);
     } else {
 #pragma unroll
       for (int i = 0; i < items; ++i) {
         const int bucket = inside[i] ? sm.classifier.classify(keys[i]) : -1;
-        if (inside[i] && t.oracle >= 0) oracles[t.oracle + base + i * threads + threadIdx.x] = static_cast<std::uint8_t>(bucket);
+        if (inside[i] && t.oracle >= 0)
+          oracles[t.oracle + base + i * threads + threadIdx.x] = static_cast<std::uint8_t>(bucket);
         count_into(sm.hist, bucket);
       }
     }

@@ -1,8 +1,8 @@
 // Draws a block's sample: key i of thread t is sample j = i * threads + t at
 // core::sample_position. All positions are computed before any load and all loads
 // issued before any key is used, so the 16 loads of a thread are in flight
-// together (the window plan kernels took 13-31 us each on the H100 when the
-// position, load and key of each sample were computed in one loop).
+// together (computing the position, load and key of each sample in one loop
+// would wait on each load in turn).
 #pragma once
 
 #include <cstdint>

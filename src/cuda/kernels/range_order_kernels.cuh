@@ -1,9 +1,9 @@
 // Deterministic unsorted output: the output of a deterministic, unsorted range
 // call is its elements in input order. Two ways to get there, chosen by
 // range_dispatch.cuh by the output keys per input tile
-// (choose_range_order, tuning::range_policy); both replaced a radix sort of the
-// k indices and a gather (0.12 ms at k = 2^20 of 2^28 on the H100, more than
-// the 15% the issue allows over the unordered call).
+// (choose_range_order, tuning::range_policy); both cost less than a radix sort
+// of the k indices and a gather, which takes more than the 15% over the
+// unordered call that the deterministic order may cost.
 //
 // By bitmap (dense output): the level-0 pass writes a bit per input position
 // (set for the keys it puts in the range) and counts them per tile
@@ -13,9 +13,8 @@
 // range_order_expand_kernel writes every tile's set positions in ascending
 // order, gathering their keys. That reads and writes n / 8 bytes of bitmap. The
 // bitmap is cleared first and the pass writes only the words where a warp has
-// output keys. (Tried at k = 2^20: the pass writing every word, +0.07 ms in
-// the pass; no bits from the pass and every output key marked by
-// range_order_mark_kernel, 0.04 ms of atomics.)
+// output keys (writing every word, or marking every output key with
+// range_order_mark_kernel's atomics instead, costs more).
 //
 // By buckets (sparse output, and after the exact path): below.
 #pragma once
@@ -49,8 +48,8 @@ inline constexpr int range_order_expand_threads = tuning::compiled.range.order_e
 /// One warp per input tile: the positions of the tile's set bits, ascending,
 /// from the tile's first output slot (`first`: the exclusive scan of the tile
 /// counts), with their keys gathered from the input. Each lane loads four
-/// consecutive words at once (one round trip for the tile: a round of 32 words
-/// at a time took 0.08 ms at 2^28 keys), a warp scan of the lanes' bit counts
+/// consecutive words at once (one round trip for the tile, not one per round
+/// of 32 words), a warp scan of the lanes' bit counts
 /// places them, the positions are staged in shared memory and copied out
 /// coalesced.
 template <class T>
@@ -110,20 +109,17 @@ __global__ void __launch_bounds__(range_order_expand_threads)
 //                                below its own in a bitmap of the bucket in
 //                                shared memory).
 // That reads and writes the m entries three times and touches a counter per
-// tile, where a radix sort of the m indices (28 bits at 2^28 keys: four
-// passes, then a gather of the keys from the input) cost 0.12 ms at
-// k = 2^20 on the H100 (bench/results/h100-2026-11-23-71830d2-topk-profile.txt).
+// tile, less than a radix sort of the m indices (28 bits at 2^28 keys: four
+// passes, then a gather of the keys from the input).
 // The pass writes the output in runs of one tile (a warp's stage holds its
 // keys tile by tile), so consecutive entries of a warp that share a bucket
-// take their ranks with one atomic (the run's first lane's). (Counted by
-// atomics without return and placed by a second, returning, atomic in the
-// scatter, the two kernels took 16 and 39 us at k = 2^20, H100:
-// bench/results/h100-2026-11-23-d05a0be-experiments.txt.)
+// take their ranks with one atomic (the run's first lane's), which also counts
+// them: no second, returning, atomic in the scatter.
 
 inline constexpr int range_bucket_threads = tuning::compiled.range.bucket.threads;
 /// Entries a thread of the count and scatter kernels takes at once: their loads
-/// are all in flight together (one entry a thread, the scatter waited on four
-/// dependent round trips per entry: 36 us at k = 2^20).
+/// are all in flight together (with one entry a thread, the scatter would wait
+/// on four dependent round trips per entry).
 inline constexpr int range_bucket_items = tuning::compiled.range.bucket.items_per_thread;
 
 /// Output entries [0, count) by whole warps, range_bucket_items rows of 32
@@ -239,9 +235,9 @@ inline constexpr int range_bucket_expand_threads = tuning::compiled.range.bucket
 /// the words' bit counts, and an entry's place is the set bits below its own.
 /// A warp reads the first slots of `group` consecutive buckets (8 or 32) at
 /// once and takes those with entries: 32 where most buckets are empty, 8 where
-/// most are not (more warps in flight, each waiting on fewer buckets in turn:
-/// one warp per bucket, a round trip for its first slot and one for its
-/// entries, took 24 us at k = 2^20; d05a0be-experiments.txt).
+/// most are not (more warps in flight, each waiting on fewer buckets in turn;
+/// one warp per bucket would wait on a round trip for its first slot and one
+/// for its entries).
 template <class T>
 __global__ void __launch_bounds__(range_bucket_expand_threads)
     range_bucket_expand_kernel(const T* bucket_keys, const std::uint16_t* bucket_offsets,

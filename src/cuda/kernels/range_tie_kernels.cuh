@@ -8,11 +8,10 @@
 // ranks that bound the elements taken (a radix selection over the run's
 // indices) and writes those elements.
 //
-// This replaced a radix sort of (key, index) composites: key bits above index
-// bits (~48 bits at k = 2^20 of 2^28 where the key alone spans ~20), 0.080 ms
-// against the key sort's 0.053 ms in the same run (H100, KSELECT_PROFILE=1:
-// bench/results/h100-2026-11-23-71830d2-topk-profile.txt). Continuous keys
-// rarely tie at an end, and then this kernel only reads four keys.
+// Sorting by key alone and settling the ties here is cheaper than a radix sort
+// of (key, index) composites (key bits above index bits: ~48 bits at k = 2^20 of
+// 2^28 where the key alone spans ~20): continuous keys rarely tie at an end, and
+// then this kernel only reads four keys.
 #pragma once
 
 #include <cub/warp/warp_scan.cuh>

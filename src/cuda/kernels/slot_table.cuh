@@ -2,8 +2,8 @@
 // range. The range [s[0], s[m-1]] is cut into `slots` equal key intervals; slot j
 // records how many splitters lie below its start, so a key needs one table read
 // and then a search among the (usually 0 to 2) splitters inside its slot, instead
-// of a log2(m)-level tree descent (measured on the H100: the 10-level descent over
-// 1023 splitters made the count pass compute-bound at ~13x the read floor).
+// of a log2(m)-level tree descent (the 10-level descent over 1023 splitters
+// makes the count pass compute-bound, many times the read floor).
 // Skewed keys put many splitters in one slot; the search inside a slot is binary,
 // so the worst case is the tree's cost, never worse.
 #pragma once

@@ -14,6 +14,17 @@
 
 namespace kselect::cuda {
 
+/// A window task's bucket to extract (header[1]): the range bucket strictly
+/// between the bounds it has (has_lo: candidate 0 is the lower bound), or -1
+/// (bounds equal, or not a window task).
+__device__ __forceinline__ std::int64_t splitter_window_bucket(bool has_lo, int num_candidates, int num_splitters) {
+  const bool has_hi = num_candidates - (has_lo ? 1 : 0) > 0;
+  if (has_lo && has_hi) return num_splitters == 2 ? 2 : -1;  // -1: bounds equal
+  if (has_hi) return 0;
+  if (has_lo) return 2;
+  return -1;
+}
+
 template <class Src, class K>
 __global__ void __launch_bounds__(tuning::sample_threads)
     splitter_kernel(const task_desc<K>* tasks, stats_view<K> stats, std::uint64_t seed) {
@@ -85,16 +96,7 @@ __global__ void __launch_bounds__(tuning::sample_threads)
   }
   if (threadIdx.x == 0) {
     header[0] = total;
-    std::int64_t window_bucket = -1;
-    if (mode == task_mode::window) {
-      // The window is the range bucket strictly between its bounds.
-      const bool has_lo = window_pick[1] != 0;
-      const bool has_hi = num_candidates - (has_lo ? 1 : 0) > 0;
-      if (has_lo && has_hi) window_bucket = total == 2 ? 2 : -1;  // -1: bounds equal
-      else if (has_hi) window_bucket = 0;
-      else if (has_lo) window_bucket = 2;
-    }
-    header[1] = window_bucket;
+    header[1] = mode == task_mode::window ? splitter_window_bucket(window_pick[1] != 0, num_candidates, total) : -1;
   }
 }
 

@@ -25,15 +25,11 @@
 
 namespace kselect::cuda {
 
-namespace window_pass_detail {
-
-constexpr int warps = tuning::stream_threads / 32;
-/// A warp flushes its stage past this many keys; 64-bit keys sooner, so the
-/// block stays within 48 KiB of static shared memory.
+constexpr int window_pass_warps = tuning::stream_threads / 32;
+/// A warp of window_pass_kernel flushes its stage past this many keys; 64-bit
+/// keys sooner, so the block stays within 48 KiB of static shared memory.
 template <class K>
-constexpr int flush_at = sizeof(K) == 8 ? 128 : 256;
-
-}  // namespace window_pass_detail
+constexpr int window_flush_at = sizeof(K) == 8 ? 128 : 256;
 
 /// One thread's counts of a window pass, and its warp's stage of window keys.
 template <class Src, bool equality>
@@ -62,10 +58,10 @@ struct window_counter {
 template <class T, bool first_level>
 __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
     window_pass_kernel(window_state<core::key_t<T>>* st, std::int64_t capacity) {
-  using namespace window_pass_detail;
   using K = core::key_t<T>;
   using Src = std::conditional_t<first_level, T, K>;
-  __shared__ Src stage[warps][warp_stage_capacity<flush_at<K>>];
+  constexpr int warps = window_pass_warps, flush_at = window_flush_at<K>;
+  __shared__ Src stage[warps][warp_stage_capacity<flush_at>];
   if (st->status != window_status::running) return;
   const Src* src = static_cast<const Src*>(st->src);
   const std::int64_t size = st->size;
@@ -84,7 +80,7 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
     stream_tiles(
         src, size, [&](Src x, bool valid) { c.add(x, valid); },
         [&] {
-          if (c.staged > flush_at<K>) flush_warp_stage(c.stage, c.staged, &st->inside, dst, capacity, to_key);
+          if (c.staged > flush_at) flush_warp_stage(c.stage, c.staged, &st->inside, dst, capacity, to_key);
         });
     if (c.staged > 0) flush_warp_stage(c.stage, c.staged, &st->inside, dst, capacity, to_key);
     const unsigned long long below = warp_sum(c.below);

@@ -24,6 +24,45 @@ struct window_params {
   int max_levels = 64;
 };
 
+/// window_plan_kernel's first thread: starts the state (first level), or reads
+/// the previous pass's counts and moves to the rank's new task, answers the rank,
+/// or gives up (fallback). Returns whether the level goes on (samples the task).
+template <class T, bool first_level>
+__device__ __forceinline__ int window_plan_advance(window_state<core::key_t<T>>* st, const T* input, std::int64_t n,
+                                                   std::int64_t rank, core::key_t<T>* buffer0,
+                                                   core::key_t<T>* buffer1, const window_params& params, T* out) {
+  if constexpr (first_level) {
+    st->status = window_status::running;
+    st->level = 0;
+    st->src = input;
+    st->size = n;
+    st->rank = rank;
+    st->dst = buffer0;
+    return 1;
+  } else {
+    if (st->status != window_status::running) return 0;
+    const core::window_counts c{st->below, st->at_lo, st->inside, st->at_hi};
+    std::int64_t inside_rank = 0;
+    const core::window_step step = core::locate_in_window(st->rank, c, inside_rank);
+    if (step == core::window_step::answer_lo || step == core::window_step::answer_hi) {
+      out[0] = core::key_traits<T>::from_key(step == core::window_step::answer_lo ? st->bounds.s0 : st->bounds.s1);
+      st->status = window_status::done;
+      return 0;
+    }
+    if (step == core::window_step::missed || c.inside > static_cast<std::uint64_t>(params.capacity) ||
+        st->level + 1 >= params.max_levels) {
+      st->status = window_status::fallback;
+      return 0;
+    }
+    st->src = st->dst;
+    st->size = static_cast<std::int64_t>(c.inside);
+    st->rank = inside_rank;
+    st->dst = st->dst == buffer0 ? buffer1 : buffer0;
+    st->level += 1;
+    return 1;
+  }
+}
+
 /// first_level: the task is the T input (no previous pass); otherwise its keys
 /// are the K window the previous pass copied out.
 template <class T, bool first_level>
@@ -41,38 +80,8 @@ __global__ void __launch_bounds__(tuning::sample_threads)
   __shared__ typename sorter::storage smem;
   __shared__ int proceed;
 
-  if (threadIdx.x == 0) {
-    proceed = 1;
-    if constexpr (first_level) {
-      st->status = window_status::running;
-      st->level = 0;
-      st->src = input;
-      st->size = n;
-      st->rank = rank;
-      st->dst = buffer0;
-    } else if (st->status != window_status::running) {
-      proceed = 0;
-    } else {
-      const core::window_counts c{st->below, st->at_lo, st->inside, st->at_hi};
-      std::int64_t inside_rank = 0;
-      const core::window_step step = core::locate_in_window(st->rank, c, inside_rank);
-      if (step == core::window_step::answer_lo || step == core::window_step::answer_hi) {
-        out[0] = core::key_traits<T>::from_key(step == core::window_step::answer_lo ? st->bounds.s0 : st->bounds.s1);
-        st->status = window_status::done;
-        proceed = 0;
-      } else if (step == core::window_step::missed || c.inside > static_cast<std::uint64_t>(params.capacity) ||
-                 st->level + 1 >= params.max_levels) {
-        st->status = window_status::fallback;
-        proceed = 0;
-      } else {
-        st->src = st->dst;
-        st->size = static_cast<std::int64_t>(c.inside);
-        st->rank = inside_rank;
-        st->dst = st->dst == buffer0 ? buffer1 : buffer0;
-        st->level += 1;
-      }
-    }
-  }
+  if (threadIdx.x == 0)
+    proceed = window_plan_advance<T, first_level>(st, input, n, rank, buffer0, buffer1, params, out);
   __syncthreads();
   if (!proceed) return;
 
