@@ -15,6 +15,7 @@
 #                               CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=80-real
 #   GPU=auto|0|1                run the gpu-labelled tests (auto: `nvidia-smi -L` lists a GPU)
 #   JOBS=N                      parallel build jobs (default: all cores)
+#   TEST_JOBS=N                 parallel tests (default: JOBS; gpu tests run one at a time)
 #   CTEST_ARGS="..."            extra ctest arguments, e.g. CTEST_ARGS="-R cpu"
 #   SKIP_DEPS=1                 do not run scripts/install-deps.sh
 
@@ -26,6 +27,7 @@ BUILD_DIR ?= $(if $(filter cpu-only,$(PRESET)),build-cpu-only,build)
 PREFIX    ?= /usr/local
 GPU       ?= auto
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
+TEST_JOBS ?= $(JOBS)
 CMAKE_ARGS ?=
 CTEST_ARGS ?=
 SKIP_DEPS ?= 0
@@ -70,7 +72,7 @@ test: build
 	else \
 	  echo "make test: no usable CUDA GPU (nvidia-smi -L), skipping tests labelled gpu"; label_args=(-LE gpu); \
 	fi; \
-	ctest --test-dir $(BUILD_DIR) --output-on-failure --no-tests=error "$${label_args[@]}" $(CTEST_ARGS)
+	ctest --test-dir $(BUILD_DIR) --output-on-failure --no-tests=error -j $(TEST_JOBS) "$${label_args[@]}" $(CTEST_ARGS)
 
 install: build
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)

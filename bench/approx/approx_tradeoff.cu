@@ -22,48 +22,35 @@
 //
 // Usage: kselect-approx-bench [--json FILE] [--reps N] [--log2n K] [--quick]
 //   --quick: buckets 1024 and 4096 only.
+// The command line, the timing, the floor and the JSON file: bench/harness.
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_reduce.cuh>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "../cuda/timing.hpp"
 #include "common/device_data.cuh"
+#include "harness/harness.hpp"
 #include "kselect/device.hpp"
 #include "core/approx.hpp"
 
+using kselect::bench::check_call;
+using kselect::bench::time_median;
 using kselect::test::cuda_check;
 using kselect::test::device_buffer;
 using kselect::test::device_dist;
 
 namespace {
 
-struct bench_options {
-  int reps = 15;
-  int warmup = 3;
+/// kselect-approx-bench's options: the harness's and its own.
+struct bench_options : kselect::bench::run_options {
   int log2n = 28;
-  bool quick = false;
-  std::string json_path;
 };
-
-/// Median time in ms of fn() over the options' runs (bench/cuda/timing.hpp).
-double time_median(cudaStream_t stream, const bench_options& o, const std::function<void()>& fn) {
-  return kselect::bench::time_median_ms(stream, o.reps, o.warmup, [&](int) { fn(); });
-}
-
-void check_call(cudaError_t st, const char* what) {
-  if (st == cudaSuccess) return;
-  std::fprintf(stderr, "%s failed: %s %s\n", what, cudaGetErrorString(st), kselect::device::last_error_message());
-  std::exit(1);
-}
 
 struct row {
   std::string dist, ranks, method;
@@ -102,14 +89,7 @@ void bench_dist(device_dist d, const bench_options& o, cudaStream_t stream, std:
   const std::string dist = kselect::test::device_dist_name(d);
 
   // Floor: one read of the input.
-  device_buffer<T> sum(1);
-  std::size_t reduce_bytes = 0;
-  cuda_check(cub::DeviceReduce::Sum(nullptr, reduce_bytes, data.data(), sum.data(), n, stream), "reduce query");
-  device_buffer<char> reduce_ws(reduce_bytes);
-  const double floor_ms = time_median(stream, o, [&] {
-    std::size_t b = reduce_bytes;
-    cuda_check(cub::DeviceReduce::Sum(reduce_ws.data(), b, data.data(), sum.data(), n, stream), "reduce");
-  });
+  const double floor_ms = kselect::bench::read_floor_ms<T>(stream, 1, o, n, [&](int) { return data.data(); });
 
   // The sorted input, to check every answer (not timed).
   device_buffer<T> sorted(static_cast<std::size_t>(n));
@@ -216,33 +196,19 @@ void bench_dist(device_dist d, const bench_options& o, cudaStream_t stream, std:
 
 int main(int argc, char** argv) {
   bench_options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--json" && i + 1 < argc) o.json_path = argv[++i];
-    else if (a == "--reps" && i + 1 < argc) o.reps = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--log2n" && i + 1 < argc) o.log2n = std::clamp(std::atoi(argv[++i]), 10, 32);
-    else if (a == "--quick") o.quick = true;
-    else {
-      std::fprintf(stderr, "usage: kselect-approx-bench [--json FILE] [--reps N] [--log2n K] [--quick]\n");
-      return 2;
-    }
-  }
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::fprintf(stderr, "kselect-approx-bench: no CUDA device\n");
-    return 2;
-  }
-  cudaDeviceProp prop{};
-  cuda_check(cudaGetDeviceProperties(&prop, 0), "properties");
-  cudaStream_t stream;
-  cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  kselect::bench::arguments args("kselect-approx-bench");
+  args.value("--log2n", "K", &o.log2n, 10, 32);
+  if (!args.parse(argc, argv, o)) return 2;
+  const kselect::bench::bench_device device("kselect-approx-bench");
+  if (!device.ok()) return 2;
+  const cudaDeviceProp& prop = device.prop();
+  const cudaStream_t stream = device.stream();
   std::printf("device: %s, %d SMs; float 2^%d; median of %d runs after %d warm-ups\n", prop.name,
               prop.multiProcessorCount, o.log2n, o.reps, o.warmup);
   std::printf("%-7s %-16s %-30s %7s %10s %12s %9s %8s %12s  %s\n", "dist", "ranks", "method", "buckets",
               "candidates", "bound", "ms", "x floor", "max err / n", "check");
   std::vector<row> rows;
   for (device_dist d : {device_dist::uniform, device_dist::normal}) bench_dist(d, o, stream, rows);
-  cuda_check(cudaStreamDestroy(stream), "stream destroy");
 
   bool all_ok = true;
   for (const row& r : rows) all_ok = all_ok && r.correct;
@@ -266,7 +232,7 @@ int main(int argc, char** argv) {
                            {"floor_ms", r.floor_ms},
                            {"max_error_fraction", r.max_error_fraction},
                            {"correct", r.correct}});
-    std::ofstream(o.json_path) << j.dump(2) << "\n";
+    if (!kselect::bench::write_json(o.json_path, j)) return 1;
   }
   std::printf("%s\n", all_ok ? "all answers checked" : "WRONG ANSWERS");
   return all_ok ? 0 : 1;

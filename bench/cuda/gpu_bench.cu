@@ -4,22 +4,20 @@
 // inputs smaller than ~200 MB rotate among copies so that L2 (50 MB) cannot hold them.
 //
 // Usage: kselect-gpu-bench [--json FILE] [--reps N] [--quick] [--only TYPE:LOG2N:DIST] [--topk]
-// (--topk: only the top-k / rank-range benchmark, topk_bench.cu)
+// (--topk: only the top-k / rank-range benchmark, topk_bench.cu). The command line,
+// the timing, the floor and the JSON file: bench/harness.
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_reduce.cuh>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
-#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "common/device_data.cuh"
-#include "timing.hpp"
+#include "harness/harness.hpp"
 #include "topk_bench.hpp"
 #include "kselect/device.hpp"
 
@@ -30,6 +28,7 @@ using kselect::test::device_dist;
 namespace {
 
 using kselect::bench::bench_options;
+using kselect::bench::read_floor_ms;
 using kselect::bench::time_median;
 
 struct row {
@@ -56,14 +55,7 @@ void bench_case(std::int64_t n, device_dist d, const bench_options& o, cudaStrea
   cuda_check(cudaStreamSynchronize(stream), "generate");
 
   // Floor: one read of the input.
-  device_buffer<T> sum(1);
-  std::size_t reduce_bytes = 0;
-  cuda_check(cub::DeviceReduce::Sum(nullptr, reduce_bytes, data[0].data(), sum.data(), n, stream), "reduce query");
-  device_buffer<char> reduce_ws(reduce_bytes);
-  const double floor_ms = time_median(stream, copies, o, [&](int c) {
-    std::size_t b = reduce_bytes;
-    cuda_check(cub::DeviceReduce::Sum(reduce_ws.data(), b, data[c].data(), sum.data(), n, stream), "reduce");
-  });
+  const double floor_ms = read_floor_ms<T>(stream, copies, o, n, [&](int c) { return data[c].data(); });
 
   // Baseline: CUB radix sort of the keys, then the answer is sorted[k].
   device_buffer<T> sorted(n);
@@ -144,27 +136,14 @@ void bench_case(std::int64_t n, device_dist d, const bench_options& o, cudaStrea
 
 int main(int argc, char** argv) {
   bench_options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--json" && i + 1 < argc) o.json_path = argv[++i];
-    else if (a == "--reps" && i + 1 < argc) o.reps = std::max(10, std::atoi(argv[++i]));
-    else if (a == "--quick") o.quick = true;
-    else if (a == "--only" && i + 1 < argc) o.only = argv[++i];
-    else if (a == "--topk") o.topk_only = true;
-    else {
-      std::fprintf(stderr, "usage: kselect-gpu-bench [--json FILE] [--reps N>=10] [--quick] [--only TYPE:LOG2N:DIST] [--topk]\n");
-      return 2;
-    }
-  }
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::fprintf(stderr, "kselect-gpu-bench: no CUDA device\n");
-    return 2;
-  }
-  cudaDeviceProp prop{};
-  cuda_check(cudaGetDeviceProperties(&prop, 0), "properties");
-  cudaStream_t stream;
-  cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  kselect::bench::arguments args("kselect-gpu-bench");
+  args.value("--only", "TYPE:LOG2N:DIST", &o.only);
+  args.flag("--topk", &o.topk_only);
+  if (!args.parse(argc, argv, o)) return 2;
+  const kselect::bench::bench_device device("kselect-gpu-bench");
+  if (!device.ok()) return 2;
+  const cudaDeviceProp& prop = device.prop();
+  const cudaStream_t stream = device.stream();
 
   std::printf("device: %s, %d SMs, L2 %d MB; median of %d runs after %d warm-up\n", prop.name,
               prop.multiProcessorCount, prop.l2CacheSize >> 20, o.reps, o.warmup);
@@ -190,18 +169,15 @@ int main(int argc, char** argv) {
   if (!o.json_path.empty()) {
     nlohmann::json j;
     j["topk"] = topk_rows;
-    char date[32];
-    const std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
     j["device"] = prop.name;
-    j["date"] = date;
+    j["date"] = kselect::bench::utc_date();
     j["reps"] = o.reps;
     j["timing"] = "CUDA events around each call on one stream, median after warm-up";
     for (const row& r : rows)
       j["results"].push_back({{"type", r.type}, {"dist", r.dist}, {"method", r.method}, {"n", r.n},
                               {"ranks", r.ranks}, {"ours_ms", r.ms}, {"floor_ms", r.floor_ms},
                               {"cub_sort_ms", r.sort_ms}, {"correct", r.correct}});
-    std::ofstream(o.json_path) << j.dump(2) << "\n";
+    if (!kselect::bench::write_json(o.json_path, j)) return 1;
   }
   bool all_ok = topk_ok;
   for (const row& r : rows) all_ok = all_ok && r.correct;

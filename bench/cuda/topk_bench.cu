@@ -6,7 +6,6 @@
 // Each of our answers is checked: the k keys (sorted on the host) equal the
 // sorted baseline's first k, and every index points at its key.
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_reduce.cuh>
 
 #include <algorithm>
 #include <cmath>
@@ -27,7 +26,8 @@ using test::device_buffer;
 using test::device_dist;
 
 __global__ void iota_kernel(std::int32_t* out, std::int64_t n) {
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * blockDim.x)
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x)
     out[i] = static_cast<std::int32_t>(i);
 }
 
@@ -59,14 +59,7 @@ bool run_topk_benchmarks(const bench_options& o, cudaStream_t stream, nlohmann::
     cuda_check(cudaStreamSynchronize(stream), "generate");
     const std::vector<float> host = keys.to_host();
 
-    device_buffer<float> sum(1);
-    std::size_t reduce_bytes = 0;
-    cuda_check(cub::DeviceReduce::Sum(nullptr, reduce_bytes, keys.data(), sum.data(), n, stream), "reduce query");
-    device_buffer<char> reduce_ws(reduce_bytes);
-    const double read_ms = time_median(stream, copies, o, [&](int) {
-      std::size_t b = reduce_bytes;
-      cuda_check(cub::DeviceReduce::Sum(reduce_ws.data(), b, keys.data(), sum.data(), n, stream), "reduce");
-    });
+    const double read_ms = read_floor_ms<float>(stream, copies, o, n, [&](int) { return keys.data(); });
 
     device_buffer<float> sorted_keys(n);
     device_buffer<std::int32_t> sorted_idx(n);

@@ -5,9 +5,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include "timing.hpp"
+#include <string>
+
+#include "harness/harness.hpp"
 
 namespace kselect::bench {
+
+/// kselect-gpu-bench's options: the harness's and its own.
+struct bench_options : run_options {
+  std::string only;  ///< "TYPE:LOG2N:DIST" runs that case alone
+  bool topk_only = false;
+};
 
 /// Times device::topk / rank_range on 2^28 floats against the floor and CUB's
 /// radix sort of (key, index) pairs, prints a table, appends one JSON object per

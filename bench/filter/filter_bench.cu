@@ -28,8 +28,8 @@
 // Usage: kselect-filter-bench [--json FILE] [--reps N] [--commit SHA] [--quick]
 //   --quick: 2^24 floats and 2^23 doubles (a smoke run: 64 MiB, near L2's size,
 //   so its bandwidths are not the large-input ones).
+// The command line, the timing, the floor and the JSON file: bench/harness.
 #include <cub/device/device_partition.cuh>
-#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_select.cuh>
 #include <nlohmann/json.hpp>
 #include <thrust/iterator/counting_iterator.h>
@@ -38,31 +38,28 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <exception>
-#include <fstream>
 #include <functional>
 #include <string>
 #include <type_traits>
 #include <vector>
 
-#include "../cuda/timing.hpp"
 #include "common/device_data.cuh"
+#include "harness/harness.hpp"
 #include "kselect/device.hpp"
 #include "kselect/device_filter.cuh"
 #include "core/sampling.hpp"
 
+using kselect::bench::check_call;
+using kselect::bench::time_median;
 using kselect::test::cuda_check;
 using kselect::test::device_buffer;
 using kselect::device::filter_algorithm;
 
 namespace {
 
-struct bench_options {
-  int reps = 15;
-  int warmup = 3;
-  bool quick = false;
-  std::string json_path;
+/// kselect-filter-bench's options: the harness's and its own.
+struct bench_options : kselect::bench::run_options {
   std::string commit = "unknown";
 };
 
@@ -99,16 +96,6 @@ const char* algo_name(filter_algorithm a) {
     case filter_algorithm::automatic: return "automatic";
   }
   return "?";
-}
-
-void check_call(cudaError_t st, const char* what) {
-  if (st == cudaSuccess) return;
-  std::fprintf(stderr, "%s failed: %s %s\n", what, cudaGetErrorString(st), kselect::device::last_error_message());
-  std::exit(1);
-}
-
-double time_call(cudaStream_t stream, const bench_options& o, const std::function<void()>& fn) {
-  return kselect::bench::time_median_ms(stream, o.reps, o.warmup, [&](int) { fn(); });
 }
 
 /// Keys k * 2^-b, b the significand's bits and k in [1, 2^b): exact in T and inside
@@ -216,13 +203,10 @@ bool bench_type(const char* type, std::int64_t n, const std::vector<selectivity>
 
   // One workspace for every call, sized by their size queries (none depends on the
   // threshold), so that no allocation runs between timed calls.
-  device_buffer<T> sum(1);
   std::size_t ws_bytes = 0;
   {
     auto need = [&](std::size_t b) { ws_bytes = std::max(ws_bytes, b); };
     std::size_t b = 0;
-    cuda_check(cub::DeviceReduce::Sum(nullptr, b, data.data(), sum.data(), n, stream), "reduce query");
-    need(b);
     cuda_check(cub::DeviceSelect::If(nullptr, b, data.data(), ref.data(), ref_count, n, pred, stream),
                "select query");
     need(b);
@@ -253,11 +237,8 @@ bool bench_type(const char* type, std::int64_t n, const std::vector<selectivity>
   device_buffer<char> ws(ws_bytes);
 
   // The floor (one read) and the copy bandwidth.
-  const double floor_ms = time_call(stream, o, [&] {
-    std::size_t b = ws_bytes;
-    cuda_check(cub::DeviceReduce::Sum(ws.data(), b, data.data(), sum.data(), n, stream), "reduce");
-  });
-  const double copy_ms = time_call(stream, o, [&] {
+  const double floor_ms = kselect::bench::read_floor_ms<T>(stream, 1, o, n, [&](int) { return data.data(); });
+  const double copy_ms = time_median(stream, o, [&] {
     cuda_check(cudaMemcpyAsync(ours.data(), data.data(), un * sizeof(T), cudaMemcpyDeviceToDevice, stream), "copy");
   });
   const double copy_gbps = 2 * in_bytes / copy_ms * 1e-6;
@@ -289,7 +270,7 @@ bool bench_type(const char* type, std::int64_t n, const std::vector<selectivity>
     pred = kselect::lt(t);
 
     // CUB first: its outputs are the references of the rows after it.
-    const double cub_ms = time_call(stream, o, [&] {
+    const double cub_ms = time_median(stream, o, [&] {
       std::size_t b = ws_bytes;
       cuda_check(cub::DeviceSelect::If(ws.data(), b, data.data(), ref.data(), ref_count, n, pred, stream),
                  "DeviceSelect::If");
@@ -300,7 +281,7 @@ bool bench_type(const char* type, std::int64_t n, const std::vector<selectivity>
     for (const filter_algorithm a : algos) {
       const kselect::device::filter_config cfg{a};
       poison(ours.data(), n, stream);
-      const double ms = time_call(stream, o, [&] {
+      const double ms = time_median(stream, o, [&] {
         check_call(kselect::device::filter_if(ws.data(), ws_bytes, data.data(), ours.data(), our_count, n, pred,
                                               stream, cfg),
                    "filter_if");
@@ -313,7 +294,7 @@ bool bench_type(const char* type, std::int64_t n, const std::vector<selectivity>
     }
 
     if (s.indices) {
-      const double flagged_ms = time_call(stream, o, [&] {
+      const double flagged_ms = time_median(stream, o, [&] {
         std::size_t b = ws_bytes;
         cuda_check(cub::DeviceSelect::FlaggedIf(ws.data(), b, positions, data.data(), ref_idx.data(), ref_count, n,
                                                 pred, stream),
@@ -328,7 +309,7 @@ bool bench_type(const char* type, std::int64_t n, const std::vector<selectivity>
         T* const keys_out = with_keys ? ours.data() : nullptr;
         if (with_keys) poison(ours.data(), n, stream);
         poison(our_idx.data(), n, stream);
-        const double ms = time_call(stream, o, [&] {
+        const double ms = time_median(stream, o, [&] {
           check_call(kselect::device::filter_if_indices(ws.data(), ws_bytes, data.data(), keys_out, our_idx.data(),
                                                         our_count, n, pred, stream, cfg),
                      "filter_if_indices");
@@ -347,7 +328,7 @@ bool bench_type(const char* type, std::int64_t n, const std::vector<selectivity>
     }
 
     if (s.partition) {
-      const double part_ms = time_call(stream, o, [&] {
+      const double part_ms = time_median(stream, o, [&] {
         std::size_t b = ws_bytes;
         cuda_check(cub::DevicePartition::If(ws.data(), b, data.data(), ref.data(), ref_count, n, pred, stream),
                    "DevicePartition::If");
@@ -358,7 +339,7 @@ bool bench_type(const char* type, std::int64_t n, const std::vector<selectivity>
 
       for (const filter_algorithm a : {filter_algorithm::single_pass, filter_algorithm::three_phase}) {
         poison(ours.data(), n, stream);
-        const double ms = time_call(stream, o, [&] {
+        const double ms = time_median(stream, o, [&] {
           check_call(kselect::device::partition(ws.data(), ws_bytes, data.data(), ours.data(), our_count, n, pred,
                                                 stream, {a}),
                      "partition");
@@ -379,33 +360,18 @@ bool bench_type(const char* type, std::int64_t n, const std::vector<selectivity>
 
 int main(int argc, char** argv) try {
   bench_options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--json" && i + 1 < argc) o.json_path = argv[++i];
-    else if (a == "--reps" && i + 1 < argc) o.reps = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--commit" && i + 1 < argc) o.commit = argv[++i];
-    else if (a == "--quick") o.quick = true;
-    else {
-      std::fprintf(stderr, "usage: kselect-filter-bench [--json FILE] [--reps N] [--commit SHA] [--quick]\n");
-      return 2;
-    }
-  }
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::fprintf(stderr, "kselect-filter-bench: no CUDA device\n");
-    return 2;
-  }
-  cudaDeviceProp prop{};
-  cuda_check(cudaGetDeviceProperties(&prop, 0), "properties");
-  cudaStream_t stream;
-  cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
-  char date[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  kselect::bench::arguments args("kselect-filter-bench");
+  args.value("--commit", "SHA", &o.commit);
+  if (!args.parse(argc, argv, o)) return 2;
+  const kselect::bench::bench_device device("kselect-filter-bench");
+  if (!device.ok()) return 2;
+  const cudaDeviceProp& prop = device.prop();
+  const cudaStream_t stream = device.stream();
+  const std::string date = kselect::bench::utc_date();
 
   const int float_log2n = o.quick ? 24 : 28;
   std::printf("%s (%d SMs, L2 %d MB), %s, commit %s\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20,
-              date, o.commit.c_str());
+              date.c_str(), o.commit.c_str());
   std::printf("filter x < t, keys uniform in (0, 1): float 2^%d, double 2^%d; median of %d runs after %d warm-ups%s\n",
               float_log2n, float_log2n - 1, o.reps, o.warmup, o.quick ? " (--quick)" : "");
   print_header();
@@ -430,7 +396,6 @@ int main(int argc, char** argv) try {
                                  {filter_algorithm::single_pass, filter_algorithm::three_phase}, o, stream, rows, info);
     types.push_back(info);
   }
-  cuda_check(cudaStreamDestroy(stream), "stream destroy");
 
   if (!o.json_path.empty()) {
     nlohmann::json j;
@@ -465,7 +430,7 @@ int main(int argc, char** argv) try {
                            {"vs_cub", r.cub_ms > 0 ? nlohmann::json(r.vs_cub()) : nlohmann::json()},
                            {"check", r.check}});
     j["all_match"] = all_ok;
-    std::ofstream(o.json_path) << j.dump(2) << "\n";
+    if (!kselect::bench::write_json(o.json_path, j)) return 1;
   }
   std::printf("%s\n", all_ok ? "every output of ours matches CUB's" : "MISMATCH (details on stderr)");
   return all_ok ? 0 : 1;

@@ -6,10 +6,12 @@
 // count goes to *d_num_selected, in device memory, without a synchronisation. d_out
 // needs room for every selected element (n always suffices).
 //
+//   ```cpp
 //   std::size_t bytes = 0;
 //   kselect::device::filter_if(nullptr, bytes, d_in, d_out, d_count, n, pred, stream);  // size query
 //   cudaMallocAsync(&d_ws, bytes, stream);
 //   kselect::device::filter_if(d_ws, bytes, d_in, d_out, d_count, n, pred, stream);
+//   ```
 //
 // Protocol as the rest of the device API (kselect/device.hpp) and CUB: a null
 // workspace asks for workspace_bytes (which depends on the type, n and the
