@@ -35,6 +35,7 @@
 #include "hd.hpp"
 #include "int_math.hpp"
 #include "key_traits.hpp"
+#include "kselect/detail/arguments.hpp"  // default_seed: both backends' sample by default
 #include "sampling.hpp"
 
 namespace kselect::core {
@@ -56,10 +57,6 @@ inline constexpr int approx_max_splitters = approx_max_buckets - 1;
 /// exact selection (~0.5 ms for 2^28 floats); the larger sort costs, by estimate
 /// (not measured), ~10 us more in the one-block plan kernel.
 inline constexpr int approx_sample_size = 16384;
-
-/// The sampling seed when the caller gives none (device::approx_config's default;
-/// the CPU backend has no seed argument and uses this one).
-inline constexpr std::uint64_t approx_default_seed = 0x9e3779b97f4a7c15ull;
 
 /// Why (n, num_ranks, max_rank_error, buckets) is not a valid call, or "" if it is.
 /// The messages start "kselect: " like the device API's other messages.

@@ -41,6 +41,7 @@
 #include "cuda/kernels/range_refine_kernels.cuh"
 #include "cuda/kernels/range_tie_kernels.cuh"
 #include "cuda/radix_sort_pairs.hpp"
+#include "cuda/range_hooks.hpp"
 #include "cuda/tuning.hpp"
 #include "kselect/device.hpp"
 #include "core/int_math.hpp"
@@ -84,8 +85,9 @@ inline device::select_config exact_path_select_config(const device::topk_config&
 }
 
 template <class T>
-cudaError_t plan_range_layout(std::int64_t n, const device::detail::range_request& req,
-                              const device::topk_config& cfg, range_layout& w) {
+cudaError_t plan_range_layout(std::int64_t n, const kselect::detail::range_request& req,
+                              const device::topk_config& cfg, range_layout& w,
+                              range_order_method order = range_order_method::automatic) {
   using K = core::key_t<T>;
   w = range_layout{};
   kselect::detail::workspace_carver carve;
@@ -94,16 +96,15 @@ cudaError_t plan_range_layout(std::int64_t n, const device::detail::range_reques
   w.post_sort = cfg.sorted || cfg.deterministic;
   const bool need_indices = req.indices_out != nullptr || w.post_sort || req.values_in != nullptr;
   w.own_indices = need_indices && req.indices_out == nullptr;
-  w.index_bytes = req.indices_out ? req.index_bytes : (need_indices ? (n <= 0x7fffffffll ? 4 : 8) : 0);
+  w.index_bytes = req.indices_out ? req.index_bytes : (need_indices ? (detail::fits_int32_indices(n) ? 4 : 8) : 0);
   w.cand_capacity = core::range_candidate_capacity(n, req.lo, req.hi, tuning::sample_size, tuning::window_sigmas,
                                                    tuning::window_margin, tuning::range_all_candidates_max);
   const auto cap = static_cast<std::size_t>(w.cand_capacity);
   w.tiles = (n + tuning::tile_keys - 1) / tuning::tile_keys;
-  using device::detail::range_order_method;
   w.bucket_order = cfg.deterministic && !cfg.sorted;
-  w.bitmap_order = w.bucket_order && (req.order_method == range_order_method::automatic
+  w.bitmap_order = w.bucket_order && (order == range_order_method::automatic
                                           ? w.m >= w.tiles * tuning::range_order_bitmap_min_per_tile
-                                          : req.order_method == range_order_method::bitmap);
+                                          : order == range_order_method::bitmap);
 
   // CUB's temporary storage: the largest of the sorts and the scan this call may run.
   std::size_t temp = 0, bytes = 0;
@@ -135,8 +136,8 @@ cudaError_t plan_range_layout(std::int64_t n, const device::detail::range_reques
   const device::select_config sel = exact_path_select_config(cfg);
   const std::int64_t two_ranks[2] = {0, std::min<std::int64_t>(1, n - 1)};
   w.select_bytes = 0;
-  KSELECT_CUDA_TRY(device::multiselect<T>(nullptr, w.select_bytes, static_cast<const T*>(nullptr), n, two_ranks,
-                                  n > 1 ? 2 : 1, static_cast<T*>(nullptr), nullptr, sel));
+  KSELECT_CUDA_TRY(device::multiselect<T>(nullptr, w.select_bytes, static_cast<const T*>(nullptr),
+                                          static_cast<T*>(nullptr), n, two_ranks, n > 1 ? 2 : 1, nullptr, sel));
 
   w.state = carve.take(sizeof(range_state<K>));
   for (int b = 0; b < 2; ++b) {
@@ -172,7 +173,7 @@ class range_driver {
   using K = core::key_t<T>;
 
  public:
-  range_driver(const T* in, std::int64_t n, const device::detail::range_request& req, T* out_keys,
+  range_driver(const T* in, std::int64_t n, const kselect::detail::range_request& req, T* out_keys,
                cudaStream_t stream, const device::topk_config& cfg, char* ws, const range_layout& w)
       : in_(in), n_(n), req_(req), out_keys_(out_keys), stream_(stream), cfg_(cfg), ws_(ws), w_(w) {
     flip_ = req.descending ? static_cast<K>(~K(0)) : K(0);
@@ -391,8 +392,8 @@ class range_driver {
     T* thresholds = reinterpret_cast<T*>(ws_ + w_.thresholds);
     const device::select_config sel = exact_path_select_config(cfg_);
     std::size_t select_bytes = w_.select_bytes;
-    KSELECT_CUDA_TRY(device::multiselect<T>(ws_ + w_.select_ws, select_bytes, in_, n_, bounds.ranks, bounds.count,
-                                            thresholds, stream_, sel));
+    KSELECT_CUDA_TRY(device::multiselect<T>(ws_ + w_.select_ws, select_bytes, in_, thresholds, n_, bounds.ranks,
+                                            bounds.count, stream_, sel));
     const T* thr_lo = thresholds + bounds.lo_slot;
     const T* thr_hi = thresholds + bounds.hi_slot;
 
@@ -522,7 +523,7 @@ class range_driver {
 
   const T* in_;
   std::int64_t n_;
-  device::detail::range_request req_;
+  kselect::detail::range_request req_;
   T* out_keys_;
   cudaStream_t stream_;
   device::topk_config cfg_;
@@ -541,34 +542,32 @@ class range_driver {
 
 /// Validation and the two-phase workspace protocol around range_driver.
 template <class T>
-cudaError_t range_select(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
-                         const device::detail::range_request& req, T* d_keys_out, cudaStream_t stream,
-                         const device::topk_config& cfg) {
-  clear_error_message();
+cudaError_t range_select(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_keys_out,
+                         std::int64_t n, const kselect::detail::range_request& req, range_order_method order,
+                         cudaStream_t stream, const device::topk_config& cfg) {
+  clear_rejection();
   KSELECT_CUDA_TRY(check_input_size(n));
   if (req.lo < 0 || req.lo > req.hi || req.hi > n)
-    return invalid("kselect: the range [" + std::to_string(req.lo) + ", " + std::to_string(req.hi) +
-                   ") is not within [0, n = " + std::to_string(n) + "] (top-k: k must be in [0, n])");
-  if (req.indices_out && req.index_bytes != 4 && req.index_bytes != 8)
-    return invalid("kselect: indices must be int32_t or int64_t");
-  if (req.indices_out && req.index_bytes == 4 && n > 0x7fffffffll)
-    return invalid("kselect: int32_t indices need n < 2^31 (n = " + std::to_string(n) + "); use int64_t");
+    return reject_argument("kselect: the range [" + std::to_string(req.lo) + ", " + std::to_string(req.hi) +
+                           ") is not within [0, n = " + std::to_string(n) + "] (top-k: k must be in [0, n])");
+  if (req.indices_out)
+    KSELECT_CUDA_TRY(reject_if(kselect::detail::index_type_error(static_cast<std::size_t>(req.index_bytes), n)));
   if (req.values_in && req.value_bytes != 4 && req.value_bytes != 8)
-    return invalid("kselect: paired values must be 4 or 8 bytes wide");
+    return reject_argument("kselect: paired values must be 4 or 8 bytes wide");
   range_layout layout;
-  KSELECT_CUDA_TRY(plan_range_layout<T>(n, req, cfg, layout));
+  KSELECT_CUDA_TRY(plan_range_layout<T>(n, req, cfg, layout, order));
   bool size_query = false;
   KSELECT_CUDA_TRY(workspace_protocol(d_workspace, workspace_bytes, layout.total, size_query));
   if (size_query || layout.m == 0) return cudaSuccess;
   KSELECT_CUDA_TRY(check_device_input(d_in));
   if (d_keys_out == nullptr || !is_device_accessible(d_keys_out))
-    return invalid("kselect: d_keys_out is not device memory");
+    return reject_argument("kselect: d_keys_out is not device memory");
   if (req.indices_out && !is_device_accessible(req.indices_out))
-    return invalid("kselect: d_indices_out is not device memory");
+    return reject_argument("kselect: d_indices_out is not device memory");
   if (req.values_in && (!is_device_accessible(req.values_in) || req.values_out == nullptr ||
                         !is_device_accessible(req.values_out)))
-    return invalid("kselect: d_values_in and d_values_out must be device memory");
-  if (!is_device_accessible(d_workspace)) return invalid("kselect: d_workspace is not device memory");
+    return reject_argument("kselect: d_values_in and d_values_out must be device memory");
+  if (!is_device_accessible(d_workspace)) return reject_argument("kselect: d_workspace is not device memory");
   return range_driver<T>(d_in, n, req, d_keys_out, stream, cfg, static_cast<char*>(d_workspace), layout).run();
 }
 
