@@ -10,7 +10,8 @@
 // depends only on the type, n and num_ranks (top-k and rank ranges: also k or the
 // range, and the configuration), never on the data. The functions do not allocate.
 // They return cudaSuccess, cudaErrorInvalidValue for bad arguments (the reason is in
-// last_error_message()), or the first CUDA error met.
+// last_error_message()), or the first CUDA error met. Each call is one NVTX range in
+// the domain "kselect" ("kselect::device::select", ...; kselect/detail/nvtx.hpp).
 //
 // Synchronisation: the selections plan with bucket counts copied to the host and
 // wait for them on `stream`. One rank, and 2 to 512 ranks of n >= 2^20 keys, are
@@ -32,6 +33,7 @@
 #include <type_traits>
 
 #include "kselect/detail/arguments.hpp"
+#include "kselect/detail/nvtx.hpp"
 #include "kselect/types.hpp"
 
 namespace kselect::device {
@@ -112,6 +114,7 @@ namespace kselect::device {
 template <class T>
 cudaError_t topk(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_keys_out, std::int64_t n,
                  std::int64_t k, cudaStream_t stream = nullptr, const topk_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::topk");
   kselect::detail::range_request req;
   req.hi = k;
   req.descending = cfg.largest;
@@ -124,6 +127,7 @@ template <class T, class IndexT>
 cudaError_t topk(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_keys_out,
                  IndexT* d_indices_out, std::int64_t n, std::int64_t k, cudaStream_t stream = nullptr,
                  const topk_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::topk");
   kselect::detail::range_request req;
   req.hi = k;
   req.descending = cfg.largest;
@@ -139,6 +143,7 @@ template <class T, class V>
 cudaError_t topk_pairs(void* d_workspace, std::size_t& workspace_bytes, const T* d_keys_in, const V* d_values_in,
                        T* d_keys_out, V* d_values_out, std::int64_t n, std::int64_t k, cudaStream_t stream = nullptr,
                        const topk_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::topk_pairs");
   kselect::detail::range_request req;
   req.hi = k;
   req.descending = cfg.largest;
@@ -157,6 +162,7 @@ template <class T, class IndexT = std::int64_t>
 cudaError_t rank_range(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_keys_out,
                        IndexT* d_indices_out, std::int64_t n, std::int64_t lo, std::int64_t hi,
                        cudaStream_t stream = nullptr, const topk_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::rank_range");
   kselect::detail::range_request req;
   req.lo = lo;
   req.hi = hi;

@@ -40,6 +40,7 @@
 
 #include "kselect/detail/arguments.hpp"
 #include "kselect/detail/filter_dispatch.cuh"
+#include "kselect/detail/nvtx.hpp"
 #include "kselect/detail/rejection.hpp"
 #include "kselect/device.hpp"  // last_error_message()
 #include "kselect/filter.hpp"
@@ -71,6 +72,7 @@ template <class T, class Pred>
 cudaError_t filter_if(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out,
                       std::int64_t* d_num_selected, std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
                       const filter_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::filter_if");
   detail::filter_outputs<T, T, std::int64_t> out;
   out.keys = d_out;
   out.num_selected = d_num_selected;
@@ -86,6 +88,7 @@ template <class T, class IndexT, class Pred>
 cudaError_t filter_if_indices(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out,
                               IndexT* d_indices_out, std::int64_t* d_num_selected, std::int64_t n, Pred pred,
                               cudaStream_t stream = nullptr, const filter_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::filter_if_indices");
   KSELECT_CUDA_TRY(detail::check_index_type<IndexT>(n));
   detail::filter_outputs<T, T, IndexT> out;
   out.keys = d_out;
@@ -103,6 +106,7 @@ cudaError_t filter_if_pairs(void* d_workspace, std::size_t& workspace_bytes, con
                             const V* d_values_in, T* d_keys_out, V* d_values_out, std::int64_t* d_num_selected,
                             std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
                             const filter_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::filter_if_pairs");
   detail::filter_outputs<T, V, std::int64_t> out;
   out.keys = d_keys_out;
   out.values_in = d_values_in;
@@ -119,6 +123,7 @@ template <class T>
 cudaError_t filter_range(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out,
                          std::int64_t* d_num_selected, std::int64_t n, T lo, T hi, cudaStream_t stream = nullptr,
                          const filter_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::filter_range");
   if (!(lo <= hi)) {
     detail::clear_rejection();
     return detail::reject_argument("kselect: filter_range needs lo <= hi and no NaN bound");
@@ -133,6 +138,7 @@ template <class T, class Flag>
 cudaError_t filter_flagged(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, const Flag* d_flags,
                            T* d_out, std::int64_t* d_num_selected, std::int64_t n, cudaStream_t stream = nullptr,
                            const filter_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::filter_flagged");
   detail::filter_outputs<T, T, std::int64_t> out;
   out.keys = d_out;
   out.num_selected = d_num_selected;
@@ -147,6 +153,7 @@ cudaError_t filter_flagged_indices(void* d_workspace, std::size_t& workspace_byt
                                    const Flag* d_flags, T* d_out, IndexT* d_indices_out,
                                    std::int64_t* d_num_selected, std::int64_t n, cudaStream_t stream = nullptr,
                                    const filter_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::filter_flagged_indices");
   KSELECT_CUDA_TRY(detail::check_index_type<IndexT>(n));
   detail::filter_outputs<T, T, IndexT> out;
   out.keys = d_out;
@@ -166,6 +173,7 @@ template <class T, class Pred>
 cudaError_t partition(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out,
                       std::int64_t* d_num_selected, std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
                       const filter_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::partition");
   detail::filter_outputs<T, T, std::int64_t> out;
   out.keys = d_out;
   out.num_selected = d_num_selected;
@@ -183,6 +191,7 @@ cudaError_t partition_pairs(void* d_workspace, std::size_t& workspace_bytes, con
                             const V* d_values_in, T* d_keys_out, V* d_values_out, IndexT* d_indices_out,
                             std::int64_t* d_num_selected, std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
                             const filter_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::partition_pairs");
   KSELECT_CUDA_TRY(detail::check_index_type<IndexT>(n));
   detail::filter_outputs<T, V, IndexT> out;
   out.keys = d_keys_out;
@@ -200,6 +209,7 @@ template <class T, class Pred>
   requires detail::is_filter_key_v<T>
 cudaError_t count_if(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t* d_count,
                      std::int64_t n, Pred pred, cudaStream_t stream = nullptr) {
+  KSELECT_NVTX_RANGE("kselect::device::count_if");
   return detail::run_count(d_workspace, workspace_bytes, d_in, n, detail::predicate_selector<Pred>{pred}, d_count,
                            stream);
 }
@@ -211,6 +221,7 @@ template <class T, class Pred>
 cudaError_t filter_if_inplace(void* d_workspace, std::size_t& workspace_bytes, T* d_data,
                               std::int64_t* d_num_selected, std::int64_t n, Pred pred,
                               cudaStream_t stream = nullptr) {
+  KSELECT_NVTX_RANGE("kselect::device::filter_if_inplace");
   detail::filter_outputs<T, T, std::int64_t> out;
   out.keys = d_data;
   out.num_selected = d_num_selected;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cuda/dispatch/approx_dispatch.cuh"
+#include "kselect/detail/nvtx.hpp"
 #include "kselect/device.hpp"
 
 namespace kselect::device {
@@ -13,6 +14,7 @@ cudaError_t approx_multiselect(void* d_workspace, std::size_t& workspace_bytes, 
                                std::int64_t* d_out_ranks, std::int64_t n, const std::int64_t* h_ranks,
                                std::int64_t num_ranks, std::int64_t max_rank_error, cudaStream_t stream,
                                const approx_config& cfg) {
+  KSELECT_NVTX_RANGE("kselect::device::approx_multiselect");
   return cuda::approx_multiselect(d_workspace, workspace_bytes, d_in, d_out, d_out_ranks, n, h_ranks, num_ranks,
                                   max_rank_error, stream, cfg);
 }

@@ -9,6 +9,7 @@
 
 #include "cuda/common.cuh"
 #include "cuda/dispatch/entry.cuh"
+#include "kselect/detail/nvtx.hpp"
 #include "kselect/device.hpp"
 
 namespace kselect::cuda {
@@ -28,6 +29,7 @@ namespace kselect::device {
 template <class T>
 cudaError_t select(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out, std::int64_t n,
                    std::int64_t k, cudaStream_t stream, const select_config& cfg) {
+  KSELECT_NVTX_RANGE("kselect::device::select");
   return cuda::multiselect(d_workspace, workspace_bytes, d_in, d_out, n, &k, 1, stream, cfg);
 }
 
@@ -35,12 +37,14 @@ template <class T>
 cudaError_t multiselect(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out, std::int64_t n,
                         const std::int64_t* h_ranks, std::int64_t num_ranks, cudaStream_t stream,
                         const select_config& cfg) {
+  KSELECT_NVTX_RANGE("kselect::device::multiselect");
   return cuda::multiselect(d_workspace, workspace_bytes, d_in, d_out, n, h_ranks, num_ranks, stream, cfg);
 }
 
 template <class T>
 cudaError_t count_nan(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t* d_count,
                       std::int64_t n, cudaStream_t stream) {
+  KSELECT_NVTX_RANGE("kselect::device::count_nan");
   kselect::detail::clear_rejection();
   if (n < 0) return kselect::detail::reject_argument("kselect: n is negative");
   auto flags = thrust::make_transform_iterator(d_in, cuda::is_nan_op<T>{});
