@@ -129,16 +129,16 @@ void bench_dist(device_dist d, const bench_options& o, cudaStream_t stream, std:
     // Exact selection.
     {
       std::size_t ws_bytes = 0;
-      check_call(kselect::device::multiselect<T>(nullptr, ws_bytes, data.data(), n, ranks.data(), nr, nullptr, stream),
+      check_call(kselect::device::multiselect<T>(nullptr, ws_bytes, data.data(), nullptr, n, ranks.data(), nr, stream),
                  "exact query");
       device_buffer<char> ws(ws_bytes);
       const double ms = time_median(stream, o, [&] {
         if (percentiles)
-          check_call(kselect::device::multiselect<T>(ws.data(), ws_bytes, data.data(), n, ranks.data(), nr,
-                                                     out.data(), stream),
+          check_call(kselect::device::multiselect<T>(ws.data(), ws_bytes, data.data(), out.data(), n, ranks.data(),
+                                                     nr, stream),
                      "exact multiselect");
         else
-          check_call(kselect::device::select<T>(ws.data(), ws_bytes, data.data(), n, ranks[0], out.data(), stream),
+          check_call(kselect::device::select<T>(ws.data(), ws_bytes, data.data(), out.data(), n, ranks[0], stream),
                      "exact select");
       });
       cuda_check(cudaStreamSynchronize(stream), "sync");
@@ -172,13 +172,14 @@ void bench_dist(device_dist d, const bench_options& o, cudaStream_t stream, std:
         const kselect::core::approx_candidates cand =
             kselect::core::approx_choose_candidates(n, ranks, bound, buckets, v.window);
         std::size_t ws_bytes = 0;
-        check_call(kselect::device::approx_multiselect<T>(nullptr, ws_bytes, data.data(), n, ranks.data(), nr, bound,
-                                                          nullptr, nullptr, stream, cfg),
+        check_call(kselect::device::approx_multiselect<T>(nullptr, ws_bytes, data.data(), nullptr, nullptr, n,
+                                                          ranks.data(), nr, bound, stream, cfg),
                    "approx query");
         device_buffer<char> ws(ws_bytes);
         const double ms = time_median(stream, o, [&] {
-          check_call(kselect::device::approx_multiselect<T>(ws.data(), ws_bytes, data.data(), n, ranks.data(), nr,
-                                                            bound, out.data(), out_ranks.data(), stream, cfg),
+          check_call(kselect::device::approx_multiselect<T>(ws.data(), ws_bytes, data.data(), out.data(),
+                                                            out_ranks.data(), n, ranks.data(), nr, bound, stream,
+                                                            cfg),
                      "approx_multiselect");
         });
         cuda_check(cudaStreamSynchronize(stream), "sync");

@@ -99,20 +99,20 @@ void bench_case(std::int64_t n, device_dist d, const bench_options& o, cudaStrea
     cfg.algo = m.algo;
     std::size_t ws_bytes = 0;
     const auto nr = static_cast<std::int64_t>(ranks.size());
-    cuda_check(kselect::device::multiselect<T>(nullptr, ws_bytes, data[0].data(), n, ranks.data(), nr, nullptr,
+    cuda_check(kselect::device::multiselect<T>(nullptr, ws_bytes, data[0].data(), nullptr, n, ranks.data(), nr,
                                                stream, cfg),
                "workspace query");
     device_buffer<char> ws(ws_bytes);
     device_buffer<T> out(ranks.size());
     const double ms = time_median(stream, copies, o, [&](int c) {
-      cudaError_t st = kselect::device::multiselect<T>(ws.data(), ws_bytes, data[c].data(), n, ranks.data(), nr,
-                                                       out.data(), stream, cfg);
+      cudaError_t st = kselect::device::multiselect<T>(ws.data(), ws_bytes, data[c].data(), out.data(), n,
+                                                       ranks.data(), nr, stream, cfg);
       if (st != cudaSuccess) {
         std::fprintf(stderr, "kselect failed: %s %s\n", cudaGetErrorString(st), kselect::device::last_error_message());
         std::exit(1);
       }
     });
-    cuda_check(kselect::device::multiselect<T>(ws.data(), ws_bytes, data[0].data(), n, ranks.data(), nr, out.data(),
+    cuda_check(kselect::device::multiselect<T>(ws.data(), ws_bytes, data[0].data(), out.data(), n, ranks.data(), nr,
                                                stream, cfg),
                "check run");
     cuda_check(cudaStreamSynchronize(stream), "sync");

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/device_data.cuh"
+#include "cuda/range_hooks.hpp"
 #include "kselect/device.hpp"
 #include "topk_bench.hpp"
 
@@ -37,7 +38,7 @@ struct topk_case {
   bool largest, sorted, deterministic;
   /// Deterministic unsorted output's ordering forced (the crossover rows), or
   /// chosen by the library.
-  device::detail::range_order_method order = device::detail::range_order_method::automatic;
+  cuda::range_order_method order = cuda::range_order_method::automatic;
 };
 
 }  // namespace
@@ -91,7 +92,7 @@ bool run_topk_benchmarks(const bench_options& o, cudaStream_t stream, nlohmann::
       cases.push_back({"range [n/4, 3n/4)", n / 4, 3 * n / 4, false, false, false});
       // Deterministic unsorted output by buckets and by bitmap at the same k:
       // where tuning::range_policy::order_bitmap_min_per_tile comes from.
-      using device::detail::range_order_method;
+      using cuda::range_order_method;
       for (const int lk : {20, 21, 22, 23, 24}) {
         const std::string kn = "2^" + std::to_string(lk);
         cases.push_back({"topk k=" + kn + " det. (buckets)", 0, std::int64_t(1) << lk, false, false, true,
@@ -109,16 +110,15 @@ bool run_topk_benchmarks(const bench_options& o, cudaStream_t stream, nlohmann::
       device_buffer<float> out(m);
       device_buffer<std::int32_t> idx(m);
       auto call = [&](void* ws, std::size_t& bytes) {
-        if (c.order != device::detail::range_order_method::automatic) {
-          device::detail::range_request req;
+        if (c.order != cuda::range_order_method::automatic) {
+          kselect::detail::range_request req;
           req.hi = m;
           req.indices_out = idx.data();
           req.index_bytes = sizeof(std::int32_t);
-          req.order_method = c.order;
-          return device::detail::range_select(ws, bytes, keys.data(), n, req, out.data(), stream, cfg);
+          return cuda::range_select_ordered(ws, bytes, keys.data(), out.data(), n, req, c.order, stream, cfg);
         }
-        if (c.lo == 0) return device::topk(ws, bytes, keys.data(), n, m, out.data(), idx.data(), stream, cfg);
-        return device::rank_range(ws, bytes, keys.data(), n, c.lo, c.hi, out.data(), idx.data(), stream, cfg);
+        if (c.lo == 0) return device::topk(ws, bytes, keys.data(), out.data(), idx.data(), n, m, stream, cfg);
+        return device::rank_range(ws, bytes, keys.data(), out.data(), idx.data(), n, c.lo, c.hi, stream, cfg);
       };
       std::size_t ws_bytes = 0;
       cuda_check(call(nullptr, ws_bytes), "topk workspace query");

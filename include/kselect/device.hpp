@@ -1,20 +1,29 @@
 // kselect: the CUB-style device API (needs a build with the CUDA backend).
 //
+// Parameters, in one order in every function here and in kselect/device_filter.cuh
+// (CUB's): the workspace and its size, the input arrays, the output arrays, the
+// sizes (n, then k, the ranks, the range), the operation's parameters (the
+// predicate, the rank error), the stream, the configuration.
+//
 // Two-phase workspace, as CUB: call once with d_workspace == nullptr to get the
 // bytes needed in workspace_bytes, allocate, then call again. The workspace size
-// depends only on the type, n and num_ranks, never on the data. The functions do
-// not allocate. They return cudaSuccess, cudaErrorInvalidValue for bad arguments
-// (the reason is in last_error_message()), or the first CUDA error met.
+// depends only on the type, n and num_ranks (top-k and rank ranges: also k or the
+// range, and the configuration), never on the data. The functions do not allocate.
+// They return cudaSuccess, cudaErrorInvalidValue for bad arguments (the reason is in
+// last_error_message()), or the first CUDA error met. Each call is one NVTX range in
+// the domain "kselect" ("kselect::device::select", ...; kselect/detail/nvtx.hpp).
 //
 // Synchronisation: the selections plan with bucket counts copied to the host and
 // wait for them on `stream`. One rank, and 2 to 512 ranks of n >= 2^20 keys, are
 // planned on the device and wait once in the common case (one host round trip);
 // other multiselections and inputs of few distinct values wait once per level
 // (3 or 4 levels for 2^28 uniform floats); top-k and rank ranges once per
-// narrowing level (1 or 2 for 2^28 keys). Nothing waits on other streams or on
-// the whole device. On return the results are being written on `stream`; they
-// are ready once the stream is synchronised. (docs/api.md says the same per
-// function.)
+// narrowing level (1 or 2 for 2^28 keys); approx_multiselect at most once for its
+// counting pass (not when no answer can exceed the bound), then as multiselect for
+// the ranks it selects exactly. count_nan and the filters of
+// kselect/device_filter.cuh do not wait. Nothing waits on other streams or on the
+// whole device. On return the results are being written on `stream`; they are
+// ready once the stream is synchronised. (docs/api.md says the same per function.)
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -23,6 +32,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kselect/detail/arguments.hpp"
+#include "kselect/detail/nvtx.hpp"
 #include "kselect/types.hpp"
 
 namespace kselect::device {
@@ -30,35 +41,34 @@ namespace kselect::device {
 struct select_config {
   algorithm algo = algorithm::automatic;
   /// Seed of the sampling; any value gives exact results.
-  std::uint64_t seed = 0x9e3779b97f4a7c15ull;
+  std::uint64_t seed = kselect::detail::default_seed;
 };
-
-/// Values at `num_ranks` ranks of d_in[0..n) (ascending order, NaN last).
-///  - h_ranks: HOST array, sorted ascending, no duplicates, each in [0, n).
-///  - d_out: device array of num_ranks values; d_out[i] is the value of rank h_ranks[i].
-/// Auxiliary memory for one rank is at most 0.3x the input's bytes (plus a few KiB).
-template <class T>
-cudaError_t multiselect(void* d_workspace, std::size_t& workspace_bytes, const T* d_in,
-                        std::int64_t n, const std::int64_t* h_ranks, std::int64_t num_ranks,
-                        T* d_out, cudaStream_t stream = nullptr, const select_config& cfg = {});
 
 /// The k-th smallest (0-based) of d_in[0..n) into *d_out (device pointer).
 template <class T>
-cudaError_t select(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
-                   std::int64_t k, T* d_out, cudaStream_t stream = nullptr,
-                   const select_config& cfg = {});
+cudaError_t select(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out, std::int64_t n,
+                   std::int64_t k, cudaStream_t stream = nullptr, const select_config& cfg = {});
+
+/// Values at `num_ranks` ranks of d_in[0..n) (ascending order, NaN last).
+///  - d_out: device array of num_ranks values; d_out[i] is the value of rank h_ranks[i].
+///  - h_ranks: HOST array, sorted ascending, no duplicates, each in [0, n).
+/// Auxiliary memory for one rank is at most 0.3x the input's bytes (plus a few KiB).
+template <class T>
+cudaError_t multiselect(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out, std::int64_t n,
+                        const std::int64_t* h_ranks, std::int64_t num_ranks, cudaStream_t stream = nullptr,
+                        const select_config& cfg = {});
 
 /// Counts the NaNs of d_in[0..n) into *d_count (device pointer); 0 for integer types.
 template <class T>
-cudaError_t count_nan(void* d_workspace, std::size_t& workspace_bytes, const T* d_in,
-                      std::int64_t n, std::int64_t* d_count, cudaStream_t stream = nullptr);
+cudaError_t count_nan(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t* d_count,
+                      std::int64_t n, cudaStream_t stream = nullptr);
 
 /// Options of topk / topk_pairs / rank_range (see kselect::topk_options).
 struct topk_config {
   bool largest = false;        ///< topk only: the k largest (NaN counts as the largest)
   bool sorted = false;         ///< ascending (descending for largest) output
   bool deterministic = false;  ///< ties by smaller index; identical output every run
-  std::uint64_t seed = 0x9e3779b97f4a7c15ull;  ///< sampling seed; any value is exact
+  std::uint64_t seed = kselect::detail::default_seed;  ///< sampling seed; any value is exact
 };
 
 /// Options of approx_multiselect.
@@ -66,7 +76,7 @@ struct approx_config {
   /// Buckets of the counting pass (2 to 4096): more buckets, smaller rank error
   /// after one pass, but a slower pass.
   int buckets = 1024;
-  std::uint64_t seed = 0x9e3779b97f4a7c15ull;
+  std::uint64_t seed = kselect::detail::default_seed;
   /// Narrow-window mode: when the ranks' predicted positions in the sample lie
   /// close together (one rank, or a few neighbours), the splitters (at most
   /// buckets - 1) are packed around them and the counting pass only counts the
@@ -75,10 +85,9 @@ struct approx_config {
   bool window = true;
 };
 
-namespace detail {
-/// How deterministic unsorted output is put in input order (docs/algorithms.md):
-/// chosen by the output's density, or forced (benchmarks and tests).
-enum class range_order_method : int { automatic, buckets, bitmap };
+}  // namespace kselect::device
+
+namespace kselect::detail {
 
 /// What the typed wrappers below forward to (one instantiation per key type).
 struct range_request {
@@ -89,74 +98,87 @@ struct range_request {
   const void* values_in = nullptr;  ///< payload paired with the keys, or null
   void* values_out = nullptr;
   int value_bytes = 0;          ///< 4 or 8
-  range_order_method order_method = range_order_method::automatic;
 };
+
 template <class T>
-cudaError_t range_select(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
-                         const range_request& req, T* d_keys_out, cudaStream_t stream,
-                         const topk_config& cfg);
-template <class I>
-inline constexpr bool is_index_type_v = std::is_same_v<I, std::int32_t> || std::is_same_v<I, std::int64_t>;
-}  // namespace detail
+cudaError_t range_select(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_keys_out,
+                         std::int64_t n, const range_request& req, cudaStream_t stream,
+                         const device::topk_config& cfg);
+
+}  // namespace kselect::detail
+
+namespace kselect::device {
 
 /// The k smallest (cfg.largest: largest) keys of d_in[0..n) into d_keys_out[0..k),
 /// 0 <= k <= n. Unsorted unless cfg.sorted. Workspace depends on n, k and cfg.
 template <class T>
-cudaError_t topk(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
-                 std::int64_t k, T* d_keys_out, cudaStream_t stream = nullptr, const topk_config& cfg = {}) {
-  detail::range_request req;
-  req.lo = 0;
+cudaError_t topk(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_keys_out, std::int64_t n,
+                 std::int64_t k, cudaStream_t stream = nullptr, const topk_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::topk");
+  kselect::detail::range_request req;
   req.hi = k;
   req.descending = cfg.largest;
-  return detail::range_select(d_workspace, workspace_bytes, d_in, n, req, d_keys_out, stream, cfg);
+  return kselect::detail::range_select(d_workspace, workspace_bytes, d_in, d_keys_out, n, req, stream, cfg);
 }
 
 /// topk with the keys' positions in d_in: IndexT is int32_t (needs n < 2^31) or int64_t.
 template <class T, class IndexT>
-  requires detail::is_index_type_v<IndexT>
-cudaError_t topk(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
-                 std::int64_t k, T* d_keys_out, IndexT* d_indices_out, cudaStream_t stream = nullptr,
+  requires kselect::detail::is_index_type_v<IndexT>
+cudaError_t topk(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_keys_out,
+                 IndexT* d_indices_out, std::int64_t n, std::int64_t k, cudaStream_t stream = nullptr,
                  const topk_config& cfg = {}) {
-  detail::range_request req;
-  req.lo = 0;
+  KSELECT_NVTX_RANGE("kselect::device::topk");
+  kselect::detail::range_request req;
   req.hi = k;
   req.descending = cfg.largest;
   req.indices_out = d_indices_out;
   req.index_bytes = sizeof(IndexT);
-  return detail::range_select(d_workspace, workspace_bytes, d_in, n, req, d_keys_out, stream, cfg);
+  return kselect::detail::range_select(d_workspace, workspace_bytes, d_in, d_keys_out, n, req, stream, cfg);
 }
 
 /// topk carrying a payload: d_values_out[i] is the d_values_in element paired with
 /// d_keys_out[i]. V is any trivially copyable type of 4 or 8 bytes.
 template <class T, class V>
   requires(std::is_trivially_copyable_v<V> && (sizeof(V) == 4 || sizeof(V) == 8))
-cudaError_t topk_pairs(void* d_workspace, std::size_t& workspace_bytes, const T* d_keys_in,
-                       const V* d_values_in, std::int64_t n, std::int64_t k, T* d_keys_out,
-                       V* d_values_out, cudaStream_t stream = nullptr, const topk_config& cfg = {}) {
-  detail::range_request req;
-  req.lo = 0;
+cudaError_t topk_pairs(void* d_workspace, std::size_t& workspace_bytes, const T* d_keys_in, const V* d_values_in,
+                       T* d_keys_out, V* d_values_out, std::int64_t n, std::int64_t k, cudaStream_t stream = nullptr,
+                       const topk_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::topk_pairs");
+  kselect::detail::range_request req;
   req.hi = k;
   req.descending = cfg.largest;
   req.values_in = d_values_in;
   req.values_out = d_values_out;
   req.value_bytes = sizeof(V);
-  return detail::range_select(d_workspace, workspace_bytes, d_keys_in, n, req, d_keys_out, stream, cfg);
+  return kselect::detail::range_select(d_workspace, workspace_bytes, d_keys_in, d_keys_out, n, req, stream, cfg);
 }
 
 /// The keys at positions [lo, hi) of the ascending stable sort of d_in[0..n)
 /// (0 <= lo <= hi <= n), into d_keys_out[0..hi-lo) and, if d_indices_out is not
-/// null, their positions. cfg.largest is ignored.
+/// null, their positions (IndexT: int32_t, which needs n < 2^31, or int64_t).
+/// cfg.largest is ignored.
 template <class T, class IndexT = std::int64_t>
-  requires detail::is_index_type_v<IndexT>
-cudaError_t rank_range(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
-                       std::int64_t lo, std::int64_t hi, T* d_keys_out, IndexT* d_indices_out = nullptr,
+  requires kselect::detail::is_index_type_v<IndexT>
+cudaError_t rank_range(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_keys_out,
+                       IndexT* d_indices_out, std::int64_t n, std::int64_t lo, std::int64_t hi,
                        cudaStream_t stream = nullptr, const topk_config& cfg = {}) {
-  detail::range_request req;
+  KSELECT_NVTX_RANGE("kselect::device::rank_range");
+  kselect::detail::range_request req;
   req.lo = lo;
   req.hi = hi;
   req.indices_out = d_indices_out;
   req.index_bytes = d_indices_out ? static_cast<int>(sizeof(IndexT)) : 0;
-  return detail::range_select(d_workspace, workspace_bytes, d_in, n, req, d_keys_out, stream, cfg);
+  return kselect::detail::range_select(d_workspace, workspace_bytes, d_in, d_keys_out, n, req, stream, cfg);
+}
+
+/// rank_range without positions, d_indices_out given as nullptr (an IndexT cannot
+/// be deduced from it).
+template <class T>
+cudaError_t rank_range(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_keys_out,
+                       std::nullptr_t, std::int64_t n, std::int64_t lo, std::int64_t hi,
+                       cudaStream_t stream = nullptr, const topk_config& cfg = {}) {
+  return rank_range(d_workspace, workspace_bytes, d_in, d_keys_out, static_cast<std::int64_t*>(nullptr), n, lo, hi,
+                    stream, cfg);
 }
 
 /// Approximate multiselection: for each h_ranks[i] (host array, sorted, unique,
@@ -164,10 +186,10 @@ cudaError_t rank_range(void* d_workspace, std::size_t& workspace_bytes, const T*
 /// (device arrays), with |h_ranks[i] - d_out_ranks[i]| <= max_rank_error.
 /// max_rank_error = 0 selects exactly.
 template <class T>
-cudaError_t approx_multiselect(void* d_workspace, std::size_t& workspace_bytes, const T* d_in,
-                               std::int64_t n, const std::int64_t* h_ranks, std::int64_t num_ranks,
-                               std::int64_t max_rank_error, T* d_out, std::int64_t* d_out_ranks,
-                               cudaStream_t stream = nullptr, const approx_config& cfg = {});
+cudaError_t approx_multiselect(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out,
+                               std::int64_t* d_out_ranks, std::int64_t n, const std::int64_t* h_ranks,
+                               std::int64_t num_ranks, std::int64_t max_rank_error, cudaStream_t stream = nullptr,
+                               const approx_config& cfg = {});
 
 /// Why the last call on this thread returned cudaErrorInvalidValue (empty if it did not).
 const char* last_error_message() noexcept;

@@ -13,10 +13,10 @@
 //   kselect::device::filter_if(d_ws, bytes, d_in, d_out, d_count, n, pred, stream);
 //   ```
 //
-// Protocol as the rest of the device API (kselect/device.hpp) and CUB: a null
-// workspace asks for workspace_bytes (which depends on the type, n and the
-// algorithm, never on the data); no allocation, no synchronisation; everything runs
-// on `stream`. Returns cudaSuccess, cudaErrorInvalidValue for a bad argument (the
+// Protocol and parameter order as the rest of the device API (kselect/device.hpp)
+// and CUB: a null workspace asks for workspace_bytes (which depends on the type, n
+// and the algorithm, never on the data); no allocation, no synchronisation;
+// everything runs on `stream`. Returns cudaSuccess, cudaErrorInvalidValue for a bad argument (the
 // reason in device::last_error_message(): null or host pointers, n < 0 or >= 2^40,
 // too small a workspace, d_out overlapping d_in), or the first CUDA error met.
 // n == 0 is valid: *d_num_selected becomes 0.
@@ -40,9 +40,27 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kselect/detail/arguments.hpp"
 #include "kselect/detail/filter_dispatch.cuh"
+#include "kselect/detail/nvtx.hpp"
+#include "kselect/detail/rejection.hpp"
 #include "kselect/device.hpp"  // last_error_message()
 #include "kselect/filter.hpp"
+
+namespace kselect::detail {
+template <class T>
+inline constexpr bool is_filter_key_v =
+    std::is_trivially_copyable_v<T> && sizeof(T) <= 16 && 16 % sizeof(T) == 0;
+/// int32_t positions need n < 2^31; checked before run_filter, which clears the
+/// message itself, so this check clears it first.
+template <class IndexT>
+cudaError_t check_index_type(std::int64_t n) {
+  const std::string problem = index_type_error(sizeof(IndexT), n);
+  if (problem.empty()) return cudaSuccess;
+  clear_rejection();
+  return reject_argument(problem);
+}
+}  // namespace kselect::detail
 
 namespace kselect::device {
 
@@ -50,29 +68,13 @@ struct filter_config {
   filter_algorithm algo = filter_algorithm::automatic;
 };
 
-namespace detail {
-template <class T>
-inline constexpr bool is_filter_key_v =
-    std::is_trivially_copyable_v<T> && sizeof(T) <= 16 && 16 % sizeof(T) == 0;
-template <class I>
-inline constexpr bool is_filter_index_v = std::is_same_v<I, std::int32_t> || std::is_same_v<I, std::int64_t>;
-/// int32_t positions need n < 2^31.
-template <class IndexT>
-cudaError_t check_index_type(std::int64_t n) {
-  if (sizeof(IndexT) == 4 && n > INT32_MAX) {
-    clear_rejection();
-    return reject_argument("kselect: int32_t indices need n < 2^31 (n = " + std::to_string(n) + ")");
-  }
-  return cudaSuccess;
-}
-}  // namespace detail
-
 /// The elements x of d_in[0..n) with pred(x), in input order, into d_out.
 template <class T, class Pred>
   requires detail::is_filter_key_v<T>
 cudaError_t filter_if(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out,
                       std::int64_t* d_num_selected, std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
                       const filter_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::filter_if");
   detail::filter_outputs<T, T, std::int64_t> out;
   out.keys = d_out;
   out.num_selected = d_num_selected;
@@ -84,10 +86,11 @@ cudaError_t filter_if(void* d_workspace, std::size_t& workspace_bytes, const T* 
 /// d_indices_out (IndexT: int32_t, which needs n < 2^31, or int64_t). d_out may be
 /// null for the positions alone.
 template <class T, class IndexT, class Pred>
-  requires(detail::is_filter_key_v<T> && detail::is_filter_index_v<IndexT>)
+  requires(detail::is_filter_key_v<T> && detail::is_index_type_v<IndexT>)
 cudaError_t filter_if_indices(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out,
                               IndexT* d_indices_out, std::int64_t* d_num_selected, std::int64_t n, Pred pred,
                               cudaStream_t stream = nullptr, const filter_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::filter_if_indices");
   KSELECT_CUDA_TRY(detail::check_index_type<IndexT>(n));
   detail::filter_outputs<T, T, IndexT> out;
   out.keys = d_out;
@@ -105,6 +108,7 @@ cudaError_t filter_if_pairs(void* d_workspace, std::size_t& workspace_bytes, con
                             const V* d_values_in, T* d_keys_out, V* d_values_out, std::int64_t* d_num_selected,
                             std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
                             const filter_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::filter_if_pairs");
   detail::filter_outputs<T, V, std::int64_t> out;
   out.keys = d_keys_out;
   out.values_in = d_values_in;
@@ -121,6 +125,7 @@ template <class T>
 cudaError_t filter_range(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out,
                          std::int64_t* d_num_selected, std::int64_t n, T lo, T hi, cudaStream_t stream = nullptr,
                          const filter_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::filter_range");
   if (!(lo <= hi)) {
     detail::clear_rejection();
     return detail::reject_argument("kselect: filter_range needs lo <= hi and no NaN bound");
@@ -135,6 +140,7 @@ template <class T, class Flag>
 cudaError_t filter_flagged(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, const Flag* d_flags,
                            T* d_out, std::int64_t* d_num_selected, std::int64_t n, cudaStream_t stream = nullptr,
                            const filter_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::filter_flagged");
   detail::filter_outputs<T, T, std::int64_t> out;
   out.keys = d_out;
   out.num_selected = d_num_selected;
@@ -144,11 +150,12 @@ cudaError_t filter_flagged(void* d_workspace, std::size_t& workspace_bytes, cons
 
 /// filter_flagged, also writing the positions (d_out may be null for them alone).
 template <class T, class Flag, class IndexT>
-  requires(detail::is_filter_key_v<T> && detail::is_filter_index_v<IndexT>)
+  requires(detail::is_filter_key_v<T> && detail::is_index_type_v<IndexT>)
 cudaError_t filter_flagged_indices(void* d_workspace, std::size_t& workspace_bytes, const T* d_in,
                                    const Flag* d_flags, T* d_out, IndexT* d_indices_out,
                                    std::int64_t* d_num_selected, std::int64_t n, cudaStream_t stream = nullptr,
                                    const filter_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::filter_flagged_indices");
   KSELECT_CUDA_TRY(detail::check_index_type<IndexT>(n));
   detail::filter_outputs<T, T, IndexT> out;
   out.keys = d_out;
@@ -168,6 +175,7 @@ template <class T, class Pred>
 cudaError_t partition(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out,
                       std::int64_t* d_num_selected, std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
                       const filter_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::partition");
   detail::filter_outputs<T, T, std::int64_t> out;
   out.keys = d_out;
   out.num_selected = d_num_selected;
@@ -180,11 +188,12 @@ cudaError_t partition(void* d_workspace, std::size_t& workspace_bytes, const T* 
 /// null for the positions alone) and, when d_values_in is not null, moving the
 /// payload d_values_in[i] with every key into d_values_out.
 template <class T, class V, class IndexT, class Pred>
-  requires(detail::is_filter_key_v<T> && detail::is_filter_index_v<IndexT> && std::is_trivially_copyable_v<V>)
+  requires(detail::is_filter_key_v<T> && detail::is_index_type_v<IndexT> && std::is_trivially_copyable_v<V>)
 cudaError_t partition_pairs(void* d_workspace, std::size_t& workspace_bytes, const T* d_keys_in,
                             const V* d_values_in, T* d_keys_out, V* d_values_out, IndexT* d_indices_out,
                             std::int64_t* d_num_selected, std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
                             const filter_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::partition_pairs");
   KSELECT_CUDA_TRY(detail::check_index_type<IndexT>(n));
   detail::filter_outputs<T, V, IndexT> out;
   out.keys = d_keys_out;
@@ -202,6 +211,7 @@ template <class T, class Pred>
   requires detail::is_filter_key_v<T>
 cudaError_t count_if(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t* d_count,
                      std::int64_t n, Pred pred, cudaStream_t stream = nullptr) {
+  KSELECT_NVTX_RANGE("kselect::device::count_if");
   return detail::run_count(d_workspace, workspace_bytes, d_in, n, detail::predicate_selector<Pred>{pred}, d_count,
                            stream);
 }
@@ -213,6 +223,7 @@ template <class T, class Pred>
 cudaError_t filter_if_inplace(void* d_workspace, std::size_t& workspace_bytes, T* d_data,
                               std::int64_t* d_num_selected, std::int64_t n, Pred pred,
                               cudaStream_t stream = nullptr) {
+  KSELECT_NVTX_RANGE("kselect::device::filter_if_inplace");
   detail::filter_outputs<T, T, std::int64_t> out;
   out.keys = d_data;
   out.num_selected = d_num_selected;

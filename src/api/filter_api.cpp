@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "api/dispatch.hpp"
+#include "kselect/detail/nvtx.hpp"
 #include "kselect/filter.hpp"
 #include "kselect/kselect.hpp"
 
@@ -63,6 +64,7 @@ template <class T>
 std::int64_t filter(const T* values, std::int64_t n, const filter_condition<T>& cond, const void* payload,
                     std::size_t payload_bytes, bool partition, bool with_indices, filter_target& target,
                     const options& opt) {
+  KSELECT_NVTX_RANGE("kselect::filter");
   check_array(values, n, opt);
   if (cond.flagged) {
     check_array(cond.flags, n, opt, "flags");
@@ -86,6 +88,7 @@ std::int64_t filter(const T* values, std::int64_t n, const filter_condition<T>& 
 
 template <class T>
 std::int64_t count_if(const T* values, std::int64_t n, const predicate<T>& pred, const options& opt) {
+  KSELECT_NVTX_RANGE("kselect::count_if");
   detail::check_array(values, n, opt);
   check_predicate(pred);
   if (n == 0) return 0;
@@ -94,6 +97,7 @@ std::int64_t count_if(const T* values, std::int64_t n, const predicate<T>& pred,
 
 template <class T>
 std::int64_t filter_if_inplace(T* values, std::int64_t n, const predicate<T>& pred, const options& opt) {
+  KSELECT_NVTX_RANGE("kselect::filter_if_inplace");
   detail::check_array(values, n, opt);
   check_predicate(pred);
   if (n == 0) return 0;

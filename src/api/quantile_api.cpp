@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "api/dispatch.hpp"
+#include "kselect/detail/nvtx.hpp"
 #include "kselect/kselect.hpp"
 #include "core/quantile_math.hpp"
 #include "core/ranks.hpp"
@@ -68,6 +69,7 @@ template <class T>
 std::vector<quantile_value_t<T>> quantile(const T* values, std::int64_t n,
                                           std::span<const double> qs, quantile_method m,
                                           const options& opt) {
+  KSELECT_NVTX_RANGE("kselect::quantile");
   return quantiles_of(values, n, qs, m, opt, false);
 }
 
@@ -75,6 +77,7 @@ template <class T>
 std::vector<quantile_value_t<T>> nanquantile(const T* values, std::int64_t n,
                                              std::span<const double> qs, quantile_method m,
                                              const options& opt) {
+  KSELECT_NVTX_RANGE("kselect::nanquantile");
   return quantiles_of(values, n, qs, m, opt, true);
 }
 

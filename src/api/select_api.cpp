@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "api/dispatch.hpp"
+#include "kselect/detail/nvtx.hpp"
 #include "kselect/kselect.hpp"
 #include "core/ranks.hpp"
 #ifdef KSELECT_WITH_CUDA
@@ -12,6 +13,7 @@ namespace kselect {
 
 template <class T>
 T select(const T* values, std::int64_t n, std::int64_t k, const options& opt) {
+  KSELECT_NVTX_RANGE("kselect::select");
   detail::check_input(values, n, opt);
   core::check_rank(k, 0, n);
   const detail::backend b = detail::choose_backend(values, opt);
@@ -23,6 +25,7 @@ T select(const T* values, std::int64_t n, std::int64_t k, const options& opt) {
 template <class T>
 std::vector<T> multiselect(const T* values, std::int64_t n, std::span<const std::int64_t> ranks,
                            const options& opt) {
+  KSELECT_NVTX_RANGE("kselect::multiselect");
   detail::check_input(values, n, opt);
   const core::rank_set set = core::normalize_ranks(ranks, n);
   const detail::backend b = detail::choose_backend(values, opt);

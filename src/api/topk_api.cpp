@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "api/dispatch.hpp"
+#include "kselect/detail/nvtx.hpp"
 #include "kselect/kselect.hpp"
 #include "core/ranks.hpp"
 
@@ -50,6 +51,7 @@ selection<T> run_range(const T* values, std::int64_t n, std::int64_t lo, std::in
 // owning-API call rejects it the same way (detail::check_input).
 template <class T>
 selection<T> topk(const T* values, std::int64_t n, std::int64_t k, const topk_options& t, const options& opt) {
+  KSELECT_NVTX_RANGE("kselect::topk");
   detail::check_input(values, n, opt);
   if (k < 0 || k > n)
     throw std::invalid_argument("kselect: k = " + std::to_string(k) + " is outside [0, n]" + for_n(n));
@@ -59,6 +61,7 @@ selection<T> topk(const T* values, std::int64_t n, std::int64_t k, const topk_op
 template <class T>
 selection<T> rank_range(const T* values, std::int64_t n, std::int64_t lo, std::int64_t hi, const range_options& r,
                         const options& opt) {
+  KSELECT_NVTX_RANGE("kselect::rank_range");
   detail::check_input(values, n, opt);
   check_range(lo, hi, n);
   return run_range(values, n, lo, hi, false, r.sorted, r.deterministic, r.indices, opt);
@@ -68,6 +71,7 @@ template <class T>
 std::vector<ranked_value<T>> approx_multiselect(const T* values, std::int64_t n,
                                                 std::span<const std::int64_t> ranks,
                                                 std::int64_t max_rank_error, const options& opt) {
+  KSELECT_NVTX_RANGE("kselect::approx_multiselect");
   detail::check_input(values, n, opt);
   check_max_rank_error(max_rank_error);
   const core::rank_set set = core::normalize_ranks(ranks, n);
@@ -85,6 +89,7 @@ std::vector<ranked_value<T>> approx_multiselect(const T* values, std::int64_t n,
 template <class T>
 ranked_value<T> approx_select(const T* values, std::int64_t n, std::int64_t k, std::int64_t max_rank_error,
                               const options& opt) {
+  KSELECT_NVTX_RANGE("kselect::approx_select");
   detail::check_input(values, n, opt);
   core::check_rank(k, 0, n);
   return approx_multiselect(values, n, std::span<const std::int64_t>(&k, 1), max_rank_error, opt).front();

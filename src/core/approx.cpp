@@ -6,8 +6,7 @@ namespace kselect::core {
 
 std::string approx_argument_error(std::int64_t n, std::int64_t num_ranks, std::int64_t max_rank_error,
                                   int buckets) {
-  if (n <= 0) return "kselect: empty input (n = " + std::to_string(n) + ")";
-  if (n >= (std::int64_t(1) << 40)) return "kselect: n = " + std::to_string(n) + " exceeds 2^40";
+  if (std::string problem = kselect::detail::input_size_error(n); !problem.empty()) return problem;
   if (num_ranks < 0) return "kselect: num_ranks is negative";
   if (max_rank_error < 0)
     return "kselect: max_rank_error is negative (" + std::to_string(max_rank_error) + ")";

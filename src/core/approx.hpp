@@ -35,6 +35,7 @@
 #include "hd.hpp"
 #include "int_math.hpp"
 #include "key_traits.hpp"
+#include "kselect/detail/arguments.hpp"  // default_seed: both backends' sample by default
 #include "sampling.hpp"
 
 namespace kselect::core {
@@ -58,10 +59,6 @@ inline constexpr int approx_max_splitters = approx_max_buckets - 1;
 /// sort in the plan kernel (a Poisson model of the sample ranks: docs/algorithms.md,
 /// "Approximate selection").
 inline constexpr int approx_sample_size = 16384;
-
-/// The sampling seed when the caller gives none (device::approx_config's default;
-/// the CPU backend has no seed argument and uses this one).
-inline constexpr std::uint64_t approx_default_seed = 0x9e3779b97f4a7c15ull;
 
 /// Why (n, num_ranks, max_rank_error, buckets) is not a valid call, or "" if it is.
 /// The messages start "kselect: " like the device API's other messages.

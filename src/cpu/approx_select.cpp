@@ -130,7 +130,7 @@ void approx_multiselect(const T* values, std::int64_t n, const std::int64_t* ran
   const core::approx_candidates cand = core::approx_choose_candidates(
       n, std::span<const std::int64_t>(ranks, static_cast<std::size_t>(num_ranks)), max_rank_error, buckets,
       allow_window);
-  const splitter_set<T> sp = choose_splitters(values, n, cand, core::approx_default_seed);
+  const splitter_set<T> sp = choose_splitters(values, n, cand, kselect::detail::default_seed);
   const std::vector<std::uint64_t> counts =
       count_buckets(values, n, sp, core::approx_table_budget(cand), cand.window, threads);
   const std::vector<std::int64_t> below = core::approx_keys_below(counts);

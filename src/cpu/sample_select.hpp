@@ -24,6 +24,7 @@
 #include <cstdint>
 
 #include "cpu/isa.hpp"
+#include "kselect/detail/arguments.hpp"
 
 namespace kselect::cpu {
 
@@ -80,7 +81,7 @@ struct tuning {
   /// Deeper levels sort instead (a guard; each level shrinks its input).
   int max_depth = 24;
   /// Seed of the sampling.
-  std::uint64_t seed = 0x9e3779b97f4a7c15ull;
+  std::uint64_t seed = kselect::detail::default_seed;
 };
 
 /// out[i] = value of rank ranks[i] in values[0..n) (key order, core/key_traits.hpp;

@@ -1,12 +1,15 @@
-// Definitions of the public device API (include/kselect/device.hpp) for one key
-// type; each instantiate/*.cu includes this for its type so the build parallelises.
+// Definitions of the public device API's exact selections (include/kselect/device.hpp:
+// select, multiselect, count_nan) for one key type; each instantiate/device_api_*.cu
+// includes this for its type so the build parallelises.
 #pragma once
 
 #include <thrust/iterator/transform_iterator.h>
 
 #include <cub/device/device_reduce.cuh>
 
+#include "cuda/common.cuh"
 #include "cuda/dispatch/entry.cuh"
+#include "kselect/detail/nvtx.hpp"
 #include "kselect/device.hpp"
 
 namespace kselect::cuda {
@@ -24,34 +27,37 @@ struct is_nan_op {
 namespace kselect::device {
 
 template <class T>
-cudaError_t multiselect(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
-                        const std::int64_t* h_ranks, std::int64_t num_ranks, T* d_out, cudaStream_t stream,
+cudaError_t select(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out, std::int64_t n,
+                   std::int64_t k, cudaStream_t stream, const select_config& cfg) {
+  KSELECT_NVTX_RANGE("kselect::device::select");
+  return cuda::multiselect(d_workspace, workspace_bytes, d_in, d_out, n, &k, 1, stream, cfg);
+}
+
+template <class T>
+cudaError_t multiselect(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out, std::int64_t n,
+                        const std::int64_t* h_ranks, std::int64_t num_ranks, cudaStream_t stream,
                         const select_config& cfg) {
-  return cuda::multiselect(d_workspace, workspace_bytes, d_in, n, h_ranks, num_ranks, d_out, stream, cfg);
+  KSELECT_NVTX_RANGE("kselect::device::multiselect");
+  return cuda::multiselect(d_workspace, workspace_bytes, d_in, d_out, n, h_ranks, num_ranks, stream, cfg);
 }
 
 template <class T>
-cudaError_t select(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
-                   std::int64_t k, T* d_out, cudaStream_t stream, const select_config& cfg) {
-  return cuda::multiselect(d_workspace, workspace_bytes, d_in, n, &k, 1, d_out, stream, cfg);
-}
-
-template <class T>
-cudaError_t count_nan(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
-                      std::int64_t* d_count, cudaStream_t stream) {
-  cuda::clear_error_message();
-  if (n < 0) return cuda::invalid("kselect: n is negative");
+cudaError_t count_nan(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t* d_count,
+                      std::int64_t n, cudaStream_t stream) {
+  KSELECT_NVTX_RANGE("kselect::device::count_nan");
+  kselect::detail::clear_rejection();
+  if (n < 0) return kselect::detail::reject_argument("kselect: n is negative");
   auto flags = thrust::make_transform_iterator(d_in, cuda::is_nan_op<T>{});
   return cub::DeviceReduce::Sum(d_workspace, workspace_bytes, flags, d_count, n, stream);
 }
 
 }  // namespace kselect::device
 
-#define KSELECT_INSTANTIATE_DEVICE_API(T)                                                          \
-  template cudaError_t kselect::device::multiselect<T>(void*, std::size_t&, const T*, std::int64_t, \
-                                                       const std::int64_t*, std::int64_t, T*,       \
-                                                       cudaStream_t, const select_config&);         \
-  template cudaError_t kselect::device::select<T>(void*, std::size_t&, const T*, std::int64_t,      \
-                                                  std::int64_t, T*, cudaStream_t, const select_config&); \
-  template cudaError_t kselect::device::count_nan<T>(void*, std::size_t&, const T*, std::int64_t,   \
-                                                     std::int64_t*, cudaStream_t);
+#define KSELECT_INSTANTIATE_DEVICE_API(T)                                                                   \
+  template cudaError_t kselect::device::select<T>(void*, std::size_t&, const T*, T*, std::int64_t,          \
+                                                  std::int64_t, cudaStream_t, const select_config&);        \
+  template cudaError_t kselect::device::multiselect<T>(void*, std::size_t&, const T*, T*, std::int64_t,     \
+                                                       const std::int64_t*, std::int64_t, cudaStream_t,     \
+                                                       const select_config&);                               \
+  template cudaError_t kselect::device::count_nan<T>(void*, std::size_t&, const T*, std::int64_t*,          \
+                                                     std::int64_t, cudaStream_t);

@@ -19,16 +19,16 @@ void approx_multiselect(const T* d_values, std::int64_t n, const std::int64_t* r
   auto stream = static_cast<cudaStream_t>(opt.stream);
   const device::approx_config cfg;
   std::size_t bytes = 0;
-  check(device::approx_multiselect<T>(nullptr, bytes, d_values, n, ranks, num_ranks, max_rank_error, nullptr,
-                                      nullptr, stream, cfg),
+  check(device::approx_multiselect<T>(nullptr, bytes, d_values, nullptr, nullptr, n, ranks, num_ranks,
+                                      max_rank_error, stream, cfg),
         "workspace query");
   if (num_ranks == 0) return;
   stream_buffer workspace(bytes, stream);
   stream_buffer out(static_cast<std::size_t>(num_ranks) * sizeof(T), stream);
   stream_buffer out_ranks(static_cast<std::size_t>(num_ranks) * sizeof(std::int64_t), stream);
-  check(device::approx_multiselect<T>(workspace.get(), bytes, d_values, n, ranks, num_ranks, max_rank_error,
-                                      static_cast<T*>(out.get()), static_cast<std::int64_t*>(out_ranks.get()),
-                                      stream, cfg),
+  check(device::approx_multiselect<T>(workspace.get(), bytes, d_values, static_cast<T*>(out.get()),
+                                      static_cast<std::int64_t*>(out_ranks.get()), n, ranks, num_ranks,
+                                      max_rank_error, stream, cfg),
         "approx_multiselect");
   check(cudaMemcpyAsync(h_out, out.get(), static_cast<std::size_t>(num_ranks) * sizeof(T), cudaMemcpyDeviceToHost,
                         stream),

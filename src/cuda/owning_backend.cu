@@ -8,6 +8,7 @@
 #include "cuda/backend.hpp"
 #include "cuda/common.cuh"
 #include "cuda/owning_support.hpp"
+#include "kselect/detail/workspace_carver.hpp"
 #include "kselect/device.hpp"
 
 namespace kselect::cuda_backend {
@@ -32,12 +33,12 @@ void multiselect(const T* d_values, std::int64_t n, const std::int64_t* ranks, s
   device::select_config cfg;
   cfg.algo = opt.algo;
   std::size_t bytes = 0;
-  check(device::multiselect<T>(nullptr, bytes, d_values, n, ranks, num_ranks, nullptr, stream, cfg),
+  check(device::multiselect<T>(nullptr, bytes, d_values, nullptr, n, ranks, num_ranks, stream, cfg),
         "workspace query");
   stream_buffer workspace(bytes, stream);
   stream_buffer out(num_ranks * sizeof(T), stream);
-  check(device::multiselect<T>(workspace.get(), bytes, d_values, n, ranks, num_ranks,
-                               static_cast<T*>(out.get()), stream, cfg),
+  check(device::multiselect<T>(workspace.get(), bytes, d_values, static_cast<T*>(out.get()), n, ranks, num_ranks,
+                               stream, cfg),
         "multiselect");
   check(cudaMemcpyAsync(h_out, out.get(), num_ranks * sizeof(T), cudaMemcpyDeviceToHost, stream),
         "copying results");
@@ -48,13 +49,14 @@ template <class T>
 std::int64_t count_nan(const T* d_values, std::int64_t n, const options& opt) {
   auto stream = static_cast<cudaStream_t>(opt.stream);
   std::size_t bytes = 0;
-  check(device::count_nan<T>(nullptr, bytes, d_values, n, nullptr, stream), "workspace query");
-  constexpr std::size_t count_slot = 256;  // the count first, CUB's temporaries after it
-  stream_buffer workspace(count_slot + bytes, stream);
-  auto* d_count = static_cast<std::int64_t*>(workspace.get());
-  check(device::count_nan<T>(static_cast<char*>(workspace.get()) + count_slot, bytes, d_values, n, d_count,
-                             stream),
-        "count_nan");
+  check(device::count_nan<T>(nullptr, bytes, d_values, nullptr, n, stream), "workspace query");
+  // One allocation: the count first, CUB's temporaries after it.
+  kselect::detail::workspace_carver carve;
+  const std::size_t count_at = carve.take(sizeof(std::int64_t)), temp_at = carve.take(bytes);
+  stream_buffer workspace(carve.end, stream);
+  auto* base = static_cast<char*>(workspace.get());
+  auto* d_count = reinterpret_cast<std::int64_t*>(base + count_at);
+  check(device::count_nan<T>(base + temp_at, bytes, d_values, d_count, n, stream), "count_nan");
   std::int64_t count = 0;
   check(cudaMemcpyAsync(&count, d_count, sizeof count, cudaMemcpyDeviceToHost, stream), "copying count");
   check(cudaStreamSynchronize(stream), "count_nan");

@@ -25,8 +25,8 @@ void gather_payload(const void* in, const std::int64_t* idx, void* out, std::int
 /// f(selector): the device selector of a filter condition (flags or predicate).
 template <class T, class F>
 cudaError_t with_selector(const kselect::detail::filter_condition<T>& cond, F&& f) {
-  if (cond.flagged) return f(device::detail::flag_selector<std::uint8_t>{cond.flags});
-  return f(device::detail::predicate_selector<predicate<T>>{cond.pred});
+  if (cond.flagged) return f(kselect::detail::flag_selector<std::uint8_t>{cond.flags});
+  return f(kselect::detail::predicate_selector<predicate<T>>{cond.pred});
 }
 
 /// The device count of selected keys (flags or predicate), waited for.
@@ -38,7 +38,7 @@ std::int64_t count_selected(const T* d_values, std::int64_t n, const kselect::de
   std::size_t bytes = 0;
   auto run = [&](void* ws) {
     return with_selector(cond, [&](auto select) {
-      return device::detail::run_count(ws, bytes, d_values, n, select, d_count, stream);
+      return kselect::detail::run_count(ws, bytes, d_values, n, select, d_count, stream);
     });
   };
   check(run(nullptr), "count workspace query");
@@ -65,16 +65,16 @@ std::int64_t filter(const T* d_values, std::int64_t n, const kselect::detail::fi
   stream_buffer indices(need_indices ? um * sizeof(std::int64_t) : 0, stream);
   stream_buffer num(sizeof(std::int64_t), stream);
 
-  device::detail::filter_outputs<T, T, std::int64_t> out;
+  kselect::detail::filter_outputs<T, T, std::int64_t> out;
   out.keys = static_cast<T*>(keys.get());
   out.indices = static_cast<std::int64_t*>(indices.get());
   out.num_selected = static_cast<std::int64_t*>(num.get());
   out.partition = partition;
   std::size_t bytes = 0;
-  const device::detail::filter_request req{.flags = cond.flags, .flagged = cond.flagged};
+  const kselect::detail::filter_request req{.flags = cond.flags, .flagged = cond.flagged};
   auto run = [&](void* ws) {
     return with_selector(cond, [&](auto select) {
-      return device::detail::run_filter(ws, bytes, d_values, n, select, out, req, stream);
+      return kselect::detail::run_filter(ws, bytes, d_values, n, select, out, req, stream);
     });
   };
   check(run(nullptr), "filter workspace query");

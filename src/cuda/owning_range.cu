@@ -1,7 +1,7 @@
 // The CUDA side of the owning API for top-k and rank ranges
 // (cuda_backend::range_select): allocates the workspace and the output buffers
-// (stream-ordered), runs device::detail::range_select, brings keys and indices to
-// the host and waits for them.
+// (stream-ordered), runs kselect::detail::range_select (what device::topk and
+// rank_range call), brings keys and indices to the host and waits for them.
 #include <cuda_runtime_api.h>
 
 #include <string>
@@ -18,7 +18,7 @@ void range_select(const T* d_values, std::int64_t n, std::int64_t lo, std::int64
                   const options& opt) {
   auto stream = static_cast<cudaStream_t>(opt.stream);
   const auto m = static_cast<std::size_t>(hi - lo);
-  device::detail::range_request req;
+  kselect::detail::range_request req;
   req.lo = lo;
   req.hi = hi;
   req.descending = descending;
@@ -33,13 +33,12 @@ void range_select(const T* d_values, std::int64_t n, std::int64_t lo, std::int64
   std::size_t bytes = 0;
   stream_buffer indices(h_indices_out ? m * sizeof(std::int64_t) : 0, stream);
   req.indices_out = indices.get();
-  check(device::detail::range_select<T>(nullptr, bytes, d_values, n, req, nullptr, stream, cfg),
-        "workspace query");
+  check(kselect::detail::range_select<T>(nullptr, bytes, d_values, nullptr, n, req, stream, cfg), "workspace query");
   stream_buffer workspace(bytes, stream);
   stream_buffer keys(m * sizeof(T), stream);
   // Phase 2: the selection, then the copies back on the same stream.
-  check(device::detail::range_select<T>(workspace.get(), bytes, d_values, n, req, static_cast<T*>(keys.get()),
-                                        stream, cfg),
+  check(kselect::detail::range_select<T>(workspace.get(), bytes, d_values, static_cast<T*>(keys.get()), n, req,
+                                         stream, cfg),
         "range_select");
   check(cudaMemcpyAsync(h_values_out, keys.get(), m * sizeof(T), cudaMemcpyDeviceToHost, stream),
         "copying results");

@@ -250,7 +250,7 @@ TYPED_TEST(CpuApproxWindow, SamplingMissAnsweredExactly) {
   using T = TypeParam;
   const std::int64_t n = std::int64_t(1) << 18;
   for (const bool sample_high : {true, false}) {
-    const std::vector<T> values = test::sampling_miss_input<T>(n, core::approx_default_seed, sample_high);
+    const std::vector<T> values = test::sampling_miss_input<T>(n, kselect::detail::default_seed, sample_high);
     const auto ref = test::make_approx_reference(values);
     for (const std::vector<std::int64_t>& ranks :
          {std::vector<std::int64_t>{n / 2}, std::vector<std::int64_t>{n / 2, n / 2 + 5}}) {

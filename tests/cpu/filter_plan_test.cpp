@@ -9,7 +9,7 @@
 
 #include "kselect/detail/filter_plan.hpp"
 
-namespace kselect::device::detail {
+namespace kselect::detail {
 namespace {
 
 /// Regions [offset, offset + bytes): 256-byte aligned, in order, disjoint, inside `total`.
@@ -80,4 +80,4 @@ TEST(FilterPlan, AutomaticPicksSinglePassForFiltersThreePhasesForPartitions) {
 }
 
 }  // namespace
-}  // namespace kselect::device::detail
+}  // namespace kselect::detail

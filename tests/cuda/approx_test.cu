@@ -35,7 +35,7 @@ struct gpu_answers {
 /// outputs, a non-blocking stream; returns the answers on the host.
 template <class T>
 gpu_answers<T> gpu_approx(const T* d_in, std::int64_t n, std::span<const std::int64_t> ranks, std::int64_t bound,
-                          int buckets, std::uint64_t seed = core::approx_default_seed, bool window = true) {
+                          int buckets, std::uint64_t seed = kselect::detail::default_seed, bool window = true) {
   cudaStream_t stream;
   cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
   device::approx_config cfg;
@@ -44,7 +44,7 @@ gpu_answers<T> gpu_approx(const T* d_in, std::int64_t n, std::span<const std::in
   cfg.window = window;
   const auto r = static_cast<std::int64_t>(ranks.size());
   std::size_t bytes = 0;
-  cudaError_t st = device::approx_multiselect<T>(nullptr, bytes, d_in, n, ranks.data(), r, bound, nullptr, nullptr,
+  cudaError_t st = device::approx_multiselect<T>(nullptr, bytes, d_in, nullptr, nullptr, n, ranks.data(), r, bound,
                                                  stream, cfg);
   EXPECT_EQ(st, cudaSuccess) << device::last_error_message();
   device_buffer<char> ws(bytes);
@@ -53,7 +53,7 @@ gpu_answers<T> gpu_approx(const T* d_in, std::int64_t n, std::span<const std::in
   cuda_check(cudaMemsetAsync(ws.data(), 0xA5, bytes, stream), "poison workspace");
   cuda_check(cudaMemsetAsync(out.data(), 0x5A, ranks.size() * sizeof(T), stream), "poison output");
   cuda_check(cudaMemsetAsync(out_ranks.data(), 0xFF, ranks.size() * sizeof(std::int64_t), stream), "poison ranks");
-  st = device::approx_multiselect<T>(ws.data(), bytes, d_in, n, ranks.data(), r, bound, out.data(), out_ranks.data(),
+  st = device::approx_multiselect<T>(ws.data(), bytes, d_in, out.data(), out_ranks.data(), n, ranks.data(), r, bound,
                                      stream, cfg);
   EXPECT_EQ(st, cudaSuccess) << device::last_error_message();
   cuda_check(cudaStreamSynchronize(stream), "sync");
@@ -189,7 +189,7 @@ TYPED_TEST(GpuApprox, WindowModeRanks) {
 TYPED_TEST(GpuApprox, WindowModeSamplingMiss) {
   using T = TypeParam;
   const std::int64_t n = (std::int64_t(1) << 20) + 3;
-  for (const std::uint64_t seed : {core::approx_default_seed, std::uint64_t(12345)}) {
+  for (const std::uint64_t seed : {kselect::detail::default_seed, std::uint64_t(12345)}) {
     for (const bool sample_high : {true, false}) {
       const std::vector<T> host = sampling_miss_input<T>(n, seed, sample_high);
       const auto ref = make_approx_reference(host);
@@ -236,7 +236,7 @@ std::int64_t tail_keys_in_window(const std::vector<T>& host, std::int64_t tail, 
   std::vector<T> sample(core::approx_sample_size);
   for (std::int64_t j = 0; j < core::approx_sample_size; ++j)
     sample[static_cast<std::size_t>(j)] = host[static_cast<std::size_t>(
-        core::sample_position(j, core::approx_sample_size, n, core::approx_default_seed))];
+        core::sample_position(j, core::approx_sample_size, n, kselect::detail::default_seed))];
   std::sort(sample.begin(), sample.end());  // non-negative values: the pre-key order
   const T lo = sample[static_cast<std::size_t>(c.first)], hi = sample[static_cast<std::size_t>(c.first + c.width)];
   return std::count_if(host.end() - tail, host.end(), [&](T x) { return x >= lo && x <= hi; });
@@ -359,7 +359,7 @@ TEST(GpuApproxQuality, WindowModeOnePass) {
       for (const bool window : {true, false}) {
         std::int64_t max_error = -1;
         const gpu_answers<float> got = gpu_approx<float>(data.data(), n, median, bound, 1024,
-                                                         core::approx_default_seed, window);
+                                                         kselect::detail::default_seed, window);
         ASSERT_TRUE(check_approx_answers<float>(ref, median, got.values, got.ranks, bound, &max_error));
         EXPECT_GT(max_error, 0) << "window " << window;
         if (window) EXPECT_LE(max_error, bound / 2);
@@ -368,7 +368,7 @@ TEST(GpuApproxQuality, WindowModeOnePass) {
       const std::vector<std::int64_t> pct = percentile_ranks_101(n);
       const gpu_answers<float> with = gpu_approx<float>(data.data(), n, pct, bound, 1024);
       const gpu_answers<float> without =
-          gpu_approx<float>(data.data(), n, pct, bound, 1024, core::approx_default_seed, false);
+          gpu_approx<float>(data.data(), n, pct, bound, 1024, kselect::detail::default_seed, false);
       ASSERT_TRUE(same_answers(with, without));
     }
   }
@@ -400,14 +400,14 @@ TEST(GpuApproxApi, BadArgumentsAndWorkspace) {
   device_buffer<std::int64_t> out_ranks(4);
   const std::int64_t ranks[] = {1, 2, 3};
   std::size_t bytes = 0;
-  ASSERT_EQ(device::approx_multiselect<float>(nullptr, bytes, data.data(), n, ranks, 3, 10, nullptr, nullptr),
+  ASSERT_EQ(device::approx_multiselect<float>(nullptr, bytes, data.data(), nullptr, nullptr, n, ranks, 3, 10),
             cudaSuccess);
   // The size depends on the type, n and the rank count, not on the buckets.
   for (int buckets : {2, 128, 4096}) {
     device::approx_config cfg;
     cfg.buckets = buckets;
     std::size_t b = 0;
-    ASSERT_EQ(device::approx_multiselect<float>(nullptr, b, data.data(), n, ranks, 3, 10, nullptr, nullptr, nullptr,
+    ASSERT_EQ(device::approx_multiselect<float>(nullptr, b, data.data(), nullptr, nullptr, n, ranks, 3, 10, nullptr,
                                                 cfg),
               cudaSuccess);
     EXPECT_EQ(b, bytes);
@@ -418,7 +418,7 @@ TEST(GpuApproxApi, BadArgumentsAndWorkspace) {
     std::size_t b = given ? given : bytes;
     device::approx_config cfg;
     cfg.buckets = buckets;
-    return device::approx_multiselect<float>(ws.data(), b, in, nn, r, nr, bound, o, orank, nullptr, cfg);
+    return device::approx_multiselect<float>(ws.data(), b, in, o, orank, nn, r, nr, bound, nullptr, cfg);
   };
   auto expect_invalid = [](cudaError_t st, const std::string& needle) {
     EXPECT_EQ(st, cudaErrorInvalidValue);
@@ -433,7 +433,7 @@ TEST(GpuApproxApi, BadArgumentsAndWorkspace) {
     device::approx_config cfg;
     cfg.buckets = 5000;
     std::size_t b = 0;
-    expect_invalid(device::approx_multiselect<float>(nullptr, b, data.data(), n, ranks, 3, 10, nullptr, nullptr,
+    expect_invalid(device::approx_multiselect<float>(nullptr, b, data.data(), nullptr, nullptr, n, ranks, 3, 10,
                                                      nullptr, cfg),
                    "buckets = 5000");
   }

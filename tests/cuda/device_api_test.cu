@@ -21,15 +21,15 @@ TEST(GpuDeviceApi, WorkspaceQueryAndTooSmallWorkspace) {
   device_buffer<float> out(1);
   const std::int64_t k = 5;
   std::size_t bytes = 0;
-  ASSERT_EQ(device::select<float>(nullptr, bytes, data.data(), n, k, out.data()), cudaSuccess);
+  ASSERT_EQ(device::select<float>(nullptr, bytes, data.data(), out.data(), n, k), cudaSuccess);
   ASSERT_GT(bytes, 0u);
   device_buffer<char> ws(bytes);
   std::size_t small = bytes - 1;
-  EXPECT_EQ(device::select<float>(ws.data(), small, data.data(), n, k, out.data()), cudaErrorInvalidValue);
+  EXPECT_EQ(device::select<float>(ws.data(), small, data.data(), out.data(), n, k), cudaErrorInvalidValue);
   const std::string msg = device::last_error_message();
   EXPECT_NE(msg.find("workspace too small"), std::string::npos) << msg;
   EXPECT_NE(msg.find(std::to_string(bytes)), std::string::npos) << msg;
-  EXPECT_EQ(device::select<float>(ws.data(), bytes, data.data(), n, k, out.data()), cudaSuccess);
+  EXPECT_EQ(device::select<float>(ws.data(), bytes, data.data(), out.data(), n, k), cudaSuccess);
   EXPECT_STREQ(device::last_error_message(), "");
 }
 
@@ -40,11 +40,11 @@ TEST(GpuDeviceApi, BadArguments) {
   device_buffer<float> out(4);
   std::size_t bytes = 0;
   const std::int64_t ranks[] = {1, 2, 3};
-  ASSERT_EQ(device::multiselect<float>(nullptr, bytes, data.data(), n, ranks, 3, out.data()), cudaSuccess);
+  ASSERT_EQ(device::multiselect<float>(nullptr, bytes, data.data(), out.data(), n, ranks, 3), cudaSuccess);
   device_buffer<char> ws(bytes);
   auto call = [&](const float* in, std::int64_t nn, const std::int64_t* r, std::int64_t nr, float* o) {
     std::size_t b = bytes;
-    return device::multiselect<float>(ws.data(), b, in, nn, r, nr, o);
+    return device::multiselect<float>(ws.data(), b, in, o, nn, r, nr);
   };
   auto expect_invalid = [](cudaError_t st, const char* needle) {
     EXPECT_EQ(st, cudaErrorInvalidValue);
@@ -78,9 +78,9 @@ TEST(GpuDeviceApi, SingleSelectionAuxiliaryMemoryBound) {
       std::size_t bytes = 0;
       device::select_config cfg;
       cfg.algo = a;
-      ASSERT_EQ(device::select<float>(nullptr, bytes, nullptr, n, 0, nullptr, nullptr, cfg), cudaSuccess);
+      ASSERT_EQ(device::select<float>(nullptr, bytes, nullptr, nullptr, n, 0, nullptr, cfg), cudaSuccess);
       EXPECT_LE(bytes, 0.3 * n * sizeof(float) + (256 << 10)) << "n=" << n << " algo=" << to_string(a);
-      ASSERT_EQ(device::select<double>(nullptr, bytes, nullptr, n, 0, nullptr, nullptr, cfg), cudaSuccess);
+      ASSERT_EQ(device::select<double>(nullptr, bytes, nullptr, nullptr, n, 0, nullptr, cfg), cudaSuccess);
       EXPECT_LE(bytes, 0.3 * n * sizeof(double) + (256 << 10)) << "n=" << n << " algo=" << to_string(a);
     }
   }
@@ -93,9 +93,9 @@ TEST(GpuDeviceApi, CountNan) {
   device_buffer<double> data(host);
   device_buffer<std::int64_t> count(1);
   std::size_t bytes = 0;
-  ASSERT_EQ(device::count_nan<double>(nullptr, bytes, data.data(), 100001, count.data()), cudaSuccess);
+  ASSERT_EQ(device::count_nan<double>(nullptr, bytes, data.data(), count.data(), 100001), cudaSuccess);
   device_buffer<char> ws(bytes);
-  ASSERT_EQ(device::count_nan<double>(ws.data(), bytes, data.data(), 100001, count.data()), cudaSuccess);
+  ASSERT_EQ(device::count_nan<double>(ws.data(), bytes, data.data(), count.data(), 100001), cudaSuccess);
   EXPECT_EQ(count.to_host()[0], expected);
 }
 

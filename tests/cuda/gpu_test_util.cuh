@@ -20,16 +20,16 @@ std::vector<T> gpu_multiselect(const T* d_in, std::int64_t n, std::span<const st
   device::select_config cfg;
   cfg.algo = algo;
   std::size_t bytes = 0;
-  cudaError_t st = device::multiselect<T>(nullptr, bytes, d_in, n, ranks.data(),
-                                          static_cast<std::int64_t>(ranks.size()), nullptr, stream, cfg);
+  cudaError_t st = device::multiselect<T>(nullptr, bytes, d_in, nullptr, n, ranks.data(),
+                                          static_cast<std::int64_t>(ranks.size()), stream, cfg);
   EXPECT_EQ(st, cudaSuccess) << device::last_error_message();
   if (workspace_used) *workspace_used = bytes;
   device_buffer<char> ws(bytes);
   device_buffer<T> out(ranks.size());
   cuda_check(cudaMemsetAsync(ws.data(), 0xA5, bytes, stream), "poison workspace");
   cuda_check(cudaMemsetAsync(out.data(), 0x5A, ranks.size() * sizeof(T), stream), "poison output");
-  st = device::multiselect<T>(ws.data(), bytes, d_in, n, ranks.data(), static_cast<std::int64_t>(ranks.size()),
-                              out.data(), stream, cfg);
+  st = device::multiselect<T>(ws.data(), bytes, d_in, out.data(), n, ranks.data(),
+                              static_cast<std::int64_t>(ranks.size()), stream, cfg);
   EXPECT_EQ(st, cudaSuccess) << device::last_error_message();
   cuda_check(cudaStreamSynchronize(stream), "sync");
   cuda_check(cudaStreamDestroy(stream), "stream destroy");

@@ -19,6 +19,7 @@
 #include "common/range_check.hpp"
 #include "common/sizes.hpp"
 #include "cuda/dispatch/range_dispatch.cuh"
+#include "cuda/range_hooks.hpp"
 #include "kselect/device.hpp"
 
 namespace kselect::test {
@@ -29,8 +30,8 @@ struct mode {
   bool sorted = false, deterministic = false;
   int index_bytes = 8;  ///< 0: keys only, 4: int32_t, 8: int64_t
   /// Deterministic unsorted output's ordering forced (through
-  /// device::detail::range_select), or the library's choice.
-  device::detail::range_order_method order = device::detail::range_order_method::automatic;
+  /// cuda::range_select_ordered), or the library's choice.
+  cuda::range_order_method order = cuda::range_order_method::automatic;
 };
 
 struct range_output {
@@ -54,26 +55,27 @@ range_output gpu_range(const T* d_in, std::int64_t n, std::int64_t lo, std::int6
   device_buffer<std::int32_t> idx32(md.index_bytes == 4 ? static_cast<std::size_t>(m) : 0);
   device_buffer<std::int64_t> idx64(md.index_bytes == 8 ? static_cast<std::size_t>(m) : 0);
   auto call = [&](void* ws, std::size_t& bytes) -> cudaError_t {
-    if (md.order != device::detail::range_order_method::automatic) {
-      device::detail::range_request req;
+    if (md.order != cuda::range_order_method::automatic) {
+      kselect::detail::range_request req;
       req.lo = largest ? 0 : lo;
       req.hi = largest ? m : hi;
       req.descending = largest;
       req.index_bytes = md.index_bytes;
       req.indices_out = md.index_bytes == 4 ? static_cast<void*>(idx32.data())
                                             : (md.index_bytes == 8 ? static_cast<void*>(idx64.data()) : nullptr);
-      req.order_method = md.order;
-      return device::detail::range_select(ws, bytes, d_in, n, req, out.data(), stream, cfg);
+      return cuda::range_select_ordered(ws, bytes, d_in, out.data(), n, req, md.order, stream, cfg);
     }
     if (largest || lo == 0) {  // top-k (the only way to ask for the largest)
       const std::int64_t k = largest ? m : hi;
-      if (md.index_bytes == 4) return device::topk(ws, bytes, d_in, n, k, out.data(), idx32.data(), stream, cfg);
-      if (md.index_bytes == 8) return device::topk(ws, bytes, d_in, n, k, out.data(), idx64.data(), stream, cfg);
-      return device::topk(ws, bytes, d_in, n, k, out.data(), stream, cfg);
+      if (md.index_bytes == 4) return device::topk(ws, bytes, d_in, out.data(), idx32.data(), n, k, stream, cfg);
+      if (md.index_bytes == 8) return device::topk(ws, bytes, d_in, out.data(), idx64.data(), n, k, stream, cfg);
+      return device::topk(ws, bytes, d_in, out.data(), n, k, stream, cfg);
     }
-    if (md.index_bytes == 4) return device::rank_range(ws, bytes, d_in, n, lo, hi, out.data(), idx32.data(), stream, cfg);
-    if (md.index_bytes == 8) return device::rank_range(ws, bytes, d_in, n, lo, hi, out.data(), idx64.data(), stream, cfg);
-    return device::rank_range(ws, bytes, d_in, n, lo, hi, out.data(), static_cast<std::int64_t*>(nullptr), stream, cfg);
+    if (md.index_bytes == 4)
+      return device::rank_range(ws, bytes, d_in, out.data(), idx32.data(), n, lo, hi, stream, cfg);
+    if (md.index_bytes == 8)
+      return device::rank_range(ws, bytes, d_in, out.data(), idx64.data(), n, lo, hi, stream, cfg);
+    return device::rank_range(ws, bytes, d_in, out.data(), nullptr, n, lo, hi, stream, cfg);
   };
   range_output r;
   std::size_t bytes = 0;
@@ -111,7 +113,7 @@ struct driver_output {
 template <class T>
 driver_output run_driver(const T* d_in, std::int64_t n, std::int64_t lo, std::int64_t hi, bool descending,
                          const device::topk_config& cfg, std::vector<T>& values) {
-  device::detail::range_request req;
+  kselect::detail::range_request req;
   req.lo = lo;
   req.hi = hi;
   req.descending = descending;
@@ -334,7 +336,7 @@ TEST(RangeGpu, DeterministicBitmapOrder) {
         // DeterministicBucketOrder forces them.)
         for (const std::int64_t k : {size / 15, size / 2}) {
           const mode md{false, true, 4};
-          device::detail::range_request req;
+          kselect::detail::range_request req;
           req.hi = k;
           req.descending = largest;
           device::topk_config cfg;
@@ -361,7 +363,7 @@ TEST(RangeGpu, DeterministicBitmapOrder) {
 // int32 and int64 indices and none. And the bitmap forced where the output is
 // sparse. Against the stable order exactly.
 TEST(RangeGpu, DeterministicBucketOrder) {
-  using device::detail::range_order_method;
+  using cuda::range_order_method;
   const std::int64_t n = (std::int64_t{1} << 20) + 3;
   for (const dist d : {dist::uniform, dist::sixteen_values, dist::sorted, dist::reversed, dist::clustered}) {
     const std::vector<float> host = generate<float>(d, n, 29);
@@ -438,10 +440,12 @@ TEST(RangeGpu, Pairs) {
       device_buffer<std::uint32_t> out32(k);
       device_buffer<two_floats> out64(k);
       std::size_t bytes = 0;
-      ASSERT_EQ(device::topk_pairs(nullptr, bytes, keys.data(), v32.data(), n, k, out.data(), out32.data(), nullptr, cfg),
+      ASSERT_EQ(device::topk_pairs(nullptr, bytes, keys.data(), v32.data(), out.data(), out32.data(), n, k, nullptr,
+                                   cfg),
                 cudaSuccess);
       device_buffer<char> ws(bytes);
-      ASSERT_EQ(device::topk_pairs(ws.data(), bytes, keys.data(), v32.data(), n, k, out.data(), out32.data(), nullptr, cfg),
+      ASSERT_EQ(device::topk_pairs(ws.data(), bytes, keys.data(), v32.data(), out.data(), out32.data(), n, k, nullptr,
+                                   cfg),
                 cudaSuccess)
           << device::last_error_message();
       std::vector<float> values = out.to_host();
@@ -450,10 +454,12 @@ TEST(RangeGpu, Pairs) {
       EXPECT_TRUE(check_range_result(host.data(), n, 0, k, true, sorted, false, values.data(), idx.data())) << "k " << k;
 
       bytes = 0;
-      ASSERT_EQ(device::topk_pairs(nullptr, bytes, keys.data(), v64.data(), n, k, out.data(), out64.data(), nullptr, cfg),
+      ASSERT_EQ(device::topk_pairs(nullptr, bytes, keys.data(), v64.data(), out.data(), out64.data(), n, k, nullptr,
+                                   cfg),
                 cudaSuccess);
       device_buffer<char> ws2(bytes);
-      ASSERT_EQ(device::topk_pairs(ws2.data(), bytes, keys.data(), v64.data(), n, k, out.data(), out64.data(), nullptr, cfg),
+      ASSERT_EQ(device::topk_pairs(ws2.data(), bytes, keys.data(), v64.data(), out.data(), out64.data(), n, k, nullptr,
+                                   cfg),
                 cudaSuccess)
           << device::last_error_message();
       values = out.to_host();
@@ -471,23 +477,23 @@ TEST(RangeGpu, BadArguments) {
   device_buffer<float> dev(std::vector<float>(1000, 1.0f));
   device_buffer<float> out(1000);
   std::size_t bytes = 0;
-  EXPECT_EQ(device::topk(nullptr, bytes, dev.data(), 1000, 1001, out.data()), cudaErrorInvalidValue);
+  EXPECT_EQ(device::topk(nullptr, bytes, dev.data(), out.data(), 1000, 1001), cudaErrorInvalidValue);
   EXPECT_NE(std::string(device::last_error_message()).find("k must be in [0, n]"), std::string::npos);
-  EXPECT_EQ(device::topk(nullptr, bytes, dev.data(), 0, 0, out.data()), cudaErrorInvalidValue);
-  EXPECT_EQ(device::rank_range(nullptr, bytes, dev.data(), 1000, 600, 500, out.data()), cudaErrorInvalidValue);
-  EXPECT_EQ(device::rank_range(nullptr, bytes, dev.data(), 1000, -1, 500, out.data()), cudaErrorInvalidValue);
+  EXPECT_EQ(device::topk(nullptr, bytes, dev.data(), out.data(), 0, 0), cudaErrorInvalidValue);
+  EXPECT_EQ(device::rank_range(nullptr, bytes, dev.data(), out.data(), nullptr, 1000, 600, 500), cudaErrorInvalidValue);
+  EXPECT_EQ(device::rank_range(nullptr, bytes, dev.data(), out.data(), nullptr, 1000, -1, 500), cudaErrorInvalidValue);
   std::int32_t* idx32 = nullptr;
-  EXPECT_EQ(device::topk(nullptr, bytes, dev.data(), std::int64_t{1} << 31, 10, out.data(), idx32 + 1),
+  EXPECT_EQ(device::topk(nullptr, bytes, dev.data(), out.data(), idx32 + 1, std::int64_t{1} << 31, 10),
             cudaErrorInvalidValue);
   EXPECT_NE(std::string(device::last_error_message()).find("int32_t indices need n < 2^31"), std::string::npos);
   // Host memory where device memory is required; a workspace too small.
-  ASSERT_EQ(device::topk(nullptr, bytes, dev.data(), 1000, 10, out.data()), cudaSuccess);
+  ASSERT_EQ(device::topk(nullptr, bytes, dev.data(), out.data(), 1000, 10), cudaSuccess);
   device_buffer<char> ws(bytes);
   std::vector<float> host(1000, 2.0f);
-  EXPECT_EQ(device::topk(ws.data(), bytes, host.data(), 1000, 10, out.data()), cudaErrorInvalidValue);
+  EXPECT_EQ(device::topk(ws.data(), bytes, host.data(), out.data(), 1000, 10), cudaErrorInvalidValue);
   EXPECT_NE(std::string(device::last_error_message()).find("not device memory"), std::string::npos);
   std::size_t small = bytes - 1;
-  EXPECT_EQ(device::topk(ws.data(), small, dev.data(), 1000, 10, out.data()), cudaErrorInvalidValue);
+  EXPECT_EQ(device::topk(ws.data(), small, dev.data(), out.data(), 1000, 10), cudaErrorInvalidValue);
   EXPECT_NE(std::string(device::last_error_message()).find(std::to_string(bytes) + " needed"), std::string::npos);
 }
 

@@ -28,8 +28,11 @@ inline bool is_device_accessible(const void* p) { return memory_kind_of(p) != me
 }  // namespace kselect::detail
 
 /// Evaluates a cudaError_t expression and returns it from the enclosing function on failure.
-#define KSELECT_CUDA_TRY(expr)                      \
-  do {                                              \
-    const cudaError_t kselect_status_ = (expr);     \
+#define KSELECT_CUDA_TRY(expr)                                  \
+  do {                                                          \
+    const cudaError_t kselect_status_ = (expr);                 \
     if (kselect_status_ != cudaSuccess) return kselect_status_; \
   } while (0)
+
+/// Checks the launch just made (configuration errors surface here) as KSELECT_CUDA_TRY.
+#define KSELECT_LAUNCH_CHECK() KSELECT_CUDA_TRY(cudaPeekAtLastError())

@@ -10,12 +10,13 @@
 #include <cstdint>
 #include <string>
 
+#include "kselect/detail/arguments.hpp"
 #include "kselect/detail/cuda_support.hpp"
 #include "kselect/detail/filter_kernels.cuh"
 #include "kselect/detail/filter_plan.hpp"
 #include "kselect/detail/rejection.hpp"
 
-namespace kselect::device::detail {
+namespace kselect::detail {
 
 /// null when absent is allowed (`optional`), else an error naming the argument.
 inline cudaError_t check_device_array(const void* p, const char* name, bool optional = false) {
@@ -35,13 +36,7 @@ inline bool overlaps(const void* a, std::size_t a_bytes, const void* b, std::siz
   return x && y && a_bytes && b_bytes && x < y + b_bytes && y < x + a_bytes;
 }
 
-inline constexpr std::int64_t filter_max_items = std::int64_t(1) << 40;
-
-inline cudaError_t check_filter_size(std::int64_t n) {
-  if (n < 0) return reject_argument("kselect: n = " + std::to_string(n) + " is negative");
-  if (n >= filter_max_items) return reject_argument("kselect: n = " + std::to_string(n) + " exceeds 2^40");
-  return cudaSuccess;
-}
+inline cudaError_t check_filter_size(std::int64_t n) { return reject_if(input_size_error(n, true)); }
 
 inline std::size_t single_pass_state_bytes(std::int64_t n, std::size_t key_bytes) {
   std::size_t bytes = 0;
@@ -207,4 +202,4 @@ cudaError_t run_count(void* d_workspace, std::size_t& workspace_bytes, const T* 
   return cudaPeekAtLastError();
 }
 
-}  // namespace kselect::device::detail
+}  // namespace kselect::detail

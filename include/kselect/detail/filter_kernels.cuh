@@ -19,7 +19,7 @@
 
 #include "kselect/detail/filter_plan.hpp"
 
-namespace kselect::device::detail {
+namespace kselect::detail {
 
 /// Where a filter writes. keys may be null (indices only); values_in/values_out
 /// (a payload gathered with the keys) and indices are null when not wanted.
@@ -600,4 +600,4 @@ __global__ void __launch_bounds__(filter_block_threads)
   }
 }
 
-}  // namespace kselect::device::detail
+}  // namespace kselect::detail

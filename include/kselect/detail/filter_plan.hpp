@@ -29,7 +29,9 @@ enum class filter_algorithm { automatic, single_pass, three_phase };
 
 }  // namespace kselect::device
 
-namespace kselect::device::detail {
+namespace kselect::detail {
+
+using device::filter_algorithm;
 
 using kselect::detail::launch_shape;
 
@@ -178,6 +180,6 @@ constexpr three_phase_layout plan_three_phase(std::int64_t n, std::size_t scan_t
 /// Blocks of count_if (each counts three_phase_block_items keys), and its workspace:
 /// none is needed, but CUB's protocol reads a null workspace as a size query, so a
 /// size of 0 would make the second call a query again; it asks for one region.
-inline constexpr std::size_t count_if_workspace_bytes = 256;
+inline constexpr std::size_t count_if_workspace_bytes = workspace_alignment;
 
-}  // namespace kselect::device::detail
+}  // namespace kselect::detail

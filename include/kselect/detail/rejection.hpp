@@ -1,6 +1,6 @@
-// How the header-only parts of the device API (kselect/device_filter.cuh) report a
-// rejected argument: through the kselect library's thread-local message, read by
-// device::last_error_message().
+// How every device-API entry point, compiled (src/cuda) or header-only
+// (kselect/device_filter.cuh), reports a rejected argument: a thread-local message,
+// read by device::last_error_message(), and cudaErrorInvalidValue.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -8,12 +8,18 @@
 #include <cstddef>
 #include <string>
 
-namespace kselect::device::detail {
+namespace kselect::detail {
 
 /// Records why a call is rejected and returns cudaErrorInvalidValue.
 cudaError_t reject_argument(const std::string& reason);
 /// Empties last_error_message() at the start of a call.
 void clear_rejection() noexcept;
+
+/// cudaSuccess for an empty `problem` (the string checks of kselect/detail/arguments.hpp
+/// and core), else reject_argument(problem).
+inline cudaError_t reject_if(const std::string& problem) {
+  return problem.empty() ? cudaSuccess : reject_argument(problem);
+}
 
 /// CUB's two-phase protocol, for every device-API entry point. A null workspace is
 /// the size query: the bytes `needed` go to workspace_bytes and `answered` is set;
@@ -31,4 +37,4 @@ inline cudaError_t workspace_protocol(const void* d_workspace, std::size_t& work
   return cudaSuccess;
 }
 
-}  // namespace kselect::device::detail
+}  // namespace kselect::detail

@@ -8,13 +8,16 @@
 
 namespace kselect::detail {
 
+/// The boundary every region starts on; a region takes a multiple of it.
+inline constexpr std::size_t workspace_alignment = 256;
+
 struct workspace_carver {
   std::size_t end = 0;  ///< bytes taken so far, padded: the workspace's size once all is taken
 
   /// The offset of a new region of `bytes` bytes.
   constexpr std::size_t take(std::size_t bytes) {
     const std::size_t here = end;
-    end += (bytes + 255) / 256 * 256;
+    end += (bytes + workspace_alignment - 1) / workspace_alignment * workspace_alignment;
     return here;
   }
 };

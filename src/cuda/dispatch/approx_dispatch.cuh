@@ -1,6 +1,6 @@
-// The device API's approximate multiselection (kselect::device::approx_multiselect):
-// validation, the two-phase workspace protocol, and the driver. One
-// instantiation TU per key type (instantiate/approx_*.cu).
+// The device API's approximate multiselection (kselect::device::approx_multiselect,
+// src/cuda/approx_api.cuh): validation, the two-phase workspace protocol, and the
+// driver. One instantiation TU per key type (instantiate/approx_*.cu).
 //
 //   (host)               core::approx_choose_candidates: the histogram mode
 //                        (splitters spread over the sample) or, for few close
@@ -44,7 +44,7 @@
 namespace kselect::cuda {
 
 // Both backends draw the same sample by default (the CPU backend has no seed argument).
-static_assert(device::approx_config{}.seed == core::approx_default_seed, "default seeds differ");
+static_assert(device::approx_config{}.seed == kselect::detail::default_seed, "default seeds differ");
 // ... and the same candidates (cpu::approx_multiselect allows the window mode by default).
 static_assert(device::approx_config{}.window, "the window mode is the CPU backend's default");
 // The plan kernel sorts the whole sample in one block.
@@ -68,7 +68,7 @@ cudaError_t fallback_workspace_bytes(std::int64_t n, std::int64_t num_ranks, con
   for (const std::int64_t k : probes) {
     if (k < 1 || k > num_ranks) continue;
     std::size_t b = 0;
-    KSELECT_CUDA_TRY(device::multiselect<T>(nullptr, b, nullptr, n, nullptr, k, nullptr, nullptr));
+    KSELECT_CUDA_TRY(device::multiselect<T>(nullptr, b, nullptr, nullptr, n, nullptr, k, nullptr));
     bytes = std::max(bytes, b);
   }
   return cudaSuccess;
@@ -166,8 +166,8 @@ class approx_driver {
     auto* d_index = reinterpret_cast<std::int64_t*>(ws_ + w_.fallback_index);
     auto* d_exact = reinterpret_cast<T*>(ws_ + w_.fallback_out);
     std::size_t bytes = w_.fallback_bytes;
-    KSELECT_CUDA_TRY(device::multiselect<T>(ws_ + w_.fallback_workspace, bytes, in_, n_, fb.ranks.data(), k,
-                                            d_exact, stream_));
+    KSELECT_CUDA_TRY(device::multiselect<T>(ws_ + w_.fallback_workspace, bytes, in_, d_exact, n_, fb.ranks.data(),
+                                            k, stream_));
     KSELECT_CUDA_TRY(cudaMemcpyAsync(d_index, fb.index.data(), static_cast<std::size_t>(k) * sizeof(std::int64_t),
                                      cudaMemcpyHostToDevice, stream_));
     constexpr tuning::launch_shape scatter = tuning::compiled.approx.scatter;
@@ -181,7 +181,7 @@ class approx_driver {
   /// max_rank_error = 0: the exact multiselect, and every reported rank is its own.
   cudaError_t exact_all() {
     std::size_t bytes = w_.fallback_bytes;
-    KSELECT_CUDA_TRY(device::multiselect<T>(ws_ + w_.fallback_workspace, bytes, in_, n_, ranks_, num_ranks_, out_,
+    KSELECT_CUDA_TRY(device::multiselect<T>(ws_ + w_.fallback_workspace, bytes, in_, out_, n_, ranks_, num_ranks_,
                                             stream_));
     KSELECT_CUDA_TRY(cudaMemcpyAsync(out_ranks_, ranks_, static_cast<std::size_t>(num_ranks_) * sizeof(std::int64_t),
                                      cudaMemcpyHostToDevice, stream_));
@@ -216,13 +216,12 @@ class approx_driver {
 
 /// Validation and the two-phase workspace protocol around the driver.
 template <class T>
-cudaError_t approx_multiselect(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
-                               const std::int64_t* h_ranks, std::int64_t num_ranks, std::int64_t max_rank_error,
-                               T* d_out, std::int64_t* d_out_ranks, cudaStream_t stream,
+cudaError_t approx_multiselect(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out,
+                               std::int64_t* d_out_ranks, std::int64_t n, const std::int64_t* h_ranks,
+                               std::int64_t num_ranks, std::int64_t max_rank_error, cudaStream_t stream,
                                const device::approx_config& cfg) {
-  clear_error_message();
-  const std::string problem = core::approx_argument_error(n, num_ranks, max_rank_error, cfg.buckets);
-  if (!problem.empty()) return invalid(problem);
+  clear_rejection();
+  KSELECT_CUDA_TRY(reject_if(core::approx_argument_error(n, num_ranks, max_rank_error, cfg.buckets)));
   const tuning::policy* policy = nullptr;
   KSELECT_CUDA_TRY(current_policy(policy));
   std::size_t fallback_bytes = 0;
@@ -233,31 +232,13 @@ cudaError_t approx_multiselect(void* d_workspace, std::size_t& workspace_bytes, 
   if (size_query || num_ranks == 0) return cudaSuccess;
   KSELECT_CUDA_TRY(check_host_ranks(h_ranks, num_ranks, n));
   KSELECT_CUDA_TRY(check_device_input(d_in));
-  if (d_out == nullptr || !is_device_accessible(d_out)) return invalid("kselect: d_out is not device memory");
+  if (d_out == nullptr || !is_device_accessible(d_out)) return reject_argument("kselect: d_out is not device memory");
   if (d_out_ranks == nullptr || !is_device_accessible(d_out_ranks))
-    return invalid("kselect: d_out_ranks is not device memory");
-  if (!is_device_accessible(d_workspace)) return invalid("kselect: d_workspace is not device memory");
+    return reject_argument("kselect: d_out_ranks is not device memory");
+  if (!is_device_accessible(d_workspace)) return reject_argument("kselect: d_workspace is not device memory");
   return approx_driver<T>(d_in, n, h_ranks, num_ranks, max_rank_error, d_out, d_out_ranks, stream, cfg,
                           static_cast<char*>(d_workspace), layout)
       .run();
 }
 
 }  // namespace kselect::cuda
-
-namespace kselect::device {
-
-template <class T>
-cudaError_t approx_multiselect(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
-                               const std::int64_t* h_ranks, std::int64_t num_ranks, std::int64_t max_rank_error,
-                               T* d_out, std::int64_t* d_out_ranks, cudaStream_t stream, const approx_config& cfg) {
-  return cuda::approx_multiselect(d_workspace, workspace_bytes, d_in, n, h_ranks, num_ranks, max_rank_error,
-                                         d_out, d_out_ranks, stream, cfg);
-}
-
-}  // namespace kselect::device
-
-#define KSELECT_INSTANTIATE_APPROX_API(T)                                                                   \
-  template cudaError_t kselect::device::approx_multiselect<T>(void*, std::size_t&, const T*, std::int64_t,  \
-                                                              const std::int64_t*, std::int64_t, std::int64_t, \
-                                                              T*, std::int64_t*, cudaStream_t,                \
-                                                              const approx_config&);

@@ -23,12 +23,12 @@ namespace kselect::cuda {
 
 /// Validation and the two-phase workspace protocol around the driver.
 template <class T>
-cudaError_t multiselect(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
-                        const std::int64_t* h_ranks, std::int64_t num_ranks, T* d_out, cudaStream_t stream,
+cudaError_t multiselect(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out, std::int64_t n,
+                        const std::int64_t* h_ranks, std::int64_t num_ranks, cudaStream_t stream,
                         const device::select_config& cfg) {
-  clear_error_message();
+  clear_rejection();
   KSELECT_CUDA_TRY(check_input_size(n));
-  if (num_ranks < 0) return invalid("kselect: num_ranks is negative");
+  if (num_ranks < 0) return reject_argument("kselect: num_ranks is negative");
   const tuning::policy* policy = nullptr;
   KSELECT_CUDA_TRY(current_policy(policy));
   const workspace_layout layout = plan_workspace<core::key_t<T>>(n, num_ranks, cfg.algo, *policy);
@@ -38,8 +38,8 @@ cudaError_t multiselect(void* d_workspace, std::size_t& workspace_bytes, const T
   KSELECT_CUDA_TRY(check_host_ranks(h_ranks, num_ranks, n));
   KSELECT_CUDA_TRY(check_device_input(d_in));
   if (d_out == nullptr || !is_device_accessible(d_out))
-    return invalid("kselect: d_out is not device memory");
-  if (!is_device_accessible(d_workspace)) return invalid("kselect: d_workspace is not device memory");
+    return reject_argument("kselect: d_out is not device memory");
+  if (!is_device_accessible(d_workspace)) return reject_argument("kselect: d_workspace is not device memory");
   char* ws = static_cast<char*>(d_workspace);
   switch (layout.path) {
     case multiselect_path::window:

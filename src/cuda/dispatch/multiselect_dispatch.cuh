@@ -77,7 +77,7 @@ class multiselect_driver {
     std::vector<host_task> current{{true, true, in_, n_, n_, K{0}, static_cast<K>(~K(0)), 0, 0, num_ranks_}};
     int tasks_buffer = -1;  // buffer holding the current compact tasks (-1: none)
     for (int level = 0; !current.empty(); ++level) {
-      if (level > 64) return invalid("kselect: internal error: recursion did not converge");
+      if (level > 64) return reject_argument("kselect: internal error: recursion did not converge");
       const int dst = tasks_buffer == 0 ? 1 : 0;
       dst_cursor_ = 0;
       std::vector<host_task> next, base_typed, base_keys, work_typed, work_keys;

@@ -45,6 +45,7 @@
 #include "cuda/kernels/range_refine_kernels.cuh"
 #include "cuda/kernels/range_tie_kernels.cuh"
 #include "cuda/radix_sort_pairs.hpp"
+#include "cuda/range_hooks.hpp"
 #include "cuda/tuning.hpp"
 #include "kselect/device.hpp"
 #include "core/int_math.hpp"
@@ -89,8 +90,9 @@ inline device::select_config exact_path_select_config(const device::topk_config&
 }
 
 template <class T>
-cudaError_t plan_range_layout(std::int64_t n, const device::detail::range_request& req,
-                              const device::topk_config& cfg, range_layout& w) {
+cudaError_t plan_range_layout(std::int64_t n, const kselect::detail::range_request& req,
+                              const device::topk_config& cfg, range_layout& w,
+                              range_order_method order_method = range_order_method::automatic) {
   using K = core::key_t<T>;
   w = range_layout{};
   KSELECT_CUDA_TRY(current_policy(w.policy));
@@ -99,16 +101,15 @@ cudaError_t plan_range_layout(std::int64_t n, const device::detail::range_reques
   w.m = req.hi - req.lo;
   const auto m = static_cast<std::size_t>(w.m);
   w.tiles = (n + tuning::tile_keys - 1) / tuning::tile_keys;
-  using device::detail::range_order_method;
   const std::optional<range_order> forced =
-      req.order_method == range_order_method::automatic ? std::nullopt
-      : req.order_method == range_order_method::bitmap  ? std::optional(range_order::bitmap)
-                                                         : std::optional(range_order::buckets);
+      order_method == range_order_method::automatic ? std::nullopt
+      : order_method == range_order_method::bitmap  ? std::optional(range_order::bitmap)
+                                                    : std::optional(range_order::buckets);
   const range_order order = choose_range_order(cfg.sorted, cfg.deterministic, w.m, w.tiles, forced, p.range);
   w.post_sort = order != range_order::none;
   const bool need_indices = req.indices_out != nullptr || w.post_sort || req.values_in != nullptr;
   w.own_indices = need_indices && req.indices_out == nullptr;
-  w.index_bytes = req.indices_out ? req.index_bytes : (need_indices ? (n <= 0x7fffffffll ? 4 : 8) : 0);
+  w.index_bytes = req.indices_out ? req.index_bytes : (need_indices ? (detail::fits_int32_indices(n) ? 4 : 8) : 0);
   w.cand_capacity = core::range_candidate_capacity(n, req.lo, req.hi, p.common.sample.tile_items(),
                                                    p.common.window_sigmas, p.common.window_margin,
                                                    p.range.all_candidates_max);
@@ -147,8 +148,8 @@ cudaError_t plan_range_layout(std::int64_t n, const device::detail::range_reques
   const device::select_config sel = exact_path_select_config(cfg);
   const std::int64_t two_ranks[2] = {0, std::min<std::int64_t>(1, n - 1)};
   w.select_bytes = 0;
-  KSELECT_CUDA_TRY(device::multiselect<T>(nullptr, w.select_bytes, static_cast<const T*>(nullptr), n, two_ranks,
-                                  n > 1 ? 2 : 1, static_cast<T*>(nullptr), nullptr, sel));
+  KSELECT_CUDA_TRY(device::multiselect<T>(nullptr, w.select_bytes, static_cast<const T*>(nullptr),
+                                          static_cast<T*>(nullptr), n, two_ranks, n > 1 ? 2 : 1, nullptr, sel));
 
   w.state = carve.take(sizeof(range_state<K>));
   for (int b = 0; b < 2; ++b) {
@@ -184,7 +185,7 @@ class range_driver {
   using K = core::key_t<T>;
 
  public:
-  range_driver(const T* in, std::int64_t n, const device::detail::range_request& req, T* out_keys,
+  range_driver(const T* in, std::int64_t n, const kselect::detail::range_request& req, T* out_keys,
                cudaStream_t stream, const device::topk_config& cfg, char* ws, const range_layout& w)
       : in_(in), n_(n), req_(req), out_keys_(out_keys), stream_(stream), cfg_(cfg), ws_(ws), w_(w),
         policy_(*w.policy) {
@@ -412,8 +413,8 @@ class range_driver {
     T* thresholds = reinterpret_cast<T*>(ws_ + w_.thresholds);
     const device::select_config sel = exact_path_select_config(cfg_);
     std::size_t select_bytes = w_.select_bytes;
-    KSELECT_CUDA_TRY(device::multiselect<T>(ws_ + w_.select_ws, select_bytes, in_, n_, bounds.ranks, bounds.count,
-                                            thresholds, stream_, sel));
+    KSELECT_CUDA_TRY(device::multiselect<T>(ws_ + w_.select_ws, select_bytes, in_, thresholds, n_, bounds.ranks,
+                                            bounds.count, stream_, sel));
     const T* thr_lo = thresholds + bounds.lo_slot;
     const T* thr_hi = thresholds + bounds.hi_slot;
 
@@ -541,7 +542,7 @@ class range_driver {
 
   const T* in_;
   std::int64_t n_;
-  device::detail::range_request req_;
+  kselect::detail::range_request req_;
   T* out_keys_;
   cudaStream_t stream_;
   device::topk_config cfg_;
@@ -561,34 +562,32 @@ class range_driver {
 
 /// Validation and the two-phase workspace protocol around range_driver.
 template <class T>
-cudaError_t range_select(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
-                         const device::detail::range_request& req, T* d_keys_out, cudaStream_t stream,
-                         const device::topk_config& cfg) {
-  clear_error_message();
+cudaError_t range_select(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_keys_out,
+                         std::int64_t n, const kselect::detail::range_request& req, range_order_method order,
+                         cudaStream_t stream, const device::topk_config& cfg) {
+  clear_rejection();
   KSELECT_CUDA_TRY(check_input_size(n));
   if (req.lo < 0 || req.lo > req.hi || req.hi > n)
-    return invalid("kselect: the range [" + std::to_string(req.lo) + ", " + std::to_string(req.hi) +
-                   ") is not within [0, n = " + std::to_string(n) + "] (top-k: k must be in [0, n])");
-  if (req.indices_out && req.index_bytes != 4 && req.index_bytes != 8)
-    return invalid("kselect: indices must be int32_t or int64_t");
-  if (req.indices_out && req.index_bytes == 4 && n > 0x7fffffffll)
-    return invalid("kselect: int32_t indices need n < 2^31 (n = " + std::to_string(n) + "); use int64_t");
+    return reject_argument("kselect: the range [" + std::to_string(req.lo) + ", " + std::to_string(req.hi) +
+                           ") is not within [0, n = " + std::to_string(n) + "] (top-k: k must be in [0, n])");
+  if (req.indices_out)
+    KSELECT_CUDA_TRY(reject_if(kselect::detail::index_type_error(static_cast<std::size_t>(req.index_bytes), n)));
   if (req.values_in && req.value_bytes != 4 && req.value_bytes != 8)
-    return invalid("kselect: paired values must be 4 or 8 bytes wide");
+    return reject_argument("kselect: paired values must be 4 or 8 bytes wide");
   range_layout layout;
-  KSELECT_CUDA_TRY(plan_range_layout<T>(n, req, cfg, layout));
+  KSELECT_CUDA_TRY(plan_range_layout<T>(n, req, cfg, layout, order));
   bool size_query = false;
   KSELECT_CUDA_TRY(workspace_protocol(d_workspace, workspace_bytes, layout.total, size_query));
   if (size_query || layout.m == 0) return cudaSuccess;
   KSELECT_CUDA_TRY(check_device_input(d_in));
   if (d_keys_out == nullptr || !is_device_accessible(d_keys_out))
-    return invalid("kselect: d_keys_out is not device memory");
+    return reject_argument("kselect: d_keys_out is not device memory");
   if (req.indices_out && !is_device_accessible(req.indices_out))
-    return invalid("kselect: d_indices_out is not device memory");
+    return reject_argument("kselect: d_indices_out is not device memory");
   if (req.values_in && (!is_device_accessible(req.values_in) || req.values_out == nullptr ||
                         !is_device_accessible(req.values_out)))
-    return invalid("kselect: d_values_in and d_values_out must be device memory");
-  if (!is_device_accessible(d_workspace)) return invalid("kselect: d_workspace is not device memory");
+    return reject_argument("kselect: d_values_in and d_values_out must be device memory");
+  if (!is_device_accessible(d_workspace)) return reject_argument("kselect: d_workspace is not device memory");
   return range_driver<T>(d_in, n, req, d_keys_out, stream, cfg, static_cast<char*>(d_workspace), layout).run();
 }
 

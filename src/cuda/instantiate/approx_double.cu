@@ -1,4 +1,4 @@
 // Approximate multiselection for double (one translation unit per key type, so the build parallelises).
-#include "cuda/dispatch/approx_dispatch.cuh"
+#include "cuda/approx_api.cuh"
 
 KSELECT_INSTANTIATE_APPROX_API(double)
