@@ -81,7 +81,7 @@ struct approx_config {
   /// close together (one rank, or a few neighbours), the splitters (at most
   /// buckets - 1) are packed around them and the counting pass only counts the
   /// keys outside that window (docs/algorithms.md). false: always the histogram
-  /// over the whole key range. Either way every answer is within the bound.
+  /// over the whole key span. Either way every answer is within the bound.
   bool window = true;
 };
 

@@ -14,9 +14,9 @@
 
 namespace kselect::detail {
 
-/// How the elements are looked up: `automatic` as described above; `ranges` by rank
+/// How the elements are looked up: `automatic` as described above; `by_rank_ranges` by rank
 /// ranges on any backend (the CUDA way, so the CPU suite tests it too).
-enum class element_lookup { automatic, ranges };
+enum class element_lookup { automatic, by_rank_ranges };
 
 /// For each i < count whose out[i] is a zero or a NaN, replaces out[i] by the element
 /// at position positions[i] of the stable sort of values[0..n) (same key, so the same

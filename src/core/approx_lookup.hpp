@@ -8,9 +8,9 @@
 // multiselection pre-pass's bin_count_kernel (one shared table word, one shared
 // atomic). A binary search over 4095 splitters in shared memory is 12 dependent
 // reads, past the first five levels on random banks; and a slot table whose slots
-// follow the key range linearly (kernels/slot_table.cuh, the general driver's)
+// follow the key span linearly (kernels/slot_table.cuh, the general driver's)
 // is compute-bound where splitters crowd: uniform floats put half of them into
-// the top binade, 1/12 of the key range. (docs/algorithms.md, "Approximate
+// the top binade, 1/12 of the key span. (docs/algorithms.md, "Approximate
 // selection", has the measurements.)
 //
 // So: two levels of radix slots over the pre-keys, offsets d = pre-key - lo.

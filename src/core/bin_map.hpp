@@ -8,8 +8,8 @@
 // bin | bins << 16), so a key costs a clamp, a shift, one shared-memory word and
 // a multiply. Why so lean: the passes are bound by shared-memory wavefronts, not
 // by instructions, so wider slots (with their own sample spans, or read as one
-// 16-byte vector) made the passes slower (docs/algorithms.md, "Many ranks: a
-// pre-pass that shrinks the input"). It gives up per-slot spans: a cluster much
+// 16-byte vector) made the passes slower (measured on the H100: docs/performance.md; the design:
+// docs/algorithms.md, "Many ranks: a pre-pass that shrinks the input"). It gives up per-slot spans: a cluster much
 // narrower than a slot gets few bins (the sample then predicts a large copy and
 // the caller runs the general driver).
 //

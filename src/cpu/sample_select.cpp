@@ -333,7 +333,7 @@ class selector {
 
     // Each coarse bucket [first, last] is cut into up to 2^fine_bits cells of 2^shift
     // keys from `base`. The open ends start and stop at the sample's extremes (keys
-    // beyond fall into the end cells), not at the key range's.
+    // beyond fall into the end cells), not at the key span's.
     std::vector<K> base(coarse_slots, 0), shift(coarse_slots, 0);
     auto first_of = [&](int j) { return j > 0 ? bounds[static_cast<std::size_t>(j - 1)] : K(0); };
     auto last_of = [&](int j) { return j < m ? static_cast<K>(bounds[static_cast<std::size_t>(j)] - 1) : top; };

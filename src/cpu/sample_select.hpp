@@ -9,7 +9,7 @@
 //   bucket path (many ranks, or where windows would copy too much): a sorted sample
 //     gives up to 63 coarse boundaries; a count pass finds every key's coarse
 //     bucket (a SIMD search tree held in registers) and its cell inside it (up to
-//     64 equal key ranges), and counts per cell; a copy pass copies only the cells
+//     64 equal key spans), and counts per cell; a copy pass copies only the cells
 //     that hold ranks. Cells of one key value (a boundary repeated in the sample
 //     gets a bucket of its own) answer their ranks without a copy, so runs of
 //     equal keys never recurse.

@@ -126,7 +126,7 @@ TYPED_TEST(InputElements, LookupByRanges) {
     }
     detail::restore_input_elements(detail::backend::cpu, v.data(), n, positions.data(),
                                    static_cast<std::int64_t>(positions.size()), out.data(), cpu_with(0),
-                                   detail::element_lookup::ranges);
+                                   detail::element_lookup::by_rank_ranges);
     for (std::size_t i = 0; i < positions.size(); ++i)
       ASSERT_EQ(bits_of(out[i]), bits_of(sorted[static_cast<std::size_t>(positions[i])])) << positions[i];
   }

@@ -4,7 +4,7 @@
 //
 // A value chosen by a measurement carries a tag `sweep: <binary> -> <output>` (the
 // experiment binaries were not kept; outputs named h100-<date>-<commit>-* are in the
-// history, `git show 6915357:bench/results/<name>`, and docs/algorithms.md tells
+// history, `git show 6915357:bench/results/<name>`, and docs/performance.md tells
 // what each showed).
 #pragma once
 

@@ -16,7 +16,7 @@
 // slots read them, through L1.
 //
 // Window mode (core::approx_candidates::window; Window = true): the splitters
-// lie in a narrow window of the key range, and most keys lie outside it, below
+// lie in a narrow window of the key span, and most keys lie outside it, below
 // the first boundary (bucket 0) or at or above the last (bucket nb, the number
 // of boundaries). Such a key costs its pre-key and two compares: it is counted
 // in a per-thread register, the counts summed once per block (cub::BlockReduce)

@@ -1,7 +1,7 @@
 // The pass of one window level: every key of the task is read once, counted
 // against the window's bounds and, if inside the window, copied out.
 //
-// Why it looks like this (H100 measurements in docs/algorithms.md):
+// Why it looks like this (the H100 measurements behind each point: docs/performance.md):
 //  - the general count kernel's window path spent ~58 instructions per key, so the
 //    pass was compute-bound at 1.5x the read floor. Here a key costs its pre-key
 //    (3 integer operations, key_traits::pre_key) and one subtract-and-compare per
