@@ -247,7 +247,7 @@ TEST(Choose, BucketExpandGroup) {
 }  // namespace
 }  // namespace kselect::cuda
 
-namespace kselect::device::detail {
+namespace kselect::detail {
 namespace {
 
 TEST(FilterPolicy, PolicyForComputeCapability) {
@@ -276,4 +276,4 @@ TEST(FilterPolicy, HopperValues) {
 }
 
 }  // namespace
-}  // namespace kselect::device::detail
+}  // namespace kselect::detail
