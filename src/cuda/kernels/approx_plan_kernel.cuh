@@ -145,7 +145,9 @@ struct approx_table_shape {
 
 /// The plan kernel's steps (see the top of the file), each run by the whole
 /// block, in order (approx_plan_kernel). The members are fixed at construction;
-/// what a step finds for a later one is returned and passed on.
+/// what a step finds for a later one is returned and passed on. A step that
+/// stores in a loop reads the members it uses into locals first: the compiler
+/// cannot tell that the stores leave the agent unchanged.
 template <class T>
 struct approx_plan_agent {
   using K = core::key_t<T>;
