@@ -4,15 +4,16 @@
 // inputs smaller than ~200 MB rotate among copies so that L2 (50 MB) cannot hold them.
 //
 // Usage: kselect-gpu-bench [--json FILE] [--reps N] [--quick] [--only TYPE:LOG2N:DIST] [--topk]
-// (--topk: only the top-k / rank-range benchmark, topk_bench.cu). The command line,
-// the timing, the floor and the JSON file: bench/harness.
+// (--topk: only the top-k / rank-range benchmark, topk_bench.cu; --quick: floats at
+// 2^28 only, doubles and top-k on uniform keys only). The command line, the timing,
+// the floor and the JSON file: bench/harness.
 #include <cub/device/device_radix_sort.cuh>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <functional>
+#include <cstdlib>
 #include <string>
 #include <vector>
 

@@ -37,9 +37,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
-#include <functional>
 #include <string>
 #include <type_traits>
 #include <vector>
