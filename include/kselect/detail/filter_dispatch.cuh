@@ -128,7 +128,7 @@ cudaError_t run_filter(void* d_workspace, std::size_t& workspace_bytes, const T*
     KSELECT_CUDA_TRY(state.Init(tiles, ws + sp.tile_state, sp.tile_state_bytes));
     const int init_blocks = (tiles + 32 + filter_block_threads - 1) / filter_block_threads;
     single_pass_init_kernel<<<init_blocks, filter_block_threads, 0, stream>>>(state, tiles);
-    KSELECT_CUDA_TRY(cudaPeekAtLastError());
+    KSELECT_LAUNCH_CHECK();
     const auto kernel = single_pass_kernel<T, V, IndexT, Selector>;
     const int tile_bytes = static_cast<int>(single_pass_tile_items(sizeof(T)) * sizeof(T));
     // 64 KiB of dynamic shared memory needs an opt-in, and three such blocks per SM
@@ -142,7 +142,7 @@ cudaError_t run_filter(void* d_workspace, std::size_t& workspace_bytes, const T*
     KSELECT_CUDA_TRY(attributes);
     const bool bulk = reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0;
     kernel<<<tiles, single_pass_threads, tile_bytes, stream>>>(d_in, n, select, out, state, tiles, bulk);
-    KSELECT_CUDA_TRY(cudaPeekAtLastError());
+    KSELECT_LAUNCH_CHECK();
     if (!out.partition) return cudaSuccess;
     int sms = 0, device = 0;
     KSELECT_CUDA_TRY(cudaGetDevice(&device));
@@ -165,7 +165,7 @@ cudaError_t run_filter(void* d_workspace, std::size_t& workspace_bytes, const T*
   else
     three_phase_count_kernel<T, 1, Selector>
         <<<blocks, filter_block_threads, 0, stream>>>(d_in, n, select, bits, counts, tp.blocks, nullptr);
-  KSELECT_CUDA_TRY(cudaPeekAtLastError());
+  KSELECT_LAUNCH_CHECK();
   std::size_t scan_bytes = tp.scan_temp_bytes;
   KSELECT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(ws + tp.scan_temp, scan_bytes, counts, offsets, tp.blocks + 1,
                                                    stream));

@@ -33,8 +33,6 @@ namespace kselect::detail {
 
 using device::filter_algorithm;
 
-using kselect::detail::launch_shape;
-
 /// The device filters' tuning. Their kernels are templates in the public headers,
 /// compiled into the caller's build once for all its architectures, and every
 /// member is compiled into them or their launches: so the policies of all
@@ -59,8 +57,8 @@ struct filter_policy {
   /// sweep: experiment binaries (thresholds, write loops) -> h100-2026-11-23-d95142a-filter-experiments.txt
   int single_pass_sparse_rounds = 4;
   /// Single pass: how long a tile waits (ns) after publishing its count before it
-  /// looks back at its predecessors, then none between retries (CUB's
-  /// no_delay_constructor_t).
+  /// looks back at its predecessors, then none between retries (lookback_delay,
+  /// filter_kernels.cuh).
   /// sweep: experiment binaries delay.cu (five look-back policies) -> h100-2026-11-22-3a078e6-delay.txt
   unsigned single_pass_lookback_wait_ns = 1130;
   /// Three phases and count_if: 16 keys a thread (loaded 16 bytes at a time when the
