@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "cuda/owning_filter.cuh"
+#include "cuda/tuning.hpp"
 
 namespace kselect::cuda_backend {
 namespace {
@@ -30,7 +31,7 @@ void gather_payload(const void* in, const std::int64_t* idx, void* out, std::int
            reinterpret_cast<std::uintptr_t>(out) % w == 0;
   };
   const std::int64_t elements = m;
-  constexpr int threads = 256;
+  constexpr int threads = cuda::tuning::compiled.common.payload_gather.threads;
   auto launch = [&](auto word) {
     using W = decltype(word);
     const auto words = static_cast<std::int64_t>(payload_bytes / sizeof(W));

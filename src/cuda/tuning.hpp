@@ -45,8 +45,12 @@ struct common_policy {
   /// margin in sample positions.
   double window_sigmas = 4.0;
   double window_margin = 2.0;
+  /// The owning API's gather of filter payloads (owning_filter.cu): one word a thread.
+  launch_shape payload_gather{256};
 
-  constexpr auto compiled() const { return std::tuple(stream, sample, window_sigmas, window_margin); }
+  constexpr auto compiled() const {
+    return std::tuple(stream, sample, window_sigmas, window_margin, payload_gather);
+  }
 };
 
 /// Single-rank selection (dispatch/window_select_dispatch.cuh): window levels

@@ -25,7 +25,8 @@ std::vector<launch_shape> shapes_of(const tuning::policy& p) {
           p.prepass.reduce,       p.prepass.scatter_k32,  p.prepass.scatter_k64, p.prepass.finish,
           p.range.refine,         p.range.small_sort,     p.range.tie_pick,      p.range.gather,
           p.range.order_expand,   p.range.bucket,         p.range.bucket_expand, p.approx.sample,
-          p.approx.plan_k32,      p.approx.plan_k64,      p.approx.answer,       p.approx.scatter};
+          p.approx.plan_k32,      p.approx.plan_k64,      p.approx.answer,       p.approx.scatter,
+          p.common.payload_gather};
 }
 
 TEST(TuningPolicy, PolicyForComputeCapability) {
@@ -67,6 +68,7 @@ TEST(TuningPolicy, HopperValues) {
   const tuning::policy& p = hopper;
   EXPECT_EQ(p.common.stream, (launch_shape{256, 16, 3}));
   EXPECT_EQ(p.common.sample, (launch_shape{256, 16}));
+  EXPECT_EQ(p.common.payload_gather, (launch_shape{256}));
   EXPECT_EQ(p.common.window_sigmas, 4.0);
   EXPECT_EQ(p.common.window_margin, 2.0);
   EXPECT_EQ(p.window.buffer_divisor, 8);
