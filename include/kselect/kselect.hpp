@@ -12,7 +12,8 @@
 // Supported key types: float, double, int32_t, uint32_t, int64_t, uint64_t.
 //
 // Order-preserving filtering (filter_if, partition, count_if, ...) is declared in
-// kselect/filter.hpp, included here.
+// kselect/filter.hpp, and the segmented (batched) calls in kselect/segmented.hpp,
+// both included here.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "kselect/filter.hpp"
+#include "kselect/segmented.hpp"
 #include "kselect/types.hpp"
 
 namespace kselect {

@@ -70,6 +70,27 @@ struct range_options {
   bool indices = true;
 };
 
+/// IEEE 754 binary16 (numpy.float16, torch.float16, CUDA's __half), as stored:
+/// the same two bytes, so a pointer to any of those may be reinterpret_cast to a
+/// pointer to float16. The segmented calls (kselect/segmented.hpp) take these keys;
+/// to_float and to_float16 convert.
+struct float16 {
+  std::uint16_t bits;
+};
+
+/// bfloat16 (torch.bfloat16, CUDA's __nv_bfloat16), as stored; see float16.
+struct bfloat16 {
+  std::uint16_t bits;
+};
+
+/// Exact widening conversions.
+float to_float(float16 x) noexcept;
+float to_float(bfloat16 x) noexcept;
+/// Narrowing conversions, rounding to nearest even (as CUDA's __float2half_rn and
+/// __float2bfloat16_rn); NaN stays NaN.
+float16 to_float16(float x) noexcept;
+bfloat16 to_bfloat16(float x) noexcept;
+
 /// Applies X to every key type kselect supports: the one list that explicit
 /// instantiations are made from (one translation unit per type where it matters).
 #define KSELECT_FOR_EACH_KEY_TYPE(X) \
@@ -87,10 +108,32 @@ inline constexpr bool is_supported_key_v =
     std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::int64_t> ||
     std::is_same_v<T, std::uint64_t>;
 
-/// Result type of quantile(): the key type for floating keys, double for integers
-/// (as NumPy, whose interpolating methods return float64 for integer input).
+/// Applies X to every key type of the segmented calls (kselect/segmented.hpp):
+/// the six above and the two 16-bit floating types.
+#define KSELECT_FOR_EACH_SEGMENTED_KEY_TYPE(X) \
+  KSELECT_FOR_EACH_KEY_TYPE(X)                 \
+  X(kselect::float16)                          \
+  X(kselect::bfloat16)
+
+/// float16 or bfloat16.
 template <class T>
-using quantile_value_t = std::conditional_t<std::is_floating_point_v<T>, T, double>;
+inline constexpr bool is_half_key_v = std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
+
+/// The key types of the segmented calls.
+template <class T>
+inline constexpr bool is_segmented_key_v = is_supported_key_v<T> || is_half_key_v<T>;
+
+/// Floating keys (NaN possible): float, double, float16, bfloat16.
+template <class T>
+inline constexpr bool is_floating_key_v = std::is_floating_point_v<T> || is_half_key_v<T>;
+
+/// Result type of quantile(): the key type for float and double, float for
+/// float16 and bfloat16 (computed in float64 from the two exact neighbours and
+/// rounded once; NumPy would answer in float16), double for integers (as NumPy,
+/// whose interpolating methods return float64 for integer input).
+template <class T>
+using quantile_value_t =
+    std::conditional_t<std::is_floating_point_v<T>, T, std::conditional_t<is_half_key_v<T>, float, double>>;
 
 const char* to_string(quantile_method m) noexcept;
 const char* to_string(device_kind d) noexcept;

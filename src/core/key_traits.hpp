@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "hd.hpp"
+#include "kselect/types.hpp"
 
 namespace kselect::core {
 
@@ -89,7 +90,38 @@ struct int_key_traits {
   KSELECT_HD static U pre_key_first(U k) { return k; }
   KSELECT_HD static U pre_key_last(U k) { return k; }
 };
+// float16 and bfloat16: the float map on 16 bits (sign, then exponent and mantissa).
+// The keys are exact, so pre-keys are the keys themselves.
+template <class H, std::uint16_t ExponentMask, std::uint16_t MantissaMask>
+struct half_key_traits {
+  using value_type = H;
+  using key_type = std::uint16_t;
+  static constexpr std::uint16_t sign_bit = 0x8000u;
+  static constexpr std::uint16_t exponent_mask = ExponentMask;
+  static constexpr std::uint16_t mantissa_mask = MantissaMask;
+  static constexpr std::uint16_t nan_key = 0xffffu;
+
+  KSELECT_HD static std::uint16_t to_key(H x) {
+    std::uint16_t u = x.bits;
+    u = u == sign_bit ? std::uint16_t(0) : u;
+    const std::uint16_t flip = (u & sign_bit) ? std::uint16_t(0xffffu) : sign_bit;
+    const bool is_nan = (u & std::uint16_t(~sign_bit)) > exponent_mask;
+    return is_nan ? nan_key : static_cast<std::uint16_t>(u ^ flip);
+  }
+  KSELECT_HD static H from_key(std::uint16_t k) {
+    if (k == nan_key) return H{static_cast<std::uint16_t>(exponent_mask | ((mantissa_mask >> 1) + 1))};
+    return H{static_cast<std::uint16_t>((k & sign_bit) ? (k & ~sign_bit) : ~k)};
+  }
+  KSELECT_HD static std::uint16_t pre_key(H x) { return to_key(x); }
+  KSELECT_HD static std::uint16_t pre_key_first(std::uint16_t k) { return k; }
+  KSELECT_HD static std::uint16_t pre_key_last(std::uint16_t k) { return k; }
+};
 }  // namespace detail
+
+template <>
+struct key_traits<float16> : detail::half_key_traits<float16, 0x7c00u, 0x03ffu> {};
+template <>
+struct key_traits<bfloat16> : detail::half_key_traits<bfloat16, 0x7f80u, 0x007fu> {};
 
 template <>
 struct key_traits<float> : detail::float_key_traits<float, std::uint32_t> {};

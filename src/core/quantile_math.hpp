@@ -26,11 +26,14 @@
 //    integer dtype; int64 beyond 2^53 therefore rounds).
 #pragma once
 
+#include <math.h>
+
 #include <cmath>
 #include <cstdint>
 #include <span>
 #include <type_traits>
 
+#include "hd.hpp"
 #include "kselect/types.hpp"
 
 namespace kselect::core {
@@ -43,7 +46,81 @@ struct quantile_point {
   bool interpolate;  ///< false: the result is a itself (lower, higher, nearest)
 };
 
+namespace detail {
+
+// A product the compiler may not fuse with the following add (GCC contracts
+// a + b*c into an FMA by default for C++ where the target has one, and nvcc
+// always may, which would change the last bit compared with NumPy's separate
+// multiply and add).
+KSELECT_HD double unfused_product(double x, double y) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(x, y);
+#else
+  volatile double p = x * y;
+  return p;
+#endif
+}
+
+KSELECT_HD std::int64_t clamp_rank(double index, std::int64_t n) {
+  // Only reachable for n > 2^53, where double(n - 1) rounds up.
+  if (index >= static_cast<double>(n - 1)) return n - 1;
+  return index > 0 ? static_cast<std::int64_t>(index) : 0;
+}
+
+// np.around: round half to even (independent of the FP rounding mode).
+KSELECT_HD double round_half_even(double h) {
+  const double f = ::floor(h);
+  const double frac = h - f;  // exact for h >= 0
+  if (frac > 0.5) return f + 1;
+  if (frac < 0.5) return f;
+  return ::fmod(f, 2.0) == 0 ? f : f + 1;
+}
+
+// Linear interpolation at virtual index v, as _get_indexes + _get_gamma.
+KSELECT_HD quantile_point interpolated(std::int64_t n, double v, bool midpoint) {
+  quantile_point p{};
+  p.interpolate = true;
+  double previous;
+  if (v >= static_cast<double>(n - 1)) {
+    previous = -1.0;  // NumPy's index -1, i.e. the last value, for both neighbours
+    p.lo = p.hi = n - 1;
+  } else {
+    previous = ::floor(v);
+    p.lo = clamp_rank(previous, n);
+    p.hi = p.lo + 1;
+  }
+  p.gamma = v - previous;
+  if (midpoint) p.gamma = ::fmod(v, 1.0) == 0 ? 0.0 : 0.5;
+  return p;
+}
+
+KSELECT_HD quantile_point exact_point(std::int64_t n, double index) {
+  const std::int64_t r = clamp_rank(index, n);
+  return quantile_point{r, r, 0.0, false};
+}
+
+}  // namespace detail
+
+/// quantile_point_for without the check of m (host and device): n >= 1, q in [0, 1],
+/// m one of the five methods.
+KSELECT_HD quantile_point quantile_point_of(std::int64_t n, double q, quantile_method m) {
+  const double h = static_cast<double>(n - 1) * q;
+  switch (m) {
+    case quantile_method::midpoint:
+      return detail::interpolated(n, 0.5 * (::floor(h) + ::ceil(h)), true);
+    case quantile_method::lower:
+      return detail::exact_point(n, ::floor(h));
+    case quantile_method::higher:
+      return detail::exact_point(n, ::ceil(h));
+    case quantile_method::nearest:
+      return detail::exact_point(n, detail::round_half_even(h));
+    default:
+      return detail::interpolated(n, h, false);
+  }
+}
+
 /// The ranks and weight NumPy uses for quantile q of n sorted values. n >= 1, q in [0, 1].
+/// Throws std::invalid_argument for a quantile_method value outside the enum.
 quantile_point quantile_point_for(std::int64_t n, double q, quantile_method m);
 
 /// Throws std::invalid_argument naming the first q that is NaN or outside [0, 1]
@@ -52,12 +129,17 @@ void validate_quantiles(std::span<const double> qs);
 
 /// NumPy's _lerp: a + d*t, or b - d*(1 - t) when t >= 0.5, with d = b - a already
 /// computed in the input type's arithmetic (see lerp_difference). Never fused into FMAs.
-double numpy_lerp(double a, double b, double d, double t);
+KSELECT_HD double numpy_lerp(double a, double b, double d, double t) {
+  // NumPy evaluates a + d*t everywhere, then overwrites with b - d*(1-t) where t >= 0.5.
+  if (t >= 0.5) return b - detail::unfused_product(d, 1.0 - t);
+  return a + detail::unfused_product(d, t);
+}
 
 /// b - a as NumPy computes it before interpolating: in the floating input type (so a
 /// float difference is rounded to float and may overflow to inf), exactly for integers.
+/// 16-bit floating keys come as their float values (the difference is taken in float).
 template <class T>
-double lerp_difference(T a, T b) {
+KSELECT_HD double lerp_difference(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
     const T d = b - a;
     return static_cast<double>(d);
@@ -70,9 +152,9 @@ double lerp_difference(T a, T b) {
   }
 }
 
-/// The quantile from the values at p.lo (a) and p.hi (b).
+/// The quantile from the values at p.lo (a) and p.hi (b); T float, double or an integer.
 template <class T>
-quantile_value_t<T> combine(const quantile_point& p, T a, T b) {
+KSELECT_HD quantile_value_t<T> combine(const quantile_point& p, T a, T b) {
   using R = quantile_value_t<T>;
   if (!p.interpolate) return static_cast<R>(a);
   const double r = numpy_lerp(static_cast<double>(a), static_cast<double>(b),
