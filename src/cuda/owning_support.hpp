@@ -28,14 +28,26 @@ class stream_buffer {
   stream_buffer(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
     if (bytes) check(cudaMallocAsync(&ptr_, bytes, stream), "cudaMallocAsync");
   }
-  ~stream_buffer() {
-    if (ptr_) cudaFreeAsync(ptr_, stream_);
-  }
+  ~stream_buffer() { release(); }
   stream_buffer(const stream_buffer&) = delete;
   stream_buffer& operator=(const stream_buffer&) = delete;
+  stream_buffer(stream_buffer&& other) noexcept : ptr_(other.ptr_), stream_(other.stream_) { other.ptr_ = nullptr; }
+  stream_buffer& operator=(stream_buffer&& other) noexcept {
+    if (this != &other) {
+      release();
+      ptr_ = other.ptr_;
+      stream_ = other.stream_;
+      other.ptr_ = nullptr;
+    }
+    return *this;
+  }
   void* get() const { return ptr_; }
 
  private:
+  void release() noexcept {
+    if (ptr_) cudaFreeAsync(ptr_, stream_);
+    ptr_ = nullptr;
+  }
   void* ptr_ = nullptr;
   cudaStream_t stream_;
 };

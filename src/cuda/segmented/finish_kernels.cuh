@@ -1,0 +1,109 @@
+// The last step of a segmented call: answers from the keys at the ranks
+// (select, multiselect, quantiles), or the top-k rows gathered from the input
+// (bit for bit) with their indices and padding.
+#pragma once
+
+#include "core/half_float.hpp"
+#include "core/key_traits.hpp"
+#include "cuda/segmented/tables.cuh"
+
+namespace kselect::cuda::segmented {
+
+/// The value an answer of a segment that has none takes: NaN, or 0 for integers.
+template <class R>
+__device__ __forceinline__ R missing_value() {
+  if constexpr (std::is_floating_point_v<R>) return R(NAN);
+  else if constexpr (is_half_key_v<R>) return core::key_traits<R>::from_key(core::key_traits<R>::nan_key);
+  else return R(0);
+}
+
+/// The position of `rank` in a segment's sorted rank row.
+__device__ __forceinline__ int entry_of_rank(const std::int64_t* row, int count, std::int64_t rank) {
+  int lo = 0, hi = count;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (row[mid] < rank) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/// A quantile from the keys a (rank p.lo) and b (rank p.hi).
+template <class T>
+__device__ quantile_value_t<T> quantile_of(const core::quantile_point& p, core::key_t<T> a, core::key_t<T> b) {
+  const T x = core::key_traits<T>::from_key(a), y = core::key_traits<T>::from_key(b);
+  if constexpr (is_half_key_v<T>) return core::combine<float>(p, core::widen(x), core::widen(y));
+  else return core::combine<T>(p, x, y);
+}
+
+/// One thread per (segment, column).
+template <class T>
+__global__ void finish_kernel(request req, tables<core::key_t<T>> t, void* out, std::int64_t columns,
+                              std::int64_t* first_invalid, std::int64_t* user_invalid) {
+  using U = core::key_t<T>;
+  const std::int64_t total = req.m * columns;
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  const std::int64_t first = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (first == 0 && user_invalid) *user_invalid = *first_invalid == no_invalid ? -1 : *first_invalid;
+  for (std::int64_t i = first; i < total; i += stride) {
+    const std::int64_t s = i / columns;
+    const int c = static_cast<int>(i % columns);
+    const int count = t.valid_ranks[s];
+    const U* answers = t.answers + s * t.width;
+    if (req.op != op_kind::quantile) {
+      const int e = req.op == op_kind::multiselect ? req.list.entry_of_column[c] : 0;
+      static_cast<T*>(out)[i] = e < count ? core::key_traits<T>::from_key(answers[e]) : missing_value<T>();
+      continue;
+    }
+    using R = quantile_value_t<T>;
+    R* result = static_cast<R*>(out);
+    const std::int64_t len = req.bounds(s).length();
+    const std::int64_t valid = req.ignore_nan ? len - t.nan_count[s] : len;
+    const bool has_nan = req.floating && !req.ignore_nan && count > 0 && answers[count - 1] == core::key_traits<T>::nan_key;
+    if (valid <= 0 || count == 0 || has_nan) {
+      result[i] = missing_value<R>();
+      continue;
+    }
+    const core::quantile_point p = core::quantile_point_of(valid, req.list.qs[req.list.entry_of_column[c]], req.method);
+    const std::int64_t* row = t.ranks + s * t.width;
+    result[i] = quantile_of<T>(p, answers[entry_of_rank(row, count, p.lo)], answers[entry_of_rank(row, count, p.hi)]);
+  }
+}
+
+/// One thread per (segment, j < k): the j-th chosen key of the segment, read again
+/// from the input so that it is the element itself; padding past the segment's end.
+template <class T, class IndexT>
+__global__ void topk_gather_kernel(const T* in, request req, const core::key_t<T>* chosen_keys,
+                                   const std::int64_t* chosen_index, T* keys_out, IndexT* indices_out) {
+  const std::int64_t total = req.m * req.k;
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride) {
+    const std::int64_t s = i / req.k, j = i % req.k;
+    const core::segment_bounds b = req.bounds(s);
+    if (j < b.length()) {
+      const std::int64_t index = chosen_index[i];
+      keys_out[i] = in[b.begin + index];
+      if (indices_out) indices_out[i] = static_cast<IndexT>(index);
+    } else {
+      keys_out[i] = core::topk_padding<T>(req.topk_largest);
+      if (indices_out) indices_out[i] = IndexT(-1);
+    }
+  }
+}
+
+/// The end of segment s's chosen keys in the (m, k) rows: s * k + min(length, k).
+struct chosen_end {
+  const std::int64_t* offsets;
+  std::int64_t row_length;
+  std::int64_t k;
+  __host__ __device__ std::int64_t operator()(std::int64_t s) const {
+    const std::int64_t len = core::bounds_of(s, offsets, row_length).length();
+    return s * k + (len < k ? len : k);
+  }
+};
+struct row_begin {
+  std::int64_t k;
+  __host__ __device__ std::int64_t operator()(std::int64_t s) const { return s * k; }
+};
+
+}  // namespace kselect::cuda::segmented
