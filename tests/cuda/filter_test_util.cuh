@@ -131,28 +131,6 @@ testing::AssertionResult written_exactly(const std::vector<V>& got, const std::v
   return testing::AssertionSuccess();
 }
 
-/// The two-phase protocol: the size query (null workspace), then call(workspace,
-/// bytes) with a workspace of exactly that size filled with 0xA5; waits for
-/// `stream`. Returns the query's status if it fails, else the call's.
-template <class Call>
-cudaError_t two_phase(cudaStream_t stream, Call&& call) {
-  // The inputs were copied by cudaMemcpy from pageable memory, which may return
-  // before the copy lands; `stream` does not wait for the legacy default stream.
-  cuda_check(cudaDeviceSynchronize(), "the inputs' copies");
-  std::size_t bytes = 0;
-  cudaError_t st = call(static_cast<void*>(nullptr), bytes);
-  if (st != cudaSuccess) return st;
-  if (bytes == 0) {
-    ADD_FAILURE() << "the size query answered 0 bytes (a null workspace would be a query again)";
-    return cudaErrorInvalidValue;
-  }
-  device_buffer<char> ws(bytes);
-  cuda_check(cudaMemsetAsync(ws.data(), workspace_poison, bytes, stream), "poison workspace");
-  st = call(static_cast<void*>(ws.data()), bytes);
-  cuda_check(cudaStreamSynchronize(stream), "the filter's kernels");
-  return st;
-}
-
 #define ASSERT_FILTER_OK(expr) ASSERT_EQ((expr), cudaSuccess) << device::last_error_message()
 
 /// Every device filter on keys v (copied to the device `offset` elements into an
