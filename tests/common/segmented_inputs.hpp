@@ -26,6 +26,12 @@ inline std::vector<dist> segment_dists() {
           dist::two_values, dist::sixteen_values, dist::special};
 }
 
+/// segment_dists() in turn: the distribution of segment i when they cycle.
+inline dist cycling_dist(std::int64_t i) {
+  const std::vector<dist> d = segment_dists();
+  return d[static_cast<std::size_t>(i) % d.size()];
+}
+
 /// n values of distribution d for any key type of the segmented calls: generate<T>
 /// for the six of kselect.hpp; for float16 and bfloat16 the float values rounded,
 /// except that float denormals (which would round to zero) become 16-bit denormals.

@@ -3,7 +3,8 @@
 // keys of core/key_traits.hpp, so that NaN orders after +inf (all NaNs tie) and -0.0
 // ties with +0.0, as kselect orders; the quantiles by core/quantile_math.hpp's NumPy
 // recipe. All eight key types. Segments are given by their m + 1 offsets (equal rows
-// too: row_offsets), results are row-major (m, r) as the calls write them. The loop
+// too: row_offsets), results are row-major (m, r) as the calls write them. Call
+// with the key type named (reference_segmented_topk<T>(...)): values is a span. The loop
 // over segments runs in parallel where OpenMP is on (a million segments, or one of
 // 2^25 next to many small ones). Host code, header-only.
 #pragma once
@@ -73,7 +74,7 @@ void segment_ranks(const T* values, std::int64_t begin, std::int64_t end, std::s
 
 /// segmented_multiselect (and segmented_select: one rank): (m, ranks.size()).
 template <class T>
-std::vector<T> reference_segmented_multiselect(const std::vector<T>& values, std::span<const std::int64_t> offsets,
+std::vector<T> reference_segmented_multiselect(std::span<const T> values, std::span<const std::int64_t> offsets,
                                                std::span<const std::int64_t> ranks) {
   const auto m = static_cast<std::int64_t>(offsets.size()) - 1;
   const std::size_t r = ranks.size();
@@ -88,7 +89,7 @@ std::vector<T> reference_segmented_multiselect(const std::vector<T>& values, std
 
 /// segmented_select_each: out[i] is rank ks[i] of segment i.
 template <class T>
-std::vector<T> reference_segmented_select_each(const std::vector<T>& values, std::span<const std::int64_t> offsets,
+std::vector<T> reference_segmented_select_each(std::span<const T> values, std::span<const std::int64_t> offsets,
                                                std::span<const std::int64_t> ks) {
   const auto m = static_cast<std::int64_t>(offsets.size()) - 1;
   std::vector<T> out(static_cast<std::size_t>(m));
@@ -131,7 +132,7 @@ quantile_value_t<T> combine_values(const core::quantile_point& p, T a, T b) {
 /// segmented_quantile: (m, qs.size()). NaN for an empty segment, for a segment
 /// holding a NaN (numpy.quantile), or, ignoring NaN, for one holding only NaNs.
 template <class T>
-std::vector<quantile_value_t<T>> reference_segmented_quantile(const std::vector<T>& values,
+std::vector<quantile_value_t<T>> reference_segmented_quantile(std::span<const T> values,
                                                               std::span<const std::int64_t> offsets,
                                                               std::span<const double> qs, quantile_method method,
                                                               bool ignore_nan) {
@@ -179,7 +180,7 @@ struct topk_rows {
 /// index; in index order, or sorted by key (descending for largest) then index; a
 /// segment shorter than k padded with index -1 and core::topk_padding.
 template <class T>
-topk_rows<T> reference_segmented_topk(const std::vector<T>& values, std::span<const std::int64_t> offsets,
+topk_rows<T> reference_segmented_topk(std::span<const T> values, std::span<const std::int64_t> offsets,
                                       std::int64_t k, bool largest, bool sorted) {
   using K = core::key_t<T>;
   const auto m = static_cast<std::int64_t>(offsets.size()) - 1;

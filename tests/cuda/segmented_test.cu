@@ -31,10 +31,7 @@ TYPED_TEST(SegmentedKeyTypes, EqualRows) {
   using T = TypeParam;
   const std::int64_t m = 70, cols = 1000;
   const std::vector<std::int64_t> offsets = row_offsets(m, cols);
-  const auto dists = segment_dists();
-  const segmented_input<T> in(
-      fill_segments<T>(offsets, [&](std::int64_t i) { return dists[static_cast<std::size_t>(i) % dists.size()]; }, 7),
-      offsets, false);
+  const segmented_input<T> in(fill_segments<T>(offsets, cycling_dist, 7), offsets, false);
   const std::vector<std::int64_t> ks = {0, 1, cols / 2, cols - 1};
   expect_segmented_select(in, ks);
   expect_segmented_select_each(in, cycling_ranks(offsets));

@@ -2,6 +2,8 @@
 // it (user_call.cuh: the two-phase protocol, poisoned workspace and outputs, a
 // non-blocking stream), its answers brought back to the host: every output is
 // checked for writes past its end, d_invalid_segment is always passed and read.
+// The calls take the keys as D, kselect's type (the default) or the CUDA type of
+// the same two bytes (__half, __nv_bfloat16), which the API accepts directly.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -18,6 +20,13 @@
 #include "kselect/device_segmented.hpp"
 
 namespace kselect::test {
+
+/// A segmented input in device memory, as the device API takes it.
+template <class T>
+struct device_segments {
+  const T* values = nullptr;
+  device::segment_layout layout{};
+};
 
 /// A segmented input on the host and on the device. Equal rows are described by
 /// their offsets too (row_offsets), which the reference reads; the device gets
@@ -38,11 +47,9 @@ class segmented_input {
     }
   }
 
-  const std::vector<T>& values() const { return values_; }
+  std::span<const T> values() const { return values_; }
   std::span<const std::int64_t> offsets() const { return offsets_; }
-  std::int64_t count() const { return layout_.count; }
-  const T* d_values() const { return d_values_.data(); }
-  const device::segment_layout& layout() const { return layout_; }
+  device_segments<T> device() const { return {d_values_.data(), layout_}; }
 
  private:
   std::vector<T> values_;
@@ -89,55 +96,69 @@ selection_answer<T> run_selection(std::int64_t size, Call&& call) {
   return {written(out, size), written(invalid, 1)[0]};
 }
 
-template <class T>
-selection_answer<T> gpu_segmented_select(const segmented_input<T>& in, std::int64_t k) {
-  return run_selection<T>(in.count(), [&](void* ws, std::size_t& bytes, T* out, cudaStream_t s,
-                                          const device::segmented_config& cfg) {
-    return device::segmented_select(ws, bytes, in.d_values(), out, in.layout(), k, s, cfg);
+/// The keys as the call takes them.
+template <class D, class T>
+const D* as_device_keys(const T* p) {
+  return reinterpret_cast<const D*>(p);
+}
+template <class D, class T>
+D* as_device_keys(T* p) {
+  return reinterpret_cast<D*>(p);
+}
+
+template <class T, class D = T>
+selection_answer<T> gpu_segmented_select(const device_segments<T>& in, std::int64_t k) {
+  return run_selection<T>(in.layout.count, [&](void* ws, std::size_t& bytes, T* out, cudaStream_t s,
+                                               const device::segmented_config& cfg) {
+    return device::segmented_select(ws, bytes, as_device_keys<D>(in.values), as_device_keys<D>(out), in.layout, k,
+                                    s, cfg);
   });
 }
 
-template <class T>
-selection_answer<T> gpu_segmented_select_each(const segmented_input<T>& in, std::span<const std::int64_t> ks) {
+template <class T, class D = T>
+selection_answer<T> gpu_segmented_select_each(const device_segments<T>& in, std::span<const std::int64_t> ks) {
   const device_buffer<std::int64_t> d_ks(std::vector<std::int64_t>(ks.begin(), ks.end()));
-  return run_selection<T>(in.count(), [&](void* ws, std::size_t& bytes, T* out, cudaStream_t s,
-                                          const device::segmented_config& cfg) {
-    return device::segmented_select_each(ws, bytes, in.d_values(), out, in.layout(), d_ks.data(), s, cfg);
+  return run_selection<T>(in.layout.count, [&](void* ws, std::size_t& bytes, T* out, cudaStream_t s,
+                                               const device::segmented_config& cfg) {
+    return device::segmented_select_each(ws, bytes, as_device_keys<D>(in.values), as_device_keys<D>(out),
+                                         in.layout, d_ks.data(), s, cfg);
   });
 }
 
-template <class T>
-selection_answer<T> gpu_segmented_multiselect(const segmented_input<T>& in, std::span<const std::int64_t> ranks) {
+template <class T, class D = T>
+selection_answer<T> gpu_segmented_multiselect(const device_segments<T>& in, std::span<const std::int64_t> ranks) {
   const auto r = static_cast<int>(ranks.size());
-  return run_selection<T>(in.count() * r, [&](void* ws, std::size_t& bytes, T* out, cudaStream_t s,
-                                              const device::segmented_config& cfg) {
-    return device::segmented_multiselect(ws, bytes, in.d_values(), out, in.layout(), ranks.data(), r, s, cfg);
+  return run_selection<T>(in.layout.count * r, [&](void* ws, std::size_t& bytes, T* out, cudaStream_t s,
+                                                   const device::segmented_config& cfg) {
+    return device::segmented_multiselect(ws, bytes, as_device_keys<D>(in.values), as_device_keys<D>(out),
+                                         in.layout, ranks.data(), r, s, cfg);
   });
 }
 
-template <class T>
-std::vector<quantile_value_t<T>> gpu_segmented_quantile(const segmented_input<T>& in, std::span<const double> qs,
+template <class T, class D = T>
+std::vector<quantile_value_t<T>> gpu_segmented_quantile(const device_segments<T>& in, std::span<const double> qs,
                                                         quantile_method method, bool ignore_nan) {
   using R = quantile_value_t<T>;
   const auto nq = static_cast<int>(qs.size());
+  const std::int64_t size = in.layout.count * nq;
   test_stream stream;
   const cudaStream_t s = stream.get();
-  const device_output<R> out(in.count() * nq);
+  const device_output<R> out(size);
   out.poison(s);
   const cudaError_t st = two_phase(s, [&](void* ws, std::size_t& bytes) {
-    return device::segmented_quantile(ws, bytes, in.d_values(), out.data(), in.layout(), qs.data(), nq, method,
-                                      ignore_nan, s);
+    return device::segmented_quantile(ws, bytes, as_device_keys<D>(in.values), out.data(), in.layout, qs.data(), nq,
+                                      method, ignore_nan, s);
   });
   EXPECT_EQ(st, cudaSuccess) << device::last_error_message();
-  return written(out, in.count() * nq);
+  return written(out, size);
 }
 
 /// segmented_topk with IndexT indices, or none (with_indices false: the nullptr
 /// overload; the answer's indices are then empty).
-template <class T, class IndexT>
-topk_rows<T> gpu_segmented_topk(const segmented_input<T>& in, std::int64_t k, bool largest, bool sorted,
+template <class T, class IndexT, class D = T>
+topk_rows<T> gpu_segmented_topk(const device_segments<T>& in, std::int64_t k, bool largest, bool sorted,
                                 bool with_indices) {
-  const std::int64_t size = in.count() * k;
+  const std::int64_t size = in.layout.count * k;
   test_stream stream;
   const cudaStream_t s = stream.get();
   const device_output<T> out(size);
@@ -148,9 +169,10 @@ topk_rows<T> gpu_segmented_topk(const segmented_input<T>& in, std::int64_t k, bo
   cfg.largest = largest;
   cfg.sorted = sorted;
   const cudaError_t st = two_phase(s, [&](void* ws, std::size_t& bytes) {
+    const D* keys = as_device_keys<D>(in.values);
     if (with_indices)
-      return device::segmented_topk(ws, bytes, in.d_values(), out.data(), idx.data(), in.layout(), k, s, cfg);
-    return device::segmented_topk(ws, bytes, in.d_values(), out.data(), nullptr, in.layout(), k, s, cfg);
+      return device::segmented_topk(ws, bytes, keys, as_device_keys<D>(out.data()), idx.data(), in.layout, k, s, cfg);
+    return device::segmented_topk(ws, bytes, keys, as_device_keys<D>(out.data()), nullptr, in.layout, k, s, cfg);
   });
   EXPECT_EQ(st, cudaSuccess) << device::last_error_message();
   topk_rows<T> answer;
