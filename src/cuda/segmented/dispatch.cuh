@@ -234,9 +234,11 @@ cudaError_t run(void* d_workspace, std::size_t& workspace_bytes, const K* d_in, 
   KSELECT_CUDA_TRY(cudaMemsetAsync(first_invalid, no_invalid_byte, sizeof(std::int64_t), stream));
   if (nan_counts) {
     KSELECT_CUDA_TRY(cudaMemsetAsync(t.nan_count, 0, m * sizeof(std::int64_t), stream));
-    if (n > 0) {
-      count_nan_kernel<K><<<grid_for(n, 256, 8 * sms), 256, 0, stream>>>(d_in, n, r, t.nan_count);
-      KSELECT_LAUNCH_CHECK();
+    if constexpr (is_floating_key_v<K>) {
+      if (n > 0) {
+        count_nan_kernel<K><<<grid_for(n, 256, 8 * sms), 256, 0, stream>>>(d_in, n, r, t.nan_count);
+        KSELECT_LAUNCH_CHECK();
+      }
     }
   }
   plan_kernel<U><<<grid_for(m, 256, 16 * sms), 256, 0, stream>>>(r, t, first_invalid);

@@ -59,7 +59,9 @@ __global__ void finish_kernel(request req, tables<core::key_t<T>> t, void* out, 
     R* result = static_cast<R*>(out);
     const std::int64_t len = req.bounds(s).length();
     const std::int64_t valid = req.ignore_nan ? len - t.nan_count[s] : len;
-    const bool has_nan = req.floating && !req.ignore_nan && count > 0 && answers[count - 1] == core::key_traits<T>::nan_key;
+    bool has_nan = false;
+    if constexpr (is_floating_key_v<T>)
+      has_nan = !req.ignore_nan && count > 0 && answers[count - 1] == core::key_traits<T>::nan_key;
     if (valid <= 0 || count == 0 || has_nan) {
       result[i] = missing_value<R>();
       continue;

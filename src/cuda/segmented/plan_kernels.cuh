@@ -14,6 +14,7 @@ namespace kselect::cuda::segmented {
 template <class T>
 __global__ void count_nan_kernel(const T* in, std::int64_t n, request req, std::int64_t* nan_count) {
   using traits = core::key_traits<T>;
+  static_assert(is_floating_key_v<T>, "only floating keys hold NaN");
   const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
   for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     if (traits::to_key(in[i]) != traits::nan_key) continue;
