@@ -22,9 +22,10 @@
 
 namespace kselect::cuda::segmented {
 
-/// The argument problems the host can see, as a message ("" when none).
+/// The argument problems the host can see, as a message ("" when none). The size
+/// query (query = true) needs no pointers, as CUB's.
 inline std::string check_request(const device::segment_layout& segs, const void* d_in, const void* d_out,
-                                 const kselect::detail::segmented_request& rq) {
+                                 const kselect::detail::segmented_request& rq, bool query) {
   using kind = op_kind;
   if (segs.count < 1) return "kselect: segment_layout.count = " + std::to_string(segs.count) + " (need at least 1)";
   if (segs.count > INT32_MAX) return "kselect: segment_layout.count = " + std::to_string(segs.count) +
@@ -38,11 +39,16 @@ inline std::string check_request(const device::segment_layout& segs, const void*
       return "kselect: segment_layout: count * row_length = " + std::to_string(segs.count * segs.row_length) +
              " but num_items = " + std::to_string(segs.num_items);
   }
-  if (segs.num_items > 0 && !d_in) return "kselect: d_in is null";
-  if (!d_out) return "kselect: d_out is null";
-  if (segs.num_items > 0 && !is_device_accessible(d_in))
-    return "kselect: d_in points to host memory; the device API needs device memory";
-  if (!is_device_accessible(d_out)) return "kselect: d_out points to host memory; the device API needs device memory";
+  if (!query) {
+    if (segs.num_items > 0 && !d_in) return "kselect: d_in is null";
+    if (!d_out) return "kselect: d_out is null";
+    if (segs.num_items > 0 && !is_device_accessible(d_in))
+      return "kselect: d_in points to host memory; the device API needs device memory";
+    if (!is_device_accessible(d_out))
+      return "kselect: d_out points to host memory; the device API needs device memory";
+    if (rq.op == op_kind::topk && rq.d_indices_out && !is_device_accessible(rq.d_indices_out))
+      return "kselect: d_indices_out points to host memory; the device API needs device memory";
+  }
   switch (rq.op) {
     case kind::select_each:
       if (!rq.d_ks) return "kselect: d_ks is null";
@@ -71,8 +77,6 @@ inline std::string check_request(const device::segment_layout& segs, const void*
       if (rq.k < 0) return "kselect: k = " + std::to_string(rq.k) + " is negative";
       if (rq.topk.sorted && rq.k > 0 && segs.count > (INT32_MAX - 1) / rq.k)
         return "kselect: sorted segmented top-k needs count * k < 2^31";
-      if (rq.d_indices_out && !is_device_accessible(rq.d_indices_out))
-        return "kselect: d_indices_out points to host memory; the device API needs device memory";
       break;
     default:
       break;
@@ -211,7 +215,8 @@ cudaError_t run(void* d_workspace, std::size_t& workspace_bytes, const K* d_in, 
                 cudaStream_t stream) {
   using U = core::key_t<K>;
   clear_rejection();
-  if (std::string problem = check_request(segs, d_in, d_out, rq); !problem.empty()) return reject_argument(problem);
+  if (std::string problem = check_request(segs, d_in, d_out, rq, d_workspace == nullptr); !problem.empty())
+    return reject_argument(problem);
   const request r = make_request<K>(segs, rq);
   const std::int64_t m = segs.count, n = segs.num_items;
   const bool topk = r.op == op_kind::topk;
