@@ -40,19 +40,22 @@ struct segment_plan {
 segment_plan plan_segments(const segments& segs, int threads) {
   const std::int64_t m = segs.count;
   segment_plan plan;
-  std::vector<std::int64_t> work(static_cast<std::size_t>(m));
+  // Computed twice rather than stored: m may be as large as n.
+  const auto length = [&](std::int64_t i) { return core::bounds_of(i, segs.offsets, segs.row_length).length(); };
+  const auto work = [&](std::int64_t i) {
+    const std::int64_t len = length(i);
+    return (len >= big_segment_min ? 0 : len) + per_segment_work;
+  };
   std::int64_t total = 0;
   for (std::int64_t i = 0; i < m; ++i) {
-    const std::int64_t len = core::bounds_of(i, segs.offsets, segs.row_length).length();
-    if (len >= big_segment_min) plan.big.push_back(i);
-    work[static_cast<std::size_t>(i)] = (len >= big_segment_min ? 0 : len) + per_segment_work;
-    total += work[static_cast<std::size_t>(i)];
+    total += work(i);
+    if (length(i) >= big_segment_min) plan.big.push_back(i);
   }
   const std::int64_t target = std::max(chunk_min_work, total / (std::int64_t{threads} * chunks_per_thread));
   plan.starts.push_back(0);
   std::int64_t filled = 0;
   for (std::int64_t i = 0; i < m; ++i) {
-    filled += work[static_cast<std::size_t>(i)];
+    filled += work(i);
     if (filled >= target) {
       plan.starts.push_back(i + 1);
       filled = 0;

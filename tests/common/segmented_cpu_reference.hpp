@@ -58,8 +58,7 @@ std::vector<T> generate_keys(dist d, std::int64_t n, std::uint64_t seed) {
   if constexpr (is_half_key_v<T>) {
     std::vector<T> out(static_cast<std::size_t>(n));
     if (d == dist::special) {
-      for (std::int64_t i = 0; i < n; ++i)
-        out[static_cast<std::size_t>(i)] = T{static_cast<std::uint16_t>(random_word(seed, static_cast<std::uint64_t>(i)))};
+      for (std::size_t i = 0; i < out.size(); ++i) out[i] = T{static_cast<std::uint16_t>(random_word(seed, i))};
       return out;
     }
     const std::vector<float> f = generate<float>(d, n, seed);

@@ -139,7 +139,8 @@ void check_multiselect(const batch<T>& b, const options& opt) {
   for (const std::int64_t r : test::standard_ranks(len, 40, 7)) rank_lists[1].push_back(r);
   std::reverse(rank_lists[1].begin(), rank_lists[1].end());
   for (const auto& ranks : rank_lists) {
-    const matrix<T> got = segmented_multiselect(b.values.data(), b.n(), b.segs(), std::span<const std::int64_t>(ranks), opt);
+    const matrix<T> got =
+        segmented_multiselect(b.values.data(), b.n(), b.segs(), std::span<const std::int64_t>(ranks), opt);
     ASSERT_EQ(got.rows, b.m());
     ASSERT_EQ(got.cols, static_cast<std::int64_t>(ranks.size()));
     for (std::int64_t i = 0; i < b.m(); ++i) {
@@ -179,7 +180,8 @@ void check_quantiles(const batch<T>& b, const options& opt) {
   const auto half = segmented_quantile(b.values.data(), b.n(), b.segs(), std::vector<double>{0.5},
                                        quantile_method::linear, opt);
   ASSERT_EQ(median.size(), static_cast<std::size_t>(b.m()));
-  for (std::int64_t i = 0; i < b.m(); ++i) EXPECT_TRUE(test::same_value(median[static_cast<std::size_t>(i)], half(i, 0)));
+  for (std::int64_t i = 0; i < b.m(); ++i)
+    EXPECT_TRUE(test::same_value(median[static_cast<std::size_t>(i)], half(i, 0))) << "segment " << i;
 }
 
 template <class T>
