@@ -4,8 +4,10 @@
 
 #include <sys/stat.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "dtype.hpp"
 #include "host_array.hpp"
@@ -53,8 +55,13 @@ class input_source {
   /// returned as such; the commands decide that it is an error.
   any_array read();
 
+  /// After read(): the array's shape as the .npy header gives it ({n} for raw
+  /// data), for the commands that select along its last axis (--axis).
+  const std::vector<std::int64_t>& shape() const noexcept { return shape_; }
+
  private:
   input_spec spec_;
+  std::vector<std::int64_t> shape_;
   int fd_ = -1;
   bool owns_fd_ = false;
   struct stat st_ {};

@@ -15,8 +15,9 @@ loaded_input load_command_input(const common_options& common, const std::string&
   input_source source(spec);
   if (on_open) on_open(source.status());
   stopwatch read;
-  loaded_input in{source.read(), 0};
+  loaded_input in{source.read(), 0, {}};
   in.read_ms = read.ms();
+  in.shape = source.shape();
   if (size_of(in.values) == 0) throw input_error(input_display_name(file) + ": holds no values");
   return in;
 }

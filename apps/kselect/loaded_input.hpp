@@ -3,8 +3,10 @@
 
 #include <sys/stat.h>
 
+#include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "backend.hpp"
 #include "commands.hpp"
@@ -16,6 +18,7 @@ namespace kselect_cli {
 struct loaded_input {
   any_array values;
   double read_ms = 0;
+  std::vector<std::int64_t> shape;  // as the .npy header gives it; {n} for raw data
 };
 
 /// Reads `file` ("-": standard input) as --dtype and --raw say; throws
