@@ -18,8 +18,12 @@ bool same_target(const std::string& a, const std::string& b) {
   struct stat sa {}, sb {};
   if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0)
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && !S_ISCHR(sa.st_mode);
+  // weakly_canonical leaves a relative path relative when its first part is missing.
+  auto resolved = [](const std::string& p, std::error_code& ec) {
+    return std::filesystem::weakly_canonical(std::filesystem::absolute(p, ec), ec);
+  };
   std::error_code ea, eb;
-  const auto ca = std::filesystem::weakly_canonical(a, ea), cb = std::filesystem::weakly_canonical(b, eb);
+  const auto ca = resolved(a, ea), cb = resolved(b, eb);
   return !ea && !eb && ca == cb;
 }
 
