@@ -30,7 +30,7 @@ constexpr const char* kSegmentsFooter =
     "[o[i], o[i+1]) segment i. Text: one line per segment; --json: \"values\" nested as the result.\n"
     "-o OUT.npy writes the result as a .npy: shape (m,) for one K or Q, (m, r) for r of them, (m, K) for\n"
     "topk (with --axis, the input's shape less its last axis stands for m); without segments, the whole\n"
-    "input's: () for one K or Q, else (r,).\n";
+    "input's: () for one K or Q, else (r,). float16 .npy data (<f2) is taken here (quantiles as float32).\n";
 
 std::string footer_for_input() { return std::string(kInputFooter) + kNumbersFooter + kExitFooter; }
 

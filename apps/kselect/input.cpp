@@ -64,6 +64,9 @@ any_array load_npy(reading& r, const std::string& first) {
 
   const npy::header h = npy::parse_header(text);
   const dtype t = npy::header_dtype(h);
+  if (t == dtype::float16 && !r.spec.half_keys)
+    fail("unsupported dtype '" + h.descr + "' here (float16 data is taken by select, quantile and topk with " +
+         "--axis, --offsets or -o; otherwise: <f4 <f8 <i4 <u4 <i8 <u8)");
   if (r.spec.requested && *r.spec.requested != t)
     fail("--dtype " + std::string(dtype_name(*r.spec.requested)) + " conflicts with the file's dtype " +
          std::string(dtype_name(t)) + " ('" + h.descr + "')");

@@ -20,6 +20,9 @@ struct input_spec {
   std::optional<dtype> requested;
   /// --raw: read as raw binary whatever the extension or first bytes.
   bool force_raw = false;
+  /// Whether float16 data (a .npy '<f2') is taken: only the segmented commands
+  /// (kselect/segmented.hpp) select among 16-bit keys.
+  bool half_keys = false;
 };
 
 /// True for the names of standard input: "-" and "/dev/stdin".

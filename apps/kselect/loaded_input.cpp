@@ -8,8 +8,8 @@
 namespace kselect_cli {
 
 loaded_input load_command_input(const common_options& common, const std::string& file,
-                                const std::function<void(const struct stat&)>& on_open) {
-  input_spec spec{file, std::nullopt, common.raw};
+                                const std::function<void(const struct stat&)>& on_open, bool half_keys) {
+  input_spec spec{file, std::nullopt, common.raw, half_keys};
   // The parser admits only the known names (command_line.cpp).
   if (!common.dtype.empty()) spec.requested = parse_dtype_name(common.dtype);
   input_source source(spec);

@@ -63,7 +63,7 @@ int run_quantile(const common_options& common, const quantile_options& opts) {
   t.read_ms = in.read_ms;
   json_object fields = command_json("quantile", opts.file, in, b);
   add_quantile_fields(fields, method, opts, qs);
-  std::visit(
+  visit_six_keys(
       [&](const auto& data) {
         using T = std::remove_cvref_t<decltype(*data.data())>;
         const auto values =

@@ -18,7 +18,7 @@ segmented_session::segmented_session(const common_options& common, const std::st
     if (offsets_file_) inputs.push_back(offsets_file_->guard());
     if (ks_file_) inputs.push_back(ks_file_->guard());
     targets_.open(request, inputs);
-  });
+  }, /*half_keys=*/true);
   const std::int64_t n = size_of(in_.values);
   if (axis_)
     layout_ = rows_along_axis(*axis_, in_.shape, input_display_name(file));

@@ -29,7 +29,7 @@ input_source open_side_input(const std::string& option, const std::string& path)
   if (!ends_with_npy(path))
     throw input_error(option + " " + path + ": not a .npy file (give a one-dimensional int64 .npy)");
   try {
-    return input_source(input_spec{path, std::nullopt, false});
+    return input_source(input_spec{path, std::nullopt, false, false});
   } catch (const input_error& e) {
     throw input_error(option + ": " + e.what());
   }

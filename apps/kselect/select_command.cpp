@@ -79,7 +79,7 @@ int run_select(const common_options& common, const select_options& opts) {
   json_object fields = command_json("select", opts.file, in, b);
   fields.add("ranks", json_array(ranks));
   if (opts.approx) fields.add("max_rank_error", json_number(max_rank_error));
-  std::visit(
+  visit_six_keys(
       [&](const auto& data) {
         using T = std::remove_cvref_t<decltype(*data.data())>;
         const std::span<const std::int64_t> asked(ranks);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/io_test_util.hpp"
+#include "kselect/types.hpp"
 
 namespace kselect_cli_test {
 namespace {
@@ -330,6 +331,58 @@ TEST_F(CliTest, SegmentedRankPerSegment) {
                "for segment 1");
   expect_error({"select", "--axis", "-1", "--ks-file", path("ks.npy").string(), "-k", "1", path("a.npy").string()},
                "select: give either -k or --ks-file, not both");
+}
+
+// float16 .npy data ('<f2'): selected as floats, printed as their float values, written back as '<f2'
+// (select, topk) or '<f4' (quantile).
+TEST_F(CliTest, SegmentedFloat16) {
+  constexpr std::int64_t m = 3, cols = 10;
+  std::vector<std::uint16_t> bits(m * cols);
+  std::mt19937 rng(26);
+  for (auto& b : bits) b = kselect::to_float16(std::normal_distribution<float>(0, 100)(rng)).bits;
+  bits[4] = 0x7e00;   // NaN
+  bits[12] = 0x8000;  // -0.0
+  bits[13] = 0x7c00;  // +inf
+  write_bytes(path("h.npy"), npy_prefix(npy_dict("<f2", {m, cols})) + raw_bytes(bits));
+  std::vector<float> widened;
+  for (const auto b : bits) widened.push_back(kselect::to_float(kselect::float16{b}));
+  const auto want = sorted_segments(widened, row_offsets(m, cols));
+
+  const auto lines = run_ok({"select", "--axis", "-1", "-k", "0,5,9", path("h.npy").string()});
+  ASSERT_EQ(lines.size(), static_cast<std::size_t>(m));
+  for (std::int64_t i = 0; i < m; ++i) {
+    const auto f = fields_of(lines[i]);
+    ASSERT_EQ(f.size(), 3u) << lines[i];
+    for (std::size_t j = 0; j < 3; ++j)
+      EXPECT_TRUE(same_value(parse_value<float>(f[j]), want[i][std::vector<std::size_t>{0, 5, 9}[j]])) << lines[i];
+  }
+
+  run_ok({"topk", "-k", "2", "--sorted", "--axis", "-1", path("h.npy").string(), "-o", path("t.npy").string()});
+  const npy_file t = read_npy(path("t.npy"));
+  EXPECT_EQ(t.descr, "'<f2'");
+  EXPECT_EQ(t.shape, "(3, 2)");
+  const auto top = values_of<std::uint16_t>(t);
+  ASSERT_EQ(top.size(), static_cast<std::size_t>(2 * m));
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < 2; ++j)
+      EXPECT_TRUE(same_value(kselect::to_float(kselect::float16{top[2 * i + j]}), want[i][j])) << i << " " << j;
+
+  run_ok({"quantile", "-q", "0", "--axis", "-1", path("h.npy").string(), "-o", path("q.npy").string()});
+  const npy_file q = read_npy(path("q.npy"));
+  EXPECT_EQ(q.descr, "'<f4'");
+  EXPECT_EQ(q.shape, "(3,)");
+  const auto mins = values_of<float>(q);
+  ASSERT_EQ(mins.size(), static_cast<std::size_t>(m));
+  // Row 0 holds a NaN: its quantiles are NaN, as NumPy's.
+  for (std::int64_t i = 0; i < m; ++i)
+    EXPECT_TRUE(same_value(mins[i], i == 0 ? std::numeric_limits<float>::quiet_NaN() : want[i][0])) << i;
+
+  const tool_result r = run({"--json", "select", "--axis", "-1", "-k", "0", path("h.npy").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["dtype"], "float16");
+  // The flat commands take the six types of kselect.hpp only.
+  expect_error({"select", "-k", "0", path("h.npy").string()}, "unsupported dtype '<f2' here");
+  expect_error({"filter", "--lt", "0", path("h.npy").string()}, "unsupported dtype '<f2' here");
 }
 
 class SegmentedErrors : public IoTest {
