@@ -22,14 +22,6 @@ namespace {
 
 std::string bytes_string(std::uint64_t n) { return std::to_string(n) + (n == 1 ? " byte" : " bytes"); }
 
-bool has_npy_extension(const std::string& path) {
-  if (path.size() < 4) return false;
-  std::string ext = path.substr(path.size() - 4);
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext == ".npy";
-}
-
 /// The input being read: its bytes, and its size where it is known in advance
 /// (a regular file: the bytes from where reading started to its end).
 struct reading {
@@ -142,6 +134,14 @@ std::string read_first_bytes(byte_reader& in) {
 }  // namespace
 
 bool is_stdin_path(const std::string& path) { return path == "-" || path == "/dev/stdin"; }
+
+bool has_npy_extension(const std::string& path) {
+  if (path.size() < 4) return false;
+  std::string ext = path.substr(path.size() - 4);
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext == ".npy";
+}
 
 std::string input_display_name(const std::string& path) { return path == "-" ? "standard input" : path; }
 

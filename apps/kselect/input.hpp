@@ -28,6 +28,9 @@ struct input_spec {
 /// True for the names of standard input: "-" and "/dev/stdin".
 bool is_stdin_path(const std::string& path);
 
+/// True when the name ends in .npy (any case): such a file is read as .npy.
+bool has_npy_extension(const std::string& path);
+
 /// The input as error messages and progress name it: the path as typed, or
 /// "standard input" for "-".
 std::string input_display_name(const std::string& path);

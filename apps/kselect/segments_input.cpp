@@ -1,7 +1,5 @@
 #include "segments_input.hpp"
 
-#include <algorithm>
-#include <cctype>
 #include <span>
 #include <stdexcept>
 #include <utility>
@@ -14,19 +12,11 @@
 namespace kselect_cli {
 namespace {
 
-bool ends_with_npy(const std::string& path) {
-  if (path.size() < 4) return false;
-  std::string ext = path.substr(path.size() - 4);
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext == ".npy";
-}
-
 /// Opens `path` for integer_file, its errors prefixed with the option.
 input_source open_side_input(const std::string& option, const std::string& path) {
   if (path.empty()) throw input_error(option + " needs a file name");
   // Raw data would need a --dtype of its own; the .npy header says it all.
-  if (!ends_with_npy(path))
+  if (!has_npy_extension(path))
     throw input_error(option + " " + path + ": not a .npy file (give a one-dimensional int64 .npy)");
   try {
     return input_source(input_spec{path, std::nullopt, false, false});

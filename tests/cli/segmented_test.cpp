@@ -86,7 +86,19 @@ std::vector<std::int64_t> row_offsets(std::int64_t m, std::int64_t cols) {
 }
 
 template <class T>
-class SegmentedTypes : public CliTest {};
+class SegmentedTypes : public CliTest {
+ protected:
+  /// Writes an (m, cols) array of segment_values to in.npy; keeps it and its rows sorted.
+  void write_rows(std::int64_t m, std::int64_t cols, std::uint64_t seed) {
+    values_ = segment_values<T>(static_cast<std::size_t>(m * cols), seed);
+    file_ = this->path("in.npy").string();
+    write_npy(file_, values_, {m, cols});
+    sorted_ = sorted_segments(values_, row_offsets(m, cols));
+  }
+  std::vector<T> values_;
+  std::string file_;
+  std::vector<std::vector<T>> sorted_;
+};
 using key_types = ::testing::Types<float, double, std::int32_t, std::uint32_t, std::int64_t, std::uint64_t>;
 TYPED_TEST_SUITE(SegmentedTypes, key_types);
 
@@ -94,10 +106,9 @@ TYPED_TEST_SUITE(SegmentedTypes, key_types);
 TYPED_TEST(SegmentedTypes, SelectAlongTheLastAxis) {
   using T = TypeParam;
   constexpr std::int64_t m = 7, cols = 13;
-  const auto v = segment_values<T>(m * cols, 21);
-  const std::string file = this->path("in.npy").string();
-  write_npy(file, v, {m, cols});
-  const auto want = sorted_segments(v, row_offsets(m, cols));
+  this->write_rows(m, cols, 21);
+  const std::string& file = this->file_;
+  const auto& want = this->sorted_;
   const std::vector<std::int64_t> ranks{12, 0, 6, 6};
   for (const std::string axis : {"-1", "1"}) {
     SCOPED_TRACE("--axis " + axis);
@@ -120,10 +131,9 @@ TYPED_TEST(SegmentedTypes, SelectAlongTheLastAxis) {
 TYPED_TEST(SegmentedTypes, SelectToNpy) {
   using T = TypeParam;
   constexpr std::int64_t m = 5, cols = 9;
-  const auto v = segment_values<T>(m * cols, 22);
-  const std::string file = this->path("in.npy").string();
-  write_npy(file, v, {m, cols});
-  const auto want = sorted_segments(v, row_offsets(m, cols));
+  this->write_rows(m, cols, 22);
+  const std::string& file = this->file_;
+  const auto& want = this->sorted_;
   EXPECT_EQ(this->run_ok({"select", "--axis", "-1", "-k", "4", file, "-o", this->path("one.npy").string()}).size(),
             0u);
   const npy_file one = read_npy(this->path("one.npy"));
@@ -147,10 +157,11 @@ TYPED_TEST(SegmentedTypes, SelectToNpy) {
 TYPED_TEST(SegmentedTypes, TopkRowsWithIndicesFile) {
   using T = TypeParam;
   constexpr std::int64_t m = 6, cols = 11, k = 4;
-  const auto v = segment_values<T>(m * cols, 23);
-  const std::string file = this->path("in.npy").string(), idx = this->path("idx.npy").string();
-  write_npy(file, v, {m, cols});
-  const auto want = sorted_segments(v, row_offsets(m, cols));
+  this->write_rows(m, cols, 23);
+  const std::string& file = this->file_;
+  const std::string idx = this->path("idx.npy").string();
+  const auto& v = this->values_;
+  const auto& want = this->sorted_;
   for (const bool largest : {false, true}) {
     SCOPED_TRACE(largest ? "largest" : "smallest");
     std::vector<std::string> args = {"topk",       "--device", "cpu", "--axis", "-1", "-k", std::to_string(k),
