@@ -25,12 +25,13 @@ constexpr const char* kExitFooter =
     "failed); 2 bad arguments or bad input.\n";
 constexpr const char* kFileHelp = "Input file (.npy or raw; - for standard input)";
 constexpr const char* kSegmentsFooter =
-    "Segments: --axis -1 makes every row along the last axis of a .npy of 2+ dimensions a segment (only the\n"
-    "last axis); --offsets OFFSETS.npy (1-D int64 or int32, m + 1 offsets from 0 to n) makes values\n"
-    "[o[i], o[i+1]) segment i. Text: one line per segment; --json: \"values\" nested as the result.\n"
-    "-o OUT.npy writes the result as a .npy: shape (m,) for one K or Q, (m, r) for r of them, (m, K) for\n"
-    "topk (with --axis, the input's shape less its last axis stands for m); without segments, the whole\n"
-    "input's: () for one K or Q, else (r,). float16 .npy data (<f2) is taken here (quantiles as float32).\n";
+    "Segments: --axis -1 makes every row along the last axis of a .npy of 2+ dimensions a segment (only\n"
+    "the last axis); --offsets OFFSETS.npy (1-D int64 or int32, m + 1 offsets from 0 to n) makes values\n"
+    "[o[i], o[i+1]) segment i. Text: one line per segment (topk --indices: index:value entries); --json:\n"
+    "\"values\" nested as the result. -o OUT.npy writes the result as a .npy: shape (m,) for one K or Q,\n"
+    "(m, r) for r of them, (m, K) for topk (with --axis, the input's shape less its last axis stands for\n"
+    "m); without segments, the whole input's: () for one K or Q, else (r,). float16 .npy data (<f2) is\n"
+    "taken here (quantiles as float32).\n";
 
 std::string footer_for_input() { return std::string(kInputFooter) + kNumbersFooter + kExitFooter; }
 

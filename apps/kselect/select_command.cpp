@@ -22,7 +22,7 @@ namespace {
 /// One rank (-k K, or --ks-file's rank of each segment) gives one answer per
 /// segment; several ranks give (m, r), the same ranks in every segment.
 int run_segmented_select(const common_options& common, const select_options& opts) {
-  if (opts.approx || opts.max_rank_error_given)
+  if (opts.approx)
     throw input_error("--approx selects from the whole input: not with --axis, --offsets, -o or --ks-file");
   // -k or --ks-file, exactly one: usage_check.cpp says so before this runs.
   const std::vector<std::int64_t> ranks =
@@ -62,9 +62,9 @@ int run_segmented_select(const common_options& common, const select_options& opt
 }  // namespace
 
 int run_select(const common_options& common, const select_options& opts) {
+  if (opts.max_rank_error_given && !opts.approx) throw input_error("--max-rank-error needs --approx");
   if (opts.segments.any() || opts.ks_file) return run_segmented_select(common, opts);
   const std::vector<std::int64_t> ranks = parse_ranks(opts.ranks, opts.rank_option);
-  if (opts.max_rank_error_given && !opts.approx) throw input_error("--max-rank-error needs --approx");
   // Without --max-rank-error, --approx allows no error: exact selection.
   const rank_error_spec error_spec =
       opts.max_rank_error_given ? parse_max_rank_error(opts.max_rank_error) : rank_error_spec{0, -1};

@@ -396,6 +396,20 @@ TEST_F(CliTest, SegmentedFloat16) {
   expect_error({"filter", "--lt", "0", path("h.npy").string()}, "unsupported dtype '<f2' here");
 }
 
+TEST_F(CliTest, SegmentedHelpNamesTheOptions) {
+  for (const std::string command : {"select", "quantile", "topk"}) {
+    SCOPED_TRACE(command);
+    const tool_result r = run({command, "--help"});
+    EXPECT_EQ(r.exit_code, 0);
+    for (const std::string part : {"--axis A", "--offsets OFFSETS.npy", "-o,--output OUT.npy", "Segments: --axis -1",
+                                   "(m, r) for r of them"})
+      EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
+  }
+  EXPECT_NE(run({"topk", "--help"}).out.find("--indices-output IDX.npy"), std::string::npos);
+  EXPECT_NE(run({"select", "--help"}).out.find("--ks-file KS.npy"), std::string::npos);
+  EXPECT_EQ(run({"range", "--help"}).out.find("--axis"), std::string::npos);
+}
+
 class SegmentedErrors : public IoTest {
  protected:
   void SetUp() override {
@@ -459,6 +473,8 @@ TEST_F(SegmentedErrors, RankOutsideASegment) {
 
 TEST_F(SegmentedErrors, OptionCombinations) {
   expect_error({"select", "--approx", "-k", "0", "--axis", "-1", p("m.npy")}, "--approx selects from the whole input");
+  expect_error({"select", "--max-rank-error", "1", "-k", "0", "--axis", "-1", p("m.npy")},
+               "--max-rank-error needs --approx");
   expect_error({"topk", "-k", "1", "--indices", "--axis", "-1", p("m.npy"), "-o", p("t.npy")},
                "with -o write them to a file with --indices-output IDX.npy");
   expect_error({"topk", "-k", "1", "--axis", "-1", p("m.npy"), "-o", p("t.npy"), "--indices-output",
