@@ -152,6 +152,17 @@ KSELECT_HD double lerp_difference(T a, T b) {
   }
 }
 
+/// A key as combine() takes it, and as it compares: float16 and bfloat16 as their float
+/// values (exact, and in the same order), other keys as they are. Host only.
+template <class T>
+auto arithmetic_value(T x) {
+  if constexpr (is_half_key_v<T>) {
+    return to_float(x);
+  } else {
+    return x;
+  }
+}
+
 /// The quantile from the values at p.lo (a) and p.hi (b); T float, double or an integer.
 template <class T>
 KSELECT_HD quantile_value_t<T> combine(const quantile_point& p, T a, T b) {
