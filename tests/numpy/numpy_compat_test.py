@@ -26,15 +26,9 @@ import subprocess
 import sys
 import tempfile
 
-try:
-    import numpy as np
-    from numpy.lib import _function_base_impl as fb
-except ImportError as e:
-    if os.environ.get("KSELECT_REQUIRE_NUMPY") == "1":
-        print(f"numpy_compat_test: FAILED, NumPy is not importable ({e}) and KSELECT_REQUIRE_NUMPY=1")
-        sys.exit(1)
-    print(f"numpy_compat_test: skipped, NumPy is not importable ({e})")
-    sys.exit(77)  # CTest's SKIP_RETURN_CODE
+from numpy_or_skip import import_numpy
+
+np, fb = import_numpy("numpy_compat_test", "numpy.lib._function_base_impl")
 
 METHODS = ["linear", "lower", "higher", "nearest", "midpoint"]
 

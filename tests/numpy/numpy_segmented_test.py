@@ -27,14 +27,9 @@ import subprocess
 import sys
 import tempfile
 
-try:
-    import numpy as np
-except ImportError as e:
-    if os.environ.get("KSELECT_REQUIRE_NUMPY") == "1":
-        print(f"numpy_segmented_test: FAILED, NumPy is not importable ({e}) and KSELECT_REQUIRE_NUMPY=1")
-        sys.exit(1)
-    print(f"numpy_segmented_test: skipped, NumPy is not importable ({e})")
-    sys.exit(77)  # CTest's SKIP_RETURN_CODE
+from numpy_or_skip import import_numpy
+
+(np,) = import_numpy("numpy_segmented_test")
 
 METHODS = ["linear", "lower", "higher", "nearest", "midpoint"]
 DTYPES = [np.float64, np.float32, np.float16, np.int32, np.int64]
