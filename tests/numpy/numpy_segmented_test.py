@@ -21,13 +21,12 @@ floats) and ragged offsets, runs `kselect select|quantile|topk --axis -1` and
 
 Exit status: 0 pass, 1 mismatch, 77 NumPy missing (CTest reports the test skipped).
 """
-import argparse
 import os
 import subprocess
 import sys
 import tempfile
 
-from numpy_or_skip import import_numpy
+from numpy_test_util import import_numpy, report, tool_and_rng
 
 (np,) = import_numpy("numpy_segmented_test")
 
@@ -83,14 +82,10 @@ def same(a, b):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("tool")
-    ap.add_argument("--seed", type=int, default=23)
-    args = ap.parse_args()
-    rng = np.random.default_rng(args.seed)
+    tool_path, rng = tool_and_rng(np, 23)
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
-        tool = Tool(args.tool, tmp)
+        tool = Tool(tool_path, tmp)
         for dtype in DTYPES:
             for m, cols in ((1, 1), (5, 17), (40, 100)):
                 a = make_rows(rng, dtype, m, cols)
@@ -136,13 +131,7 @@ def main():
             if not same(got, want):
                 failures.append(f"{np.dtype(dtype).name} ragged quantile: {got} want {want}")
     print(f"numpy_segmented_test: NumPy {np.__version__}, {tool.runs} tool runs")
-    for f in failures[:40]:
-        print("MISMATCH", f)
-    if failures:
-        print(f"numpy_segmented_test: {len(failures)} mismatches")
-        return 1
-    print("numpy_segmented_test: every segmented answer is NumPy's along the last axis")
-    return 0
+    return report("numpy_segmented_test", failures, "every segmented answer is NumPy's along the last axis")
 
 
 if __name__ == "__main__":
