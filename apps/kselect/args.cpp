@@ -154,6 +154,18 @@ std::int64_t parse_count(std::string_view option, std::string_view text) {
       read_nonnegative(option, text, static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())));
 }
 
+std::int64_t parse_signed(std::string_view option, std::string_view text) {
+  reject_foreign(option, text);
+  const auto v = read_integer(text);
+  if (!v) fail(option, quoted(text) + " is not an integer");
+  // The magnitude of int64's minimum is 2^63, one more than its maximum.
+  const std::uint64_t limit =
+      static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) + (v->negative ? 1 : 0);
+  if (v->overflow || v->magnitude > limit) fail(option, std::string(text) + " is out of range");
+  // Modular negation: exact for magnitudes up to 2^63.
+  return static_cast<std::int64_t>(v->negative ? std::uint64_t{0} - v->magnitude : v->magnitude);
+}
+
 std::uint64_t parse_unsigned(std::string_view option, std::string_view text) {
   return read_nonnegative(option, text, std::numeric_limits<std::uint64_t>::max());
 }

@@ -24,6 +24,9 @@ void check_ranks(const std::vector<std::int64_t>& ranks, std::int64_t n, std::st
 /// integer in [0, 2^63).
 std::int64_t parse_count(std::string_view option, std::string_view text);
 
+/// A signed option value (--axis): an integer in [-2^63, 2^63).
+std::int64_t parse_signed(std::string_view option, std::string_view text);
+
 /// An unsigned option value (demo --seed): an integer in [0, 2^64).
 std::uint64_t parse_unsigned(std::string_view option, std::string_view text);
 

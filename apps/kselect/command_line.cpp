@@ -24,8 +24,32 @@ constexpr const char* kExitFooter =
     "Exit codes: 0 success; 1 runtime failure (write error, out of memory, CUDA error, demo check\n"
     "failed); 2 bad arguments or bad input.\n";
 constexpr const char* kFileHelp = "Input file (.npy or raw; - for standard input)";
+constexpr const char* kSegmentsFooter =
+    "Segments: --axis -1 makes every row along the last axis of a .npy of 2+ dimensions a segment (only\n"
+    "the last axis); --offsets OFFSETS.npy (1-D int64 or int32, m + 1 offsets from 0 to n) makes values\n"
+    "[o[i], o[i+1]) segment i. Text: one line per segment (topk --indices: index:value entries); --json:\n"
+    "\"values\" nested as the result. -o OUT.npy writes the result as a .npy: shape (m,) for one K or Q,\n"
+    "(m, r) for r of them, (m, K) for topk (with --axis, the input's shape less its last axis stands for\n"
+    "m); without segments, the whole input's: () for one K or Q, else (r,). float16 .npy data (<f2) is\n"
+    "taken here (quantiles as float32).\n";
 
 std::string footer_for_input() { return std::string(kInputFooter) + kNumbersFooter + kExitFooter; }
+
+/// The footer of select, quantile and topk, which also take segments.
+std::string footer_for_segments() {
+  return std::string(kInputFooter) + kSegmentsFooter + kNumbersFooter + kExitFooter;
+}
+
+/// --axis, --offsets and -o of select, quantile and topk (segmented_run.hpp).
+void add_segment_options(CLI::App& cmd, segment_options& s) {
+  cmd.add_option("--axis", s.axis, "Answer for every row along this axis of a 2+ dimensional .npy (the last: -1)")
+      ->type_name("A")
+      ->allow_extra_args(false);
+  cmd.add_option("--offsets", s.offsets, "Answer for every segment [o[i], o[i+1]) of OFFSETS.npy (1-D int64)")
+      ->type_name("OFFSETS.npy");
+  cmd.add_option("-o,--output", s.output, "Write the result to OUT.npy (- for standard output) instead of printing it")
+      ->type_name("OUT.npy");
+}
 
 /// A subcommand: it and the main app leave unknown arguments to usage_check (allow_extras),
 /// which names them better than CLI11's "The following argument was not expected".
@@ -90,30 +114,41 @@ void command_line::add_common_options(CLI::App& cmd, bool input) {
 
 void command_line::add_select() {
   CLI::App* cmd = select_cmd_ = add_command(app, "select", "Values at 0-based ranks (k-th smallest)");
-  cmd->footer(footer_for_input());
+  cmd->footer(footer_for_segments());
   add_common_options(*cmd, true);
   // Comma lists are split by parse_ranks(), which rejects empty entries.
-  rank_ = cmd->add_option("-k,--rank", select.ranks, "0-based rank(s): K or K1,K2,... (repeatable)")
+  rank_ = cmd->add_option("-k,--rank", select.ranks,
+                          "0-based rank(s): K or K1,K2,... (repeatable; the same in every segment)")
               ->type_name("K[,K...]")
-              ->allow_extra_args(false)
-              ->required();
+              ->allow_extra_args(false);
+  // excludes() only shows in --help; usage_check explains both and neither.
+  const CLI::Option* ks_file =
+      cmd->add_option("--ks-file", select.ks_file, "One rank per segment instead of -k: a 1-D int64 .npy of m ranks")
+          ->type_name("KS.npy")
+          ->excludes(rank_);
+  alternatives.push_back({cmd, rank_, ks_file});
   cmd->add_flag("--approx", select.approx,
                 "Approximate: each answer within --max-rank-error ranks, printed with its exact rank");
   max_rank_error_ = cmd->add_option("--max-rank-error", select.max_rank_error,
                                     "With --approx: allowed rank error, a count E or a percent of n (0.1%)")
                         ->type_name("E|P%");
+  add_segment_options(*cmd, select.segments);
   cmd->add_option("FILE", select.file, kFileHelp)->required();
 }
 
 void command_line::add_topk() {
   CLI::App* cmd =
       add_command(app, "topk", "The K smallest (--largest: largest; NaN counts as the largest) values");
-  cmd->footer(footer_for_input());
+  cmd->footer(footer_for_segments());
   add_common_options(*cmd, true);
   cmd->add_option("-k", topk.k, "How many values (0 to n)")->type_name("K")->required();
   cmd->add_flag("--largest", topk.largest, "The K largest instead of the K smallest");
   cmd->add_flag("--sorted", topk.flags.sorted, "In order (ascending; descending with --largest) instead of by index");
   add_selection_flags(*cmd, topk.flags);
+  add_segment_options(*cmd, topk.segments);
+  cmd->add_option("--indices-output", topk.indices_output,
+                  "Write the (m, K) int64 indices, local to each segment (-1 pads a short one), to IDX.npy")
+      ->type_name("IDX.npy");
   cmd->add_option("FILE", topk.file, kFileHelp)->required();
 }
 
@@ -130,7 +165,7 @@ void command_line::add_range() {
 
 void command_line::add_quantile() {
   CLI::App* cmd = quantile_cmd_ = add_command(app, "quantile", "Quantiles as numpy.quantile");
-  cmd->footer(footer_for_input());
+  cmd->footer(footer_for_segments());
   add_common_options(*cmd, true);
   quantile_ = cmd->add_option("-q,--quantile", quantile.quantiles,
                               "Quantile(s) in [0, 1]: Q or Q1,Q2,... (repeatable; or --percentiles)")
@@ -146,6 +181,7 @@ void command_line::add_quantile() {
                          ->default_str("linear"),
                      methods});
   cmd->add_flag("--nan-ignore", quantile.nan_ignore, "Ignore NaNs (numpy.nanquantile)");
+  add_segment_options(*cmd, quantile.segments);
   cmd->add_option("FILE", quantile.file, kFileHelp)->required();
 }
 

@@ -18,12 +18,25 @@ struct common_options {
   bool raw = false;
 };
 
+/// What select, quantile and topk take to run segmented (segmented_run.hpp): the
+/// segments, --axis A or --offsets OFFSETS.npy, and -o OUT.npy for the result. Any
+/// of them makes the run segmented (without --axis and --offsets, on one segment).
+struct segment_options {
+  std::optional<std::string> axis;     // --axis, as typed
+  std::optional<std::string> offsets;  // --offsets OFFSETS.npy
+  std::optional<std::string> output;   // -o OUT.npy
+
+  bool any() const { return axis || offsets || output; }
+};
+
 struct select_options {
   std::vector<std::string> ranks;  // -k, comma lists
   std::string rank_option = "-k";  // as the user typed it: -k or --rank (for messages)
   bool approx = false;             // --approx: kselect::approx_multiselect
   std::string max_rank_error;      // --max-rank-error: a count or "P%" (needs --approx)
   bool max_rank_error_given = false;
+  segment_options segments;
+  std::optional<std::string> ks_file;  // --ks-file KS.npy: one rank per segment instead of -k
   std::string file;
 };
 
@@ -38,6 +51,8 @@ struct topk_command_options {
   std::string k;         // -k
   bool largest = false;  // --largest
   selection_flags flags;
+  segment_options segments;
+  std::optional<std::string> indices_output;  // --indices-output IDX.npy (segmented)
   std::string file;
 };
 
@@ -63,6 +78,7 @@ struct quantile_options {
   bool percentiles = false;
   std::string method = "linear";
   bool nan_ignore = false;
+  segment_options segments;
   std::string file;
 };
 

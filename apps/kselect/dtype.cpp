@@ -12,13 +12,14 @@ struct dtype_info {
   std::size_t size;
 };
 
-constexpr std::array<dtype_info, 6> kTypes{{
+constexpr std::array<dtype_info, 7> kTypes{{
     {dtype::float32, "float32", "f4", 4},
     {dtype::float64, "float64", "f8", 8},
     {dtype::int32, "int32", "i4", 4},
     {dtype::uint32, "uint32", "u4", 4},
     {dtype::int64, "int64", "i8", 8},
     {dtype::uint64, "uint64", "u8", 8},
+    {dtype::float16, "float16", "f2", 2},
 }};
 
 constexpr const dtype_info& info(dtype t) noexcept { return kTypes[static_cast<std::size_t>(t)]; }
@@ -28,7 +29,7 @@ constexpr const dtype_info& info(dtype t) noexcept { return kTypes[static_cast<s
 std::string_view dtype_name(dtype t) noexcept { return info(t).name; }
 
 std::string_view dtype_descr(dtype t) noexcept {
-  static constexpr std::array<std::string_view, 6> kDescr{"<f4", "<f8", "<i4", "<u4", "<i8", "<u8"};
+  static constexpr std::array<std::string_view, 7> kDescr{"<f4", "<f8", "<i4", "<u4", "<i8", "<u8", "<f2"};
   return kDescr[static_cast<std::size_t>(t)];
 }
 

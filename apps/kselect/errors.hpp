@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdexcept>
+#include <string>
 
 namespace kselect_cli {
 
@@ -17,5 +18,12 @@ class input_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+/// A library message without its "kselect: " prefix: the tool's lines already
+/// start "kselect: error: ".
+inline std::string library_words(const std::exception& e) {
+  const std::string what = e.what();
+  return what.starts_with("kselect: ") ? what.substr(9) : what;
+}
 
 }  // namespace kselect_cli

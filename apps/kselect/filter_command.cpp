@@ -85,7 +85,7 @@ int run_filter(const common_options& common, const filter_command_options& opts)
   std::int64_t count = 0;
   json_object out = command_json("filter", opts.file, in, b);
   try {
-    std::visit(
+    visit_six_keys(
         [&](const auto& data) {
           using T = std::remove_cvref_t<decltype(*data.data())>;
           const kselect::predicate<T> pred = parse_predicate<T>(opts);

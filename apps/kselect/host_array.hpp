@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <span>
+#include <stdexcept>
+#include <type_traits>
 #include <utility>
 #include <variant>
 
@@ -31,13 +33,29 @@ class host_array {
   std::int64_t size_ = 0;
 };
 
-/// The values of an input file, in its element type.
+/// The values of an input file, in its element type (float16 only where the input
+/// was read with input_spec::half_keys).
 using any_array = std::variant<host_array<float>, host_array<double>, host_array<std::int32_t>,
                                host_array<std::uint32_t>, host_array<std::int64_t>,
-                               host_array<std::uint64_t>>;
+                               host_array<std::uint64_t>, host_array<kselect::float16>>;
 
 inline std::int64_t size_of(const any_array& a) noexcept {
   return std::visit([](const auto& arr) { return arr.size(); }, a);
+}
+
+/// std::visit for the commands that take the six key types of kselect.hpp: their
+/// inputs are read without half_keys, so float16 never reaches `f` (nor is `f`
+/// instantiated for it).
+template <class F>
+void visit_six_keys(F&& f, const any_array& a) {
+  std::visit(
+      [&](const auto& arr) {
+        if constexpr (kselect::is_supported_key_v<std::remove_cvref_t<decltype(*arr.data())>>)
+          f(arr);
+        else
+          throw std::logic_error("float16 data reached a command that does not take it");
+      },
+      a);
 }
 
 inline dtype dtype_of(const any_array& a) noexcept {

@@ -22,14 +22,6 @@ namespace {
 
 std::string bytes_string(std::uint64_t n) { return std::to_string(n) + (n == 1 ? " byte" : " bytes"); }
 
-bool has_npy_extension(const std::string& path) {
-  if (path.size() < 4) return false;
-  std::string ext = path.substr(path.size() - 4);
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext == ".npy";
-}
-
 /// The input being read: its bytes, and its size where it is known in advance
 /// (a regular file: the bytes from where reading started to its end).
 struct reading {
@@ -37,6 +29,7 @@ struct reading {
   progress& shown;
   std::optional<std::uint64_t> size;
   const input_spec& spec;
+  std::vector<std::int64_t> shape;  // set by load_npy and load_raw
 
   const char* holder() const { return size ? "the file" : "the input"; }
 };
@@ -63,10 +56,14 @@ any_array load_npy(reading& r, const std::string& first) {
 
   const npy::header h = npy::parse_header(text);
   const dtype t = npy::header_dtype(h);
+  if (t == dtype::float16 && !r.spec.half_keys)
+    fail("unsupported dtype '" + h.descr + "' here (float16 data is taken by select, quantile and topk with " +
+         "--axis, --offsets or -o; otherwise: <f4 <f8 <i4 <u4 <i8 <u8)");
   if (r.spec.requested && *r.spec.requested != t)
     fail("--dtype " + std::string(dtype_name(*r.spec.requested)) + " conflicts with the file's dtype " +
          std::string(dtype_name(t)) + " ('" + h.descr + "')");
   const std::int64_t n = npy::header_count(h, dtype_size(t));
+  r.shape = h.shape;
   const std::uint64_t need = static_cast<std::uint64_t>(n) * dtype_size(t);
   auto truncated = [&](std::uint64_t have) {
     fail("truncated data: shape " + npy::shape_string(h.shape) + " of " + std::string(dtype_name(t)) +
@@ -124,6 +121,7 @@ any_array load_raw(reading& r, const std::string& first, bool sniffed) {
            " item size " + std::to_string(item));
     data.resize(got);  // give back the unused end of the last growth
   }
+  r.shape = {static_cast<std::int64_t>(got / item)};
   return as_array(t, std::move(data), got);
 }
 
@@ -136,6 +134,14 @@ std::string read_first_bytes(byte_reader& in) {
 }  // namespace
 
 bool is_stdin_path(const std::string& path) { return path == "-" || path == "/dev/stdin"; }
+
+bool has_npy_extension(const std::string& path) {
+  if (path.size() < 4) return false;
+  std::string ext = path.substr(path.size() - 4);
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext == ".npy";
+}
 
 std::string input_display_name(const std::string& path) { return path == "-" ? "standard input" : path; }
 
@@ -182,17 +188,21 @@ any_array input_source::read() {
     }
     progress shown("reading " + name, progress::kind::bytes, size.value_or(0));
     byte_reader in(fd_, shown);
-    reading r{in, shown, size, spec_};
-    if (spec_.force_raw) return load_raw(r, "", false);
-    if (!is_stdin_path(spec_.path)) {
-      if (has_npy_extension(spec_.path)) return load_npy(r, read_first_bytes(in));
-      return load_raw(r, "", false);
-    }
-    // Standard input has no name to tell its format: its first bytes do.
-    const std::string first = read_first_bytes(in);
-    if (first.empty()) fail("holds no values");
-    if (first.starts_with(npy::magic)) return load_npy(r, first);
-    return load_raw(r, first, true);
+    reading r{in, shown, size, spec_, {}};
+    any_array values = [&] {
+      if (spec_.force_raw) return load_raw(r, "", false);
+      if (!is_stdin_path(spec_.path)) {
+        if (has_npy_extension(spec_.path)) return load_npy(r, read_first_bytes(in));
+        return load_raw(r, "", false);
+      }
+      // Standard input has no name to tell its format: its first bytes do.
+      const std::string first = read_first_bytes(in);
+      if (first.empty()) fail("holds no values");
+      if (first.starts_with(npy::magic)) return load_npy(r, first);
+      return load_raw(r, first, true);
+    }();
+    shape_ = std::move(r.shape);
+    return values;
   } catch (const input_error& e) {
     throw input_error(name + ": " + e.what());
   }

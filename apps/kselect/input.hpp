@@ -4,8 +4,10 @@
 
 #include <sys/stat.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "dtype.hpp"
 #include "host_array.hpp"
@@ -18,10 +20,16 @@ struct input_spec {
   std::optional<dtype> requested;
   /// --raw: read as raw binary whatever the extension or first bytes.
   bool force_raw = false;
+  /// Whether float16 data (a .npy '<f2') is taken: only the segmented commands
+  /// (kselect/segmented.hpp) select among 16-bit keys.
+  bool half_keys = false;
 };
 
 /// True for the names of standard input: "-" and "/dev/stdin".
 bool is_stdin_path(const std::string& path);
+
+/// True when the name ends in .npy (any case): such a file is read as .npy.
+bool has_npy_extension(const std::string& path);
 
 /// The input as error messages and progress name it: the path as typed, or
 /// "standard input" for "-".
@@ -53,8 +61,13 @@ class input_source {
   /// returned as such; the commands decide that it is an error.
   any_array read();
 
+  /// After read(): the array's shape as the .npy header gives it ({n} for raw
+  /// data), for the commands that select along its last axis (--axis).
+  const std::vector<std::int64_t>& shape() const noexcept { return shape_; }
+
  private:
   input_spec spec_;
+  std::vector<std::int64_t> shape_;
   int fd_ = -1;
   bool owns_fd_ = false;
   struct stat st_ {};

@@ -8,15 +8,16 @@
 namespace kselect_cli {
 
 loaded_input load_command_input(const common_options& common, const std::string& file,
-                                const std::function<void(const struct stat&)>& on_open) {
-  input_spec spec{file, std::nullopt, common.raw};
+                                const std::function<void(const struct stat&)>& on_open, bool half_keys) {
+  input_spec spec{file, std::nullopt, common.raw, half_keys};
   // The parser admits only the known names (command_line.cpp).
   if (!common.dtype.empty()) spec.requested = parse_dtype_name(common.dtype);
   input_source source(spec);
   if (on_open) on_open(source.status());
   stopwatch read;
-  loaded_input in{source.read(), 0};
+  loaded_input in{source.read(), 0, {}};
   in.read_ms = read.ms();
+  in.shape = source.shape();
   if (size_of(in.values) == 0) throw input_error(input_display_name(file) + ": holds no values");
   return in;
 }

@@ -3,8 +3,10 @@
 
 #include <sys/stat.h>
 
+#include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "backend.hpp"
 #include "commands.hpp"
@@ -16,14 +18,16 @@ namespace kselect_cli {
 struct loaded_input {
   any_array values;
   double read_ms = 0;
+  std::vector<std::int64_t> shape;  // as the .npy header gives it; {n} for raw data
 };
 
 /// Reads `file` ("-": standard input) as --dtype and --raw say; throws
 /// input_error when it holds no values. `on_open`, when given, is called with the
 /// opened input's status before anything is read (and is not part of read_ms):
-/// filter checks there that its output is not the input.
+/// filter checks there that its output is not the input. `half_keys`: float16 data
+/// is taken (the segmented commands; see input_spec).
 loaded_input load_command_input(const common_options& common, const std::string& file,
-                                const std::function<void(const struct stat&)>& on_open = {});
+                                const std::function<void(const struct stat&)>& on_open = {}, bool half_keys = false);
 
 /// The --json fields select and quantile share: command, file, dtype, n, device.
 json_object command_json(std::string_view command, const std::string& file, const loaded_input& in,

@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
     report(e.what());
     return kselect_cli::exit_usage;
   } catch (const std::invalid_argument& e) {  // the owning API's caller mistakes
-    report(e.what());
+    report(kselect_cli::library_words(e));
     return kselect_cli::exit_usage;
   } catch (const std::bad_alloc&) {
     report("out of memory");

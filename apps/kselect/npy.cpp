@@ -207,16 +207,21 @@ std::string shape_string(const std::vector<std::int64_t>& shape) {
   return s + ")";
 }
 
-std::string array_prefix(dtype t, std::int64_t count) {
+std::string array_prefix(dtype t, std::int64_t count) { return array_prefix(t, std::vector<std::int64_t>{count}); }
+
+std::string array_prefix(dtype t, const std::vector<std::int64_t>& shape) {
   std::string header = "{'descr': '" + std::string(dtype_descr(t)) +
-                       "', 'fortran_order': False, 'shape': " + shape_string({count}) + ", }";
+                       "', 'fortran_order': False, 'shape': " + shape_string(shape) + ", }";
   constexpr std::size_t preamble_bytes = 10;  // magic, version 1.0, 2-byte length
   header += std::string(63 - (preamble_bytes + header.size()) % 64, ' ') + '\n';
+  // An input may have any number of dimensions (a 2.0 header); a result keeps them.
+  if (header.size() > 0xffff)
+    throw input_error("the result's shape " + shape_string(shape) + " is too long for a .npy header");
   std::string out(magic);
   out += '\x01';
   out += '\x00';
   out += static_cast<char>(header.size() & 0xff);
-  out += static_cast<char>(header.size() >> 8);  // a one-dimensional header is far below 64 KiB
+  out += static_cast<char>(header.size() >> 8);
   return out + header;
 }
 

@@ -58,4 +58,8 @@ std::string shape_string(const std::vector<std::int64_t>& shape);
 /// length, and the header dict padded with spaces and a newline to a multiple of 64.
 std::string array_prefix(dtype t, std::int64_t count);
 
+/// The same for an array of any `shape` (C order): {} is a 0-d array (one element),
+/// {m, r} an (m, r) matrix.
+std::string array_prefix(dtype t, const std::vector<std::int64_t>& shape);
+
 }  // namespace kselect_cli::npy

@@ -47,8 +47,13 @@ void write_stdout(std::string_view text) {
 void write_stderr(std::string_view text) { (void)write_all(STDERR_FILENO, text); }
 
 void write_npy(output_file& out, dtype t, const void* data, std::int64_t count) {
-  const std::string prefix = npy::array_prefix(t, count);
-  const std::size_t bytes = static_cast<std::size_t>(count) * dtype_size(t);
+  write_npy(out, t, data, std::vector<std::int64_t>{count});
+}
+
+void write_npy(output_file& out, dtype t, const void* data, const std::vector<std::int64_t>& shape) {
+  const std::string prefix = npy::array_prefix(t, shape);
+  std::size_t bytes = dtype_size(t);
+  for (const std::int64_t d : shape) bytes *= static_cast<std::size_t>(d);
   progress shown("writing " + out.name(), progress::kind::bytes, prefix.size() + bytes);
   out.write(prefix.data(), prefix.size(), &shown);
   out.write(data, bytes, &shown);

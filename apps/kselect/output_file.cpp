@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <climits>
 #include <csignal>
@@ -59,11 +60,18 @@ void ignore_sigpipe() {
 }  // namespace
 
 output_file::output_file(const std::string& path, const struct stat& input, const std::string& input_name)
+    : output_file(path, std::span<const guarded_input>(std::array{guarded_input{input, input_name}})) {}
+
+output_file::output_file(const std::string& path, std::span<const guarded_input> inputs, std::string_view option)
     : name_(path == "-" ? "standard output" : path) {
+  const std::string give(option);
   auto refuse_input = [&](const struct stat& st) {
     // A terminal or /dev/null may be both input and output; a file may not.
-    if (same_file(st, input) && !S_ISCHR(st.st_mode))
-      throw input_error(name_ + ": is the same file as the input " + input_name + " (give -o another file)");
+    if (S_ISCHR(st.st_mode)) return;
+    for (const guarded_input& in : inputs)
+      if (same_file(st, in.status))
+        throw input_error(name_ + ": is the same file as the input " + in.name + " (give " + give +
+                          " another file)");
   };
   struct stat out {};
   const bool have_stdout = ::fstat(STDOUT_FILENO, &out) == 0;
@@ -97,10 +105,10 @@ output_file::output_file(const std::string& path, const struct stat& input, cons
     open_stream(path);
     return;
   }
-  if (S_ISDIR(st.st_mode)) throw input_error(name_ + ": is a directory (give -o a file name)");
+  if (S_ISDIR(st.st_mode)) throw input_error(name_ + ": is a directory (give " + give + " a file name)");
   const std::string what = S_ISBLK(st.st_mode) ? "is a block device" : "is not a regular file";
   throw input_error(name_ + ": " + what +
-                    " (filter writes regular files, character devices, FIFOs and sockets)");
+                    " (kselect writes regular files, character devices, FIFOs and sockets)");
 }
 
 void output_file::open_stream(const std::string& path) {

@@ -1,4 +1,5 @@
-// The file of filter -o OUT, opened before any work so that a refused or
+// The file of an output option (filter -o OUT, select/quantile/topk -o OUT and
+// topk --indices-output IDX), opened before any work so that a refused or
 // impossible target costs nothing, and written so that no data is ever lost:
 //
 //  - "-", or a target that is the same file as standard output (/dev/stdout):
@@ -11,15 +12,18 @@
 //    failure, and on SIGINT, SIGTERM or SIGHUP, only the temporary file is
 //    removed; the target is untouched;
 //  - anything else (a directory, a block device): refused;
-//  - the input itself (same device and inode, by whatever name): refused.
+//  - an input (the values, or a side file such as --offsets; same device and
+//    inode, by whatever name): refused.
 #pragma once
 
 #include <sys/stat.h>
 
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "progress.hpp"
 #include "signal_cleanup.hpp"
@@ -33,6 +37,12 @@ class broken_pipe : public std::runtime_error {
   broken_pipe() : std::runtime_error("standard output: write error: Broken pipe") {}
 };
 
+/// A file an output must not replace: an opened input's status and its name in messages.
+struct guarded_input {
+  struct stat status;
+  std::string name;
+};
+
 class output_file {
  public:
   /// Checks and opens `path`. `input` is the opened input's status, named
@@ -40,6 +50,9 @@ class output_file {
   /// is the input, is a directory, a block device or another kind of file that is
   /// not written, or cannot be created or opened.
   output_file(const std::string& path, const struct stat& input, const std::string& input_name);
+  /// The same against every one of `inputs`; `option` names the output option in
+  /// hints ("give -o another file").
+  output_file(const std::string& path, std::span<const guarded_input> inputs, std::string_view option = "-o");
   ~output_file();  // closes; removes the temporary file unless commit() succeeded
   output_file(const output_file&) = delete;
   output_file& operator=(const output_file&) = delete;

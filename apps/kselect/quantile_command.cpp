@@ -1,5 +1,6 @@
 // kselect quantile -q Q[,Q...] | --percentiles [--method M] [--nan-ignore] FILE:
-// numpy.quantile (or numpy.nanquantile) of all the file's values.
+// numpy.quantile (or numpy.nanquantile) of all the file's values; with --axis,
+// --offsets or -o, of every segment (see segmented_run.hpp).
 #include <span>
 
 #include "args.hpp"
@@ -10,25 +11,59 @@
 #include "kselect/kselect.hpp"
 #include "loaded_input.hpp"
 #include "output.hpp"
+#include "segmented_run.hpp"
 #include "stream_output.hpp"
 
 namespace kselect_cli {
+namespace {
+
+/// The quantile fields of --json, after the input's.
+void add_quantile_fields(json_object& fields, kselect::quantile_method method, const quantile_options& opts,
+                         const std::vector<double>& qs) {
+  fields.add("method", json_string(kselect::to_string(method)))
+      .add("nan_ignore", json_bool(opts.nan_ignore))
+      .add("quantiles", json_array(qs));
+}
+
+/// One q (-q Q) gives one answer per segment; several, or --percentiles, (m, r).
+int run_segmented_quantile(const common_options& common, const quantile_options& opts, const std::vector<double>& qs,
+                           kselect::quantile_method method) {
+  const backend b = choose_backend(common.device);
+  segmented_session s(common, opts.file, opts.segments);
+  timings t;
+  t.read_ms = s.input().read_ms;
+  json_object fields = s.fields("quantile", opts.file, b);
+  add_quantile_fields(fields, method, opts, qs);
+  const kselect::segments segs = s.layout().segments();
+  return std::visit(
+      [&](const auto& data) {
+        using T = std::remove_cvref_t<decltype(*data.data())>;
+        const auto r = run_on_backend(b, data, t, [&](const T* v, std::int64_t n, const kselect::options& opt) {
+          const std::span<const double> q(qs);
+          return opts.nan_ignore ? kselect::segmented_nanquantile(v, n, segs, q, method, opt)
+                                 : kselect::segmented_quantile(v, n, segs, q, method, opt);
+        }, "computing quantiles");
+        return emit_segmented(common, s, std::move(fields), t, r, !opts.percentiles && qs.size() == 1);
+      },
+      s.input().values);
+}
+
+}  // namespace
 
 int run_quantile(const common_options& common, const quantile_options& opts) {
   // -q or --percentiles, exactly one: usage_check.cpp says so before this runs.
   const std::vector<double> qs =
       opts.percentiles ? percentile_quantiles() : parse_quantiles(opts.quantiles, opts.quantile_option);
   const kselect::quantile_method method = kselect::parse_quantile_method(opts.method);
+  if (opts.segments.any()) return run_segmented_quantile(common, opts, qs, method);
   const backend b = choose_backend(common.device);
   const loaded_input in = load_command_input(common, opts.file);
 
   timings t;
   t.read_ms = in.read_ms;
   json_object fields = command_json("quantile", opts.file, in, b);
-  fields.add("method", json_string(kselect::to_string(method)))
-      .add("nan_ignore", json_bool(opts.nan_ignore))
-      .add("quantiles", json_array(qs));
-  std::visit(
+  add_quantile_fields(fields, method, opts, qs);
+  visit_six_keys(
       [&](const auto& data) {
         using T = std::remove_cvref_t<decltype(*data.data())>;
         const auto values =

@@ -26,7 +26,7 @@ int print_selection(const common_options& common, const loaded_input& in, const 
                     bool with_indices, json_object fields, Select&& select) {
   timings t;
   t.read_ms = in.read_ms;
-  std::visit(
+  visit_six_keys(
       [&](const auto& data) {
         using T = std::remove_cvref_t<decltype(*data.data())>;
         const kselect::selection<T> s = run_on_backend(

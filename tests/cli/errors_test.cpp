@@ -129,7 +129,7 @@ TEST_F(CliErrors, QuantilesOutOfRangeOrMalformed) {
 TEST_F(CliErrors, UsageErrors) {
   expect_error({}, "subcommand");
   expect_error({"frobnicate"}, "frobnicate");
-  expect_error({"select", good_}, "select: -k is required (give -k K[,K...])");
+  expect_error({"select", good_}, "select: -k is required (give -k K[,K...] or --ks-file)");
   expect_error({"select", "-k", "0"}, "FILE");
   expect_error({"select", "-k", "0", good_, "extra"}, "extra");
   expect_error({"select", "-k", "0", "--device", "tpu", good_}, "--device");

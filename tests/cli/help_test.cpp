@@ -49,7 +49,9 @@ TEST_F(CliHelp, FileMayBeStandardInput) {
 
 TEST_F(CliHelp, RequiredOptionsAndNumberSyntax) {
   const std::string select = help({"select", "--help"});
-  EXPECT_TRUE(has(select, "-k,--rank K[,K...] ... REQUIRED")) << select;
+  // -k or --ks-file (one rank per segment): neither alone is required.
+  EXPECT_TRUE(has(select, "-k,--rank K[,K...] ... Excludes: --ks-file")) << select;
+  EXPECT_TRUE(has(select, "--ks-file KS.npy Excludes: --rank")) << select;
   EXPECT_TRUE(has(select, "Numbers are decimal: no '+' sign, no hexadecimal")) << select;
   EXPECT_TRUE(has(help({"range", "--help"}), "--lo A REQUIRED"));
   EXPECT_TRUE(has(help({"quantile", "--help"}), "Excludes: --percentiles"));

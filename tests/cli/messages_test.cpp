@@ -20,7 +20,7 @@ class CliMessages : public CliTest {
 };
 
 TEST_F(CliMessages, RequiredOptionsNamedAsTheyAreWritten) {  // CLI::RequiredError
-  expect_exact({"select", file_}, "select: -k is required (give -k K[,K...])");
+  expect_exact({"select", file_}, "select: -k is required (give -k K[,K...] or --ks-file)");
   expect_exact({"topk", file_}, "topk: -k is required (give -k K)");
   expect_exact({"range", "--hi", "1", file_}, "range: --lo is required (give --lo A)");
   expect_exact({"range", "--lo", "1", file_}, "range: --hi is required (give --hi B)");

@@ -120,7 +120,7 @@ TEST_F(OutputSafety, BlockDeviceIsRefusedAndKept) {
   const tool_result r = sh("\"$K\" filter --lt 1e30 in.npy -o block_node");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
-  expect_one_error_line(r, "block_node: is a block device (filter writes regular files, character devices, FIFOs and "
+  expect_one_error_line(r, "block_node: is a block device (kselect writes regular files, character devices, FIFOs and "
                            "sockets)");
   const struct stat st = lstat_of(path("block_node"));
   EXPECT_TRUE(S_ISBLK(st.st_mode));

@@ -20,21 +20,14 @@ included):
 
 Exit status: 0 pass, 1 mismatch, 77 NumPy missing (CTest reports the test skipped).
 """
-import argparse
 import os
 import subprocess
 import sys
 import tempfile
 
-try:
-    import numpy as np
-    from numpy.lib import _function_base_impl as fb
-except ImportError as e:
-    if os.environ.get("KSELECT_REQUIRE_NUMPY") == "1":
-        print(f"numpy_compat_test: FAILED, NumPy is not importable ({e}) and KSELECT_REQUIRE_NUMPY=1")
-        sys.exit(1)
-    print(f"numpy_compat_test: skipped, NumPy is not importable ({e})")
-    sys.exit(77)  # CTest's SKIP_RETURN_CODE
+from numpy_test_util import import_numpy, report, tool_and_rng
+
+np, fb = import_numpy("numpy_compat_test", "numpy.lib._function_base_impl")
 
 METHODS = ["linear", "lower", "higher", "nearest", "midpoint"]
 
@@ -115,15 +108,11 @@ def determined(kind):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("tool")
-    ap.add_argument("--seed", type=int, default=19)
-    args = ap.parse_args()
-    rng = np.random.default_rng(args.seed)
+    tool_path, rng = tool_and_rng(np, 19)
     failures = []
     agree = {"total": 0, "same": 0}
     with tempfile.TemporaryDirectory() as tmp:
-        runner = Runner(args.tool, tmp)
+        runner = Runner(tool_path, tmp)
         for dtype in (np.float64, np.float32):
             for kind in ("negative_zeros", "positive_zeros", "negative_nans", "positive_nans", "mixed_zeros",
                          "mixed_nans"):
@@ -157,13 +146,8 @@ def main():
     print(f"numpy_compat_test: NumPy {np.__version__}, {runner.count} tool runs")
     print(f"arrays whose zeros or NaNs differ in sign: np.quantile itself gave the same bits in "
           f"{agree['same']} of {agree['total']} answers (its partition decides which equal element it takes)")
-    for f in failures[:40]:
-        print("MISMATCH", f)
-    if failures:
-        print(f"numpy_compat_test: {len(failures)} mismatches")
-        return 1
-    print("numpy_compat_test: every answer has NumPy's bits (stable-sort rule where NumPy's partition decides)")
-    return 0
+    return report("numpy_compat_test", failures,
+                  "every answer has NumPy's bits (stable-sort rule where NumPy's partition decides)")
 
 
 if __name__ == "__main__":
