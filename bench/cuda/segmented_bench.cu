@@ -52,8 +52,8 @@ template <class T>
 __global__ void uniform_kernel(T* out, std::int64_t n, std::uint64_t seed) {
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
        i += std::int64_t(gridDim.x) * blockDim.x) {
-    const float v = static_cast<float>((kselect::core::mix64(seed ^ static_cast<std::uint64_t>(i)) >> 40) + 1) *
-                    0x1p-24f;
+    const float v =
+        static_cast<float>((kselect::core::mix64(seed ^ static_cast<std::uint64_t>(i)) >> 40) + 1) * 0x1p-24f;
     if constexpr (std::is_same_v<T, __nv_bfloat16>) {
       out[i] = __float2bfloat16_rn(v);
     } else {
@@ -95,10 +95,9 @@ segmented_input<T> make_input(std::vector<std::int64_t> offsets, bool rows, cons
   }
   cuda_check(cudaStreamSynchronize(s), "generate");
   // The floor reads the same bytes as floats (bfloat16 keys: pairs of them).
-  in.floor_ms = kselect::bench::read_floor_ms<float>(s, copies, o, static_cast<std::int64_t>(bytes / sizeof(float)),
-                                                     [&](int c) {
-                                                       return reinterpret_cast<const float*>(in.copies[c].data());
-                                                     });
+  in.floor_ms =
+      kselect::bench::read_floor_ms<float>(s, copies, o, static_cast<std::int64_t>(bytes / sizeof(float)),
+                                           [&](int c) { return reinterpret_cast<const float*>(in.copies[c].data()); });
   return in;
 }
 
@@ -200,7 +199,8 @@ class bench_run {
     const device_buffer<T> ours(static_cast<std::size_t>(in.m)), theirs(static_cast<std::size_t>(in.m));
     const device_buffer<std::int64_t> d_ks(ks ? *ks : std::vector<std::int64_t>{});
     const double ms = time_kselect(o_, s_, in.count(), [&](void* ws, std::size_t& b, int copy) {
-      if (ks) return device::segmented_select_each(ws, b, in.copies[copy].data(), ours.data(), in.layout, d_ks.data(), s_);
+      if (ks)
+        return device::segmented_select_each(ws, b, in.copies[copy].data(), ours.data(), in.layout, d_ks.data(), s_);
       return device::segmented_select(ws, b, in.copies[copy].data(), ours.data(), in.layout, k, s_);
     });
     cub_segmented_sort<T> cub(in.n, in.m, in.d_offsets.data(), in.rows, false, false, s_);
@@ -239,8 +239,7 @@ class bench_run {
     cfg.largest = true;
     cfg.sorted = sorted;
     const double ms = time_kselect(o_, s_, in.count(), [&](void* ws, std::size_t& b, int copy) {
-      return device::segmented_topk(ws, b, in.copies[copy].data(), ours.data(), ours_idx.data(), in.layout, k, s_,
-                                    cfg);
+      return device::segmented_topk(ws, b, in.copies[copy].data(), ours.data(), ours_idx.data(), in.layout, k, s_, cfg);
     });
     cub_segmented_sort<T> cub(in.n, in.m, in.d_offsets.data(), in.rows, true, true, s_);
     const double cub_ms = time_baseline(o_, s_, in.count(), [&](int copy) {
@@ -304,8 +303,8 @@ void run_cases(const bench_options& o, cudaStream_t s, bench_run& b) {
   }
   if (wanted(5)) {
     for (const int mean : {64, 1024, 16384}) {
-      const auto in = make_input<float>(offsets_of(lognormal_lengths(mean, std::int64_t{1} << 26, 5 + mean)), false,
-                                        o, s);
+      const auto in =
+          make_input<float>(offsets_of(lognormal_lengths(mean, std::int64_t{1} << 26, 5 + mean)), false, o, s);
       b.quantile(5, "ragged lognormal mean " + std::to_string(mean) + ", median", in, {0.5});
     }
   }
@@ -362,9 +361,16 @@ int main(int argc, char** argv) {
   nlohmann::json results = nlohmann::json::array();
   for (const result_row& r : b.rows()) {
     all_ok = all_ok && r.mismatches == 0;
-    results.push_back({{"case", r.case_number}, {"line", r.line}, {"type", r.type}, {"m", r.m}, {"n", r.n},
-                       {"kselect_ms", r.kselect_ms}, {"floor_ms", r.floor_ms}, {"cub_ms", r.cub_ms},
-                       {"correct", r.mismatches == 0}, {"mismatches", r.mismatches}});
+    results.push_back({{"case", r.case_number},
+                       {"line", r.line},
+                       {"type", r.type},
+                       {"m", r.m},
+                       {"n", r.n},
+                       {"kselect_ms", r.kselect_ms},
+                       {"floor_ms", r.floor_ms},
+                       {"cub_ms", r.cub_ms},
+                       {"correct", r.mismatches == 0},
+                       {"mismatches", r.mismatches}});
   }
   if (!o.json_path.empty()) {
     nlohmann::json j;

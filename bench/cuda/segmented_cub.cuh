@@ -44,8 +44,8 @@ __global__ void pick_rank_kernel(const T* sorted, const std::int64_t* offsets, s
 
 // out[i * nq + j] = numpy.quantile(segment i, qs[j], method="linear"); NaN when empty.
 template <class T>
-__global__ void pick_quantiles_kernel(const T* sorted, const std::int64_t* offsets, std::int64_t m,
-                                      const double* qs, int nq, quantile_value_t<T>* out) {
+__global__ void pick_quantiles_kernel(const T* sorted, const std::int64_t* offsets, std::int64_t m, const double* qs,
+                                      int nq, quantile_value_t<T>* out) {
   for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < m * nq;
        e += std::int64_t(gridDim.x) * blockDim.x) {
     const std::int64_t i = e / nq, begin = offsets[i], length = offsets[i + 1] - begin;
@@ -81,7 +81,12 @@ class cub_segmented_sort {
   /// (DeviceSegmentedSort). pairs: also sort int32 positions; descending: largest first.
   cub_segmented_sort(std::int64_t n, std::int64_t m, const std::int64_t* d_offsets, bool rows, bool pairs,
                      bool descending, cudaStream_t stream)
-      : n_(n), m_(m), offsets_(d_offsets), rows_(rows), descending_(descending), stream_(stream),
+      : n_(n),
+        m_(m),
+        offsets_(d_offsets),
+        rows_(rows),
+        descending_(descending),
+        stream_(stream),
         sorted_(static_cast<std::size_t>(n)) {
     if (pairs) {
       positions_ = test::device_buffer<std::int32_t>(static_cast<std::size_t>(n));
@@ -107,15 +112,15 @@ class cub_segmented_sort {
 
   /// out (m, nq) = the linear quantiles at d_qs (nq device values), after sort().
   void pick_quantiles(const double* d_qs, int nq, quantile_value_t<T>* out) const {
-    detail::pick_quantiles_kernel<T><<<detail::grid_for(m_ * nq), 256, 0, stream_>>>(sorted_.data(), offsets_, m_, d_qs,
-                                                                                   nq, out);
+    detail::pick_quantiles_kernel<T>
+        <<<detail::grid_for(m_ * nq), 256, 0, stream_>>>(sorted_.data(), offsets_, m_, d_qs, nq, out);
     test::cuda_check(cudaPeekAtLastError(), "pick quantiles");
   }
 
   /// The first k keys of every segment and their positions, (m, k), after sort() with pairs.
   void first_k(std::int64_t k, T* keys, std::int64_t* indices) const {
-    detail::first_k_kernel<T><<<detail::grid_for(m_ * k), 256, 0, stream_>>>(
-        sorted_.data(), sorted_positions_.data(), offsets_, m_, k, keys, indices);
+    detail::first_k_kernel<T><<<detail::grid_for(m_ * k), 256, 0, stream_>>>(sorted_.data(), sorted_positions_.data(),
+                                                                             offsets_, m_, k, keys, indices);
     test::cuda_check(cudaPeekAtLastError(), "first k");
   }
 

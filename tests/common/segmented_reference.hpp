@@ -3,10 +3,11 @@
 // keys of core/key_traits.hpp, so that NaN orders after +inf (all NaNs tie) and -0.0
 // ties with +0.0, as kselect orders; the quantiles by core/quantile_math.hpp's NumPy
 // recipe. All eight key types. Segments are given by their m + 1 offsets (equal rows
-// too: row_offsets), results are row-major (m, r) as the calls write them. Call
-// with the key type named (reference_segmented_topk<T>(...)): values is a span. The loop
-// over segments runs in parallel where OpenMP is on (a million segments, or one of
-// 2^25 next to many small ones). Host code, header-only.
+// too: row_offsets), results are row-major (m, r) as the calls write them. The
+// values come as a span, so the key type is named at the call
+// (reference_segmented_topk<T>(...)). The loop over segments runs in parallel where
+// OpenMP is on (a million segments, or one of 2^25 next to many small ones). Host
+// code, header-only.
 #pragma once
 
 #include <algorithm>
@@ -52,8 +53,7 @@ T missing_value() {
 /// canonical element (from_key: +0.0, the quiet NaN), or missing_value<T>() for a
 /// rank outside [0, end - begin).
 template <class T>
-void segment_ranks(const T* values, std::int64_t begin, std::int64_t end, std::span<const std::int64_t> ranks,
-                   T* out) {
+void segment_ranks(const T* values, std::int64_t begin, std::int64_t end, std::span<const std::int64_t> ranks, T* out) {
   using K = core::key_t<T>;
   const std::int64_t length = end - begin;
   std::vector<std::int64_t> inside;
@@ -180,8 +180,8 @@ struct topk_rows {
 /// index; in index order, or sorted by key (descending for largest) then index; a
 /// segment shorter than k padded with index -1 and core::topk_padding.
 template <class T>
-topk_rows<T> reference_segmented_topk(std::span<const T> values, std::span<const std::int64_t> offsets,
-                                      std::int64_t k, bool largest, bool sorted) {
+topk_rows<T> reference_segmented_topk(std::span<const T> values, std::span<const std::int64_t> offsets, std::int64_t k,
+                                      bool largest, bool sorted) {
   using K = core::key_t<T>;
   const auto m = static_cast<std::int64_t>(offsets.size()) - 1;
   topk_rows<T> out;

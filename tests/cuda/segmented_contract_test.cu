@@ -78,9 +78,9 @@ TEST(SegmentedInvalidSegment, ManySegments) {
   const std::int64_t k = 5;
   const selection_answer<double> got = gpu_segmented_select(in.device(), k);
   EXPECT_EQ(got.invalid, 77777);
-  EXPECT_TRUE(same_keys(got.values, reference_segmented_multiselect<double>(in.values(), in.offsets(),
-                                                                            std::span<const std::int64_t>(&k, 1)),
-                        1));
+  EXPECT_TRUE(same_keys(
+      got.values,
+      reference_segmented_multiselect<double>(in.values(), in.offsets(), std::span<const std::int64_t>(&k, 1)), 1));
   std::vector<std::int64_t> each(lengths.size(), 0);
   each[88888] = 8;
   each[99998] = -3;
@@ -104,19 +104,24 @@ std::vector<std::pair<std::string, workspace_call>> workspace_calls(float* out, 
   static const std::int64_t ranks[] = {1, 0, 5};
   static const double qs[] = {0.5, 0.1};
   return {
-      {"select", [=](void* ws, std::size_t& b, const device_segments<float>& in) {
+      {"select",
+       [=](void* ws, std::size_t& b, const device_segments<float>& in) {
          return device::segmented_select(ws, b, in.values, out, in.layout, 3);
        }},
-      {"select_each", [=](void* ws, std::size_t& b, const device_segments<float>& in) {
+      {"select_each",
+       [=](void* ws, std::size_t& b, const device_segments<float>& in) {
          return device::segmented_select_each(ws, b, in.values, out, in.layout, d_ks);
        }},
-      {"multiselect", [=](void* ws, std::size_t& b, const device_segments<float>& in) {
+      {"multiselect",
+       [=](void* ws, std::size_t& b, const device_segments<float>& in) {
          return device::segmented_multiselect(ws, b, in.values, out, in.layout, ranks, 3);
        }},
-      {"quantile", [=](void* ws, std::size_t& b, const device_segments<float>& in) {
+      {"quantile",
+       [=](void* ws, std::size_t& b, const device_segments<float>& in) {
          return device::segmented_quantile(ws, b, in.values, out, in.layout, qs, 2, quantile_method::linear, true);
        }},
-      {"topk", [=](void* ws, std::size_t& b, const device_segments<float>& in) {
+      {"topk",
+       [=](void* ws, std::size_t& b, const device_segments<float>& in) {
          device::topk_config cfg;
          cfg.largest = true;
          cfg.sorted = true;
