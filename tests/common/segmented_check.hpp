@@ -43,8 +43,8 @@ template <class T>
     return ::testing::AssertionFailure() << got.size() << " results, " << want.size() << " expected";
   for (std::size_t e = 0; e < got.size(); ++e)
     if (key_of(got[e]) != key_of(want[e]))
-      return ::testing::AssertionFailure() << element_name(e, cols) << ": got " << printable(got[e]) << ", expected "
-                                           << printable(want[e]);
+      return ::testing::AssertionFailure()
+             << element_name(e, cols) << ": got " << printable(got[e]) << ", expected " << printable(want[e]);
   return ::testing::AssertionSuccess();
 }
 
@@ -56,8 +56,7 @@ template <class R>
   for (std::size_t e = 0; e < got.size(); ++e) {
     const bool both_nan = std::isnan(got[e]) && std::isnan(want[e]);
     if (!both_nan && !(got[e] == want[e]))
-      return ::testing::AssertionFailure() << element_name(e, cols) << ": got " << got[e] << ", expected "
-                                           << want[e];
+      return ::testing::AssertionFailure() << element_name(e, cols) << ": got " << got[e] << ", expected " << want[e];
   }
   return ::testing::AssertionSuccess();
 }
@@ -76,9 +75,9 @@ template <class T>
       return ::testing::AssertionFailure() << element_name(e, k) << ": index " << got.indices[e] << ", expected "
                                            << want.indices[e] << " (value " << printable(want.values[e]) << ")";
     if (std::memcmp(&got.values[e], &want.values[e], sizeof(T)) != 0)
-      return ::testing::AssertionFailure() << element_name(e, k) << ": value " << printable(got.values[e])
-                                           << ", expected " << printable(want.values[e]) << " bit for bit (index "
-                                           << want.indices[e] << ")";
+      return ::testing::AssertionFailure()
+             << element_name(e, k) << ": value " << printable(got.values[e]) << ", expected "
+             << printable(want.values[e]) << " bit for bit (index " << want.indices[e] << ")";
   }
   return ::testing::AssertionSuccess();
 }

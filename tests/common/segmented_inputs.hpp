@@ -93,8 +93,8 @@ std::vector<T> fill_segments(std::span<const std::int64_t> offsets, const std::f
 /// bad segment is not simply segment 0), lengths 1 to 3, 31 to 33 and 2^k +- 1 up
 /// to 4097 (a warp, a block, several blocks), in no particular order.
 inline std::vector<std::int64_t> mixed_lengths() {
-  return {5,   1,   0,   2,    3,    31,   32,   33,   0,    1,    63,   64,   65, 127,
-          128, 129, 255, 256,  257,  1023, 1024, 1025, 4095, 4096, 4097, 1,    0,  17};
+  return {5,   1,   0,   2,   3,   31,   32,   33,   0,    1,    63,   64, 65, 127,
+          128, 129, 255, 256, 257, 1023, 1024, 1025, 4095, 4096, 4097, 1,  0,  17};
 }
 
 /// The mixed ragged layout once per distribution of segment_dists(): segment i has
@@ -107,9 +107,7 @@ inline std::vector<std::int64_t> mixed_offsets() {
 }
 
 /// The distribution of segment i of mixed_offsets().
-inline dist mixed_dist(std::int64_t i) {
-  return segment_dists()[static_cast<std::size_t>(i) / mixed_lengths().size()];
-}
+inline dist mixed_dist(std::int64_t i) { return segment_dists()[static_cast<std::size_t>(i) / mixed_lengths().size()]; }
 
 /// Lengths 2^k - 1, 2^k, 2^k + 1 for k = lo .. hi, largest first.
 inline std::vector<std::int64_t> power_of_two_lengths(int lo, int hi) {

@@ -3,10 +3,11 @@
 // keys of core/key_traits.hpp, so that NaN orders after +inf (all NaNs tie) and -0.0
 // ties with +0.0, as kselect orders; the quantiles by core/quantile_math.hpp's NumPy
 // recipe. All eight key types. Segments are given by their m + 1 offsets (equal rows
-// too: row_offsets), results are row-major (m, r) as the calls write them. Call
-// with the key type named (reference_segmented_topk<T>(...)): values is a span. The loop
-// over segments runs in parallel where OpenMP is on (a million segments, or one of
-// 2^25 next to many small ones). Host code, header-only.
+// too: row_offsets), results are row-major (m, r) as the calls write them. The
+// values come as a span, so the key type is named at the call
+// (reference_segmented_topk<T>(...)). The loop over segments runs in parallel where
+// OpenMP is on (a million segments, or one of 2^25 next to many small ones). Host
+// code, header-only.
 #pragma once
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <span>
 #include <vector>
 
+#include "common/range_reference.hpp"
 #include "common/reference.hpp"
 #include "core/key_traits.hpp"
 #include "core/quantile_math.hpp"
@@ -52,8 +54,7 @@ T missing_value() {
 /// canonical element (from_key: +0.0, the quiet NaN), or missing_value<T>() for a
 /// rank outside [0, end - begin).
 template <class T>
-void segment_ranks(const T* values, std::int64_t begin, std::int64_t end, std::span<const std::int64_t> ranks,
-                   T* out) {
+void segment_ranks(const T* values, std::int64_t begin, std::int64_t end, std::span<const std::int64_t> ranks, T* out) {
   using K = core::key_t<T>;
   const std::int64_t length = end - begin;
   std::vector<std::int64_t> inside;
@@ -72,18 +73,25 @@ void segment_ranks(const T* values, std::int64_t begin, std::int64_t end, std::s
   }
 }
 
+/// f(i, begin, end) for every segment i, in parallel where OpenMP is on.
+template <class F>
+void for_each_segment(std::span<const std::int64_t> offsets, F&& f) {
+  const auto m = static_cast<std::int64_t>(offsets.size()) - 1;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 64)
+#endif
+  for (std::int64_t i = 0; i < m; ++i) f(i, offsets[i], offsets[i + 1]);
+}
+
 /// segmented_multiselect (and segmented_select: one rank): (m, ranks.size()).
 template <class T>
 std::vector<T> reference_segmented_multiselect(std::span<const T> values, std::span<const std::int64_t> offsets,
                                                std::span<const std::int64_t> ranks) {
-  const auto m = static_cast<std::int64_t>(offsets.size()) - 1;
   const std::size_t r = ranks.size();
-  std::vector<T> out(static_cast<std::size_t>(m) * r);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 64)
-#endif
-  for (std::int64_t i = 0; i < m; ++i)
-    segment_ranks(values.data(), offsets[i], offsets[i + 1], ranks, out.data() + static_cast<std::size_t>(i) * r);
+  std::vector<T> out((offsets.size() - 1) * r);
+  for_each_segment(offsets, [&](std::int64_t i, std::int64_t begin, std::int64_t end) {
+    segment_ranks(values.data(), begin, end, ranks, out.data() + static_cast<std::size_t>(i) * r);
+  });
   return out;
 }
 
@@ -91,14 +99,10 @@ std::vector<T> reference_segmented_multiselect(std::span<const T> values, std::s
 template <class T>
 std::vector<T> reference_segmented_select_each(std::span<const T> values, std::span<const std::int64_t> offsets,
                                                std::span<const std::int64_t> ks) {
-  const auto m = static_cast<std::int64_t>(offsets.size()) - 1;
-  std::vector<T> out(static_cast<std::size_t>(m));
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 64)
-#endif
-  for (std::int64_t i = 0; i < m; ++i)
-    segment_ranks(values.data(), offsets[i], offsets[i + 1], ks.subspan(static_cast<std::size_t>(i), 1),
-                  out.data() + i);
+  std::vector<T> out(offsets.size() - 1);
+  for_each_segment(offsets, [&](std::int64_t i, std::int64_t begin, std::int64_t end) {
+    segment_ranks(values.data(), begin, end, ks.subspan(static_cast<std::size_t>(i), 1), out.data() + i);
+  });
   return out;
 }
 
@@ -137,21 +141,16 @@ std::vector<quantile_value_t<T>> reference_segmented_quantile(std::span<const T>
                                                               std::span<const double> qs, quantile_method method,
                                                               bool ignore_nan) {
   using R = quantile_value_t<T>;
-  const auto m = static_cast<std::int64_t>(offsets.size()) - 1;
   const std::size_t nq = qs.size();
-  std::vector<R> out(static_cast<std::size_t>(m) * nq);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 64)
-#endif
-  for (std::int64_t i = 0; i < m; ++i) {
+  std::vector<R> out((offsets.size() - 1) * nq);
+  for_each_segment(offsets, [&](std::int64_t i, std::int64_t begin, std::int64_t end) {
     R* row = out.data() + static_cast<std::size_t>(i) * nq;
-    const std::int64_t begin = offsets[i], end = offsets[i + 1];
     std::int64_t nans = 0;
     for (std::int64_t j = begin; j < end; ++j) nans += is_nan_key<T>(key_of(values[j]));
     const std::int64_t valid = ignore_nan ? end - begin - nans : end - begin;
     if (valid == 0 || (!ignore_nan && nans > 0)) {
       std::fill(row, row + nq, std::numeric_limits<R>::quiet_NaN());
-      continue;
+      return;
     }
     // NaNs sort last: the ranks below `valid` are those of the values that count.
     std::vector<core::quantile_point> points;
@@ -164,35 +163,29 @@ std::vector<quantile_value_t<T>> reference_segmented_quantile(std::span<const T>
     std::vector<T> v(ranks.size());
     segment_ranks(values.data(), begin, end, std::span<const std::int64_t>(ranks), v.data());
     for (std::size_t j = 0; j < nq; ++j) row[j] = combine_values(points[j], v[2 * j], v[2 * j + 1]);
-  }
+  });
   return out;
 }
 
 /// Top-k rows as the calls write them: (m, k) values and indices local to the
-/// segment (empty indices: the call wrote none).
+/// segment (empty indices: the call wrote none). The shape of a range selection's answer.
 template <class T>
-struct topk_rows {
-  std::vector<T> values;
-  std::vector<std::int64_t> indices;
-};
+using topk_rows = range_answer<T>;
 
 /// segmented_topk: the k smallest (largest) of every segment, ties by the smaller
 /// index; in index order, or sorted by key (descending for largest) then index; a
 /// segment shorter than k padded with index -1 and core::topk_padding.
 template <class T>
-topk_rows<T> reference_segmented_topk(std::span<const T> values, std::span<const std::int64_t> offsets,
-                                      std::int64_t k, bool largest, bool sorted) {
+topk_rows<T> reference_segmented_topk(std::span<const T> values, std::span<const std::int64_t> offsets, std::int64_t k,
+                                      bool largest, bool sorted) {
   using K = core::key_t<T>;
-  const auto m = static_cast<std::int64_t>(offsets.size()) - 1;
+  const auto cells = (offsets.size() - 1) * static_cast<std::size_t>(k);
   topk_rows<T> out;
-  out.values.resize(static_cast<std::size_t>(m * k));
-  out.indices.resize(static_cast<std::size_t>(m * k));
+  out.values.resize(cells);
+  out.indices.resize(cells);
   const T padding = core::topk_padding<T>(largest);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 64)
-#endif
-  for (std::int64_t i = 0; i < m; ++i) {
-    const std::int64_t begin = offsets[i], length = offsets[i + 1] - begin;
+  for_each_segment(offsets, [&](std::int64_t i, std::int64_t begin, std::int64_t end) {
+    const std::int64_t length = end - begin;
     std::vector<K> keys(static_cast<std::size_t>(length));
     for (std::int64_t j = 0; j < length; ++j) keys[static_cast<std::size_t>(j)] = key_of(values[begin + j]);
     std::vector<std::int64_t> idx(static_cast<std::size_t>(length));
@@ -212,7 +205,7 @@ topk_rows<T> reference_segmented_topk(std::span<const T> values, std::span<const
       out.indices[at] = j < taken ? idx[static_cast<std::size_t>(j)] : -1;
       out.values[at] = j < taken ? values[static_cast<std::size_t>(begin + idx[static_cast<std::size_t>(j)])] : padding;
     }
-  }
+  });
   return out;
 }
 

@@ -73,9 +73,11 @@ void expect_segmented_topk(const segmented_input<T>& in, std::int64_t k, bool li
       SCOPED_TRACE(testing::Message() << "segmented_topk k = " << k << (largest ? ", largest" : ", smallest")
                                       << (sorted ? ", sorted" : ", unsorted"));
       const topk_rows<T> want = reference_segmented_topk<T>(in.values(), in.offsets(), k, largest, sorted);
-      EXPECT_TRUE(same_topk(gpu_segmented_topk<T, std::int64_t, D>(in.device(), k, largest, sorted, true), want, k)) << "int64";
+      EXPECT_TRUE(same_topk(gpu_segmented_topk<T, std::int64_t, D>(in.device(), k, largest, sorted, true), want, k))
+          << "int64";
       if (light) continue;
-      EXPECT_TRUE(same_topk(gpu_segmented_topk<T, std::int32_t, D>(in.device(), k, largest, sorted, true), want, k)) << "int32";
+      EXPECT_TRUE(same_topk(gpu_segmented_topk<T, std::int32_t, D>(in.device(), k, largest, sorted, true), want, k))
+          << "int32";
       EXPECT_TRUE(same_topk(gpu_segmented_topk<T, std::int64_t, D>(in.device(), k, largest, sorted, false), want, k))
           << "no indices";
     }

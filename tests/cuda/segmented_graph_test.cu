@@ -68,12 +68,12 @@ TEST(SegmentedGraph, CapturedSelectAndTopkReplayWithNewData) {
 
   // Workspaces sized and allocated before the capture.
   std::size_t select_bytes = 0, topk_bytes = 0;
-  ASSERT_EQ(device::segmented_select(nullptr, select_bytes, by_rows.values, selected.data(), by_rows.layout, k_select,
-                                     s),
-            cudaSuccess)
+  ASSERT_EQ(
+      device::segmented_select(nullptr, select_bytes, by_rows.values, selected.data(), by_rows.layout, k_select, s),
+      cudaSuccess)
       << device::last_error_message();
-  ASSERT_EQ(device::segmented_topk(nullptr, topk_bytes, ragged.values, top.data(), top_idx.data(), ragged.layout,
-                                   k_top, s, cfg),
+  ASSERT_EQ(device::segmented_topk(nullptr, topk_bytes, ragged.values, top.data(), top_idx.data(), ragged.layout, k_top,
+                                   s, cfg),
             cudaSuccess)
       << device::last_error_message();
   const device_buffer<char> select_ws(select_bytes), topk_ws(topk_bytes);

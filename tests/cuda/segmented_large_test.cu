@@ -20,8 +20,7 @@ namespace {
 
 TEST(SegmentedLarge, MoreThan2Pow31Values) {
   using T = std::uint32_t;
-  const std::int64_t cols = std::int64_t{1} << 20, m = (std::int64_t{1} << 11) + 1, n = m * cols, k = cols / 2,
-                     top = 8;
+  const std::int64_t cols = std::int64_t{1} << 20, m = (std::int64_t{1} << 11) + 1, n = m * cols, k = cols / 2, top = 8;
   const std::vector<std::int64_t> offsets = row_offsets(m, cols);
   const device_buffer<std::int64_t> d_offsets(offsets);
   const device::segment_layout layouts[] = {device::segment_layout::rows(m, cols),

@@ -109,9 +109,9 @@ TYPED_TEST(SegmentedOwning, RowsAndEmptySegments) {
   const auto segs = segments::ragged(d_offsets.data(), static_cast<std::int64_t>(offsets.size()) - 1);
   const std::int64_t n = offsets.back();
   const std::vector<double> qs = {0.5, 0.9};
-  EXPECT_TRUE(same_quantiles(segmented_quantile(d_ragged.data(), n, segs, qs).data,
-                             reference_segmented_quantile<T>(ragged_values, offsets, qs, quantile_method::linear, false),
-                             2));
+  EXPECT_TRUE(
+      same_quantiles(segmented_quantile(d_ragged.data(), n, segs, qs).data,
+                     reference_segmented_quantile<T>(ragged_values, offsets, qs, quantile_method::linear, false), 2));
   EXPECT_TRUE(same_topk(as_rows(segmented_topk(d_ragged.data(), n, segs, 40, topk_opts(false, true))),
                         reference_segmented_topk<T>(ragged_values, offsets, 40, false, true), 40));
 }

@@ -63,11 +63,13 @@ TEST(SegmentedMixedScales, HugeSegmentAmongAMillionTiny) {
   const std::int64_t tiny = std::int64_t{1} << 20, huge_at = tiny / 2;
   std::vector<std::int64_t> lengths(static_cast<std::size_t>(tiny + 1));
   for (std::int64_t i = 0; i <= tiny; ++i)
-    lengths[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(random_word(51, static_cast<std::uint64_t>(i)) % 32) + 1;
+    lengths[static_cast<std::size_t>(i)] =
+        static_cast<std::int64_t>(random_word(51, static_cast<std::uint64_t>(i)) % 32) + 1;
   lengths[static_cast<std::size_t>(huge_at)] = std::int64_t{1} << 25;
   const std::vector<std::int64_t> offsets = offsets_of(lengths);
   const segmented_input<float> in(
-      fill_segments<float>(offsets, [&](std::int64_t i) { return i == huge_at ? dist::uniform : cycling_dist(i); }, 52),
+      fill_segments<float>(
+          offsets, [&](std::int64_t i) { return i == huge_at ? dist::uniform : cycling_dist(i); }, 52),
       offsets, true);
   const std::vector<std::int64_t> ks = {0};
   expect_segmented_select(in, ks);

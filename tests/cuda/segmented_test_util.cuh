@@ -108,21 +108,21 @@ D* as_device_keys(T* p) {
 
 template <class T, class D = T>
 selection_answer<T> gpu_segmented_select(const device_segments<T>& in, std::int64_t k) {
-  return run_selection<T>(in.layout.count, [&](void* ws, std::size_t& bytes, T* out, cudaStream_t s,
-                                               const device::segmented_config& cfg) {
-    return device::segmented_select(ws, bytes, as_device_keys<D>(in.values), as_device_keys<D>(out), in.layout, k,
-                                    s, cfg);
-  });
+  return run_selection<T>(
+      in.layout.count, [&](void* ws, std::size_t& bytes, T* out, cudaStream_t s, const device::segmented_config& cfg) {
+        return device::segmented_select(ws, bytes, as_device_keys<D>(in.values), as_device_keys<D>(out), in.layout, k,
+                                        s, cfg);
+      });
 }
 
 template <class T, class D = T>
 selection_answer<T> gpu_segmented_select_each(const device_segments<T>& in, std::span<const std::int64_t> ks) {
   const device_buffer<std::int64_t> d_ks(std::vector<std::int64_t>(ks.begin(), ks.end()));
-  return run_selection<T>(in.layout.count, [&](void* ws, std::size_t& bytes, T* out, cudaStream_t s,
-                                               const device::segmented_config& cfg) {
-    return device::segmented_select_each(ws, bytes, as_device_keys<D>(in.values), as_device_keys<D>(out),
-                                         in.layout, d_ks.data(), s, cfg);
-  });
+  return run_selection<T>(
+      in.layout.count, [&](void* ws, std::size_t& bytes, T* out, cudaStream_t s, const device::segmented_config& cfg) {
+        return device::segmented_select_each(ws, bytes, as_device_keys<D>(in.values), as_device_keys<D>(out), in.layout,
+                                             d_ks.data(), s, cfg);
+      });
 }
 
 template <class T, class D = T>
@@ -130,8 +130,8 @@ selection_answer<T> gpu_segmented_multiselect(const device_segments<T>& in, std:
   const auto r = static_cast<int>(ranks.size());
   return run_selection<T>(in.layout.count * r, [&](void* ws, std::size_t& bytes, T* out, cudaStream_t s,
                                                    const device::segmented_config& cfg) {
-    return device::segmented_multiselect(ws, bytes, as_device_keys<D>(in.values), as_device_keys<D>(out),
-                                         in.layout, ranks.data(), r, s, cfg);
+    return device::segmented_multiselect(ws, bytes, as_device_keys<D>(in.values), as_device_keys<D>(out), in.layout,
+                                         ranks.data(), r, s, cfg);
   });
 }
 
