@@ -143,7 +143,7 @@ inline unsigned grid_for(std::int64_t work, std::int64_t per_block, std::int64_t
 template <class U>
 cudaError_t sort_bytes(const request& r, std::size_t& bytes) {
   bytes = 0;
-  if (r.op != op_kind::topk || r.k == 0) return cudaSuccess;
+  if (r.op != op_kind::topk || r.k <= warp_sort_max) return cudaSuccess;
   auto begins = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), row_begin{r.k});
   auto ends = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0),
                                               chosen_end{r.offsets, r.row_length, r.k});
@@ -192,7 +192,13 @@ cudaError_t finish_topk(const K* d_in, const request& r, const tables<core::key_
   using U = core::key_t<K>;
   const U* keys = t.topk_keys;
   const std::int64_t* index = t.topk_index;
-  if (sorted) {
+  if (sorted && r.k <= warp_sort_max) {
+    sort_rows_kernel<U><<<grid_for(r.m, 8, 16 * sm_count()), 256, 0, stream>>>(r, t.topk_keys, t.topk_index,
+                                                                             t.topk_keys_alt, t.topk_index_alt);
+    KSELECT_LAUNCH_CHECK();
+    keys = t.topk_keys_alt;
+    index = t.topk_index_alt;
+  } else if (sorted) {
     auto begins = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), row_begin{r.k});
     auto ends = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0),
                                                 chosen_end{r.offsets, r.row_length, r.k});
@@ -224,13 +230,14 @@ cudaError_t run(void* d_workspace, std::size_t& workspace_bytes, const K* d_in, 
   std::size_t sort_temp = 0;
   if (topk && rq.topk.sorted) KSELECT_CUDA_TRY(sort_bytes<U>(r, sort_temp));
   tables<U> t;
-  const std::size_t table_bytes = carve(t, nullptr, m, n, r.rank_width, nan_counts, topk ? r.k : 0, sort_temp);
+  const std::size_t table_bytes = carve(t, nullptr, m, n, r.rank_width, nan_counts, topk ? r.k : 0,
+                                       topk && rq.topk.sorted, sort_temp);
   const std::size_t needed = table_bytes + kselect::detail::workspace_alignment;  // + first_invalid
   bool answered = false;
   KSELECT_CUDA_TRY(workspace_protocol(d_workspace, workspace_bytes, needed, answered));
   if (answered) return cudaSuccess;
   char* base = static_cast<char*>(d_workspace);
-  carve(t, base, m, n, r.rank_width, nan_counts, topk ? r.k : 0, sort_temp);
+  carve(t, base, m, n, r.rank_width, nan_counts, topk ? r.k : 0, topk && rq.topk.sorted, sort_temp);
   auto* first_invalid = reinterpret_cast<std::int64_t*>(base + table_bytes);
   if (topk && r.k == 0) return cudaSuccess;
 

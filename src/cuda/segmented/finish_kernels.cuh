@@ -93,6 +93,40 @@ __global__ void topk_gather_kernel(const T* in, request req, const core::key_t<T
   }
 }
 
+/// Sorted top-k rows of at most warp_sort_max keys: a warp per row ranks each chosen
+/// key by (key, place), and places are in index order, so the order is (key, index).
+template <class U>
+__global__ void __launch_bounds__(256) sort_rows_kernel(request req, const U* keys, const std::int64_t* index,
+                                                        U* keys_out, std::int64_t* index_out) {
+  constexpr int per_lane = warp_sort_max / 32;
+  const int lane = threadIdx.x & 31;
+  const std::int64_t warps = std::int64_t(gridDim.x) * (blockDim.x / 32);
+  for (std::int64_t s = std::int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32; s < req.m; s += warps) {
+    const std::int64_t len = req.bounds(s).length();
+    const int count = static_cast<int>(len < req.k ? len : req.k);
+    const U* row = keys + s * req.k;
+    U mine[per_lane];
+#pragma unroll
+    for (int i = 0; i < per_lane; ++i) mine[i] = i * 32 + lane < count ? row[i * 32 + lane] : U(0);
+    int rank[per_lane] = {};
+#pragma unroll
+    for (int held = 0; held < per_lane; ++held) {  // the keys lane `from` holds as its item `held`
+      for (int from = 0; from < 32 && held * 32 + from < count; ++from) {
+        const int j = held * 32 + from;
+        const U other = __shfl_sync(0xffffffffu, mine[held], from);
+#pragma unroll
+        for (int i = 0; i < per_lane; ++i) rank[i] += other < mine[i] || (other == mine[i] && j < i * 32 + lane);
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < per_lane; ++i) {
+      if (i * 32 + lane >= count) continue;
+      keys_out[s * req.k + rank[i]] = mine[i];
+      index_out[s * req.k + rank[i]] = index[s * req.k + i * 32 + lane];
+    }
+  }
+}
+
 /// The end of segment s's chosen keys in the (m, k) rows: s * k + min(length, k).
 struct chosen_end {
   const std::int64_t* offsets;

@@ -18,6 +18,7 @@ template <int G, int ITEMS, int RANKS, class U>
 struct group_storage {
   static constexpr int warps = G / 32;
   unsigned hist[RANKS][radix_bins];
+  unsigned first_hist[radix_bins];  ///< the first digit of every key: the same for every round of ranks
   U prefix[RANKS];
   std::int64_t rem[RANKS];  ///< the rank among the keys that share prefix
   int slot[RANKS];          ///< the histogram a rank reads: the first rank with its prefix
@@ -48,6 +49,15 @@ __device__ __forceinline__ int lower_slot(const U* prefix, int count, U key) {
     else hi = mid;
   }
   return lo;
+}
+
+/// Adds one to bin `target` of `hist` (a flat array; -1: nothing), one atomic per
+/// distinct bin of the warp: keys of one segment often share their first digit
+/// (floats in [0.5, 1) share sign and exponent), and same-address atomics serialise.
+/// Every lane of the warp calls it.
+__device__ __forceinline__ void count_in_warp(unsigned* hist, int target) {
+  const unsigned peers = __match_any_sync(0xffffffffu, target);
+  if (target >= 0 && (threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(hist + target, __popc(peers));
 }
 
 /// One warp finds the bin of `hist` that holds rank `rem` and moves the rank into it.
@@ -104,23 +114,29 @@ __device__ void select_ranks(const U (&keys)[ITEMS], std::int64_t len, const std
       sh.prefix[t] = 0;
       sh.rem[t] = ranks[base + t];
     }
+    if (base > 0) group_sync<G>();  // the first round syncs before its first count
     for (int pass = 0; pass < passes; ++pass) {
       const int shift = bits - radix_bits * (pass + 1);
-      for (int i = t; i < round * radix_bins; i += G) (&sh.hist[0][0])[i] = 0;
-      group_sync<G>();
-      if (t < round) sh.slot[t] = lower_slot(sh.prefix, round, sh.prefix[t]);
+      const bool first_again = pass == 0 && base > 0;  // rounds after the first reuse the first digit's counts
+      if (!first_again) {
+        for (int i = t; i < round * radix_bins; i += G) (&sh.hist[0][0])[i] = 0;
+        group_sync<G>();
+        if (t < round) sh.slot[t] = lower_slot(sh.prefix, round, sh.prefix[t]);
 #pragma unroll
-      for (int i = 0; i < ITEMS; ++i) {
-        if (std::int64_t(i) * G + t >= len) break;
-        const U high = pass == 0 ? U(0) : static_cast<U>(keys[i] >> (shift + radix_bits));
-        const int s = lower_slot(sh.prefix, round, high);
-        if (s < round && sh.prefix[s] == high) atomicAdd(&sh.hist[s][(keys[i] >> shift) & (radix_bins - 1)], 1u);
+        for (int i = 0; i < ITEMS; ++i) {
+          const U high = pass == 0 ? U(0) : static_cast<U>(keys[i] >> (shift + radix_bits));
+          const int s = lower_slot(sh.prefix, round, high);
+          const bool counted = std::int64_t(i) * G + t < len && s < round && sh.prefix[s] == high;
+          count_in_warp(&sh.hist[0][0], counted ? s * radix_bins + int((keys[i] >> shift) & (radix_bins - 1)) : -1);
+        }
+        group_sync<G>();
+        if (pass == 0 && count > RANKS)
+          for (int i = t; i < radix_bins; i += G) sh.first_hist[i] = sh.hist[0][i];
       }
-      group_sync<G>();
       for (int j = warp; j < round; j += warps) {
         U prefix = sh.prefix[j];
         std::int64_t rem = sh.rem[j];
-        choose_bin(sh.hist[sh.slot[j]], prefix, rem);
+        choose_bin(first_again ? sh.first_hist : sh.hist[sh.slot[j]], prefix, rem);
         if ((threadIdx.x & 31) == 0) {
           sh.prefix[j] = prefix;
           sh.rem[j] = rem;

@@ -65,11 +65,16 @@ __global__ void __launch_bounds__(block_threads) large_count_kernel(const T* in,
     const core::segment_bounds b = req.bounds(entry.segment);
     const std::int64_t begin = b.begin + (tile - entry.first_tile) * tile_size;
     const std::int64_t end = begin + tile_size < b.end ? begin + tile_size : b.end;
-    for (std::int64_t i = begin + threadIdx.x; i < end && active > 0; i += block_threads) {
-      const U key = order_key(in[i], largest);
-      const U high = pass == 0 ? U(0) : static_cast<U>(key >> (shift + radix_bits));
-      const int s = lower_slot(prefix, active, high);
-      if (s < active && prefix[s] == high) atomicAdd(&hist[s][(key >> shift) & (radix_bins - 1)], 1u);
+    if (active > 0) {
+#pragma unroll 4
+      for (int item = 0; item < tile_items; ++item) {  // the same trip count in every lane (count_in_warp)
+        const std::int64_t i = begin + std::int64_t(item) * block_threads + threadIdx.x;
+        const U key = i < end ? order_key(in[i], largest) : U(0);
+        const U high = pass == 0 ? U(0) : static_cast<U>(key >> (shift + radix_bits));
+        const int s = lower_slot(prefix, active, high);
+        const bool counted = i < end && s < active && prefix[s] == high;
+        count_in_warp(&hist[0][0], counted ? s * radix_bins + int((key >> shift) & (radix_bins - 1)) : -1);
+      }
     }
     __syncthreads();
     for (int i = threadIdx.x; i < active * radix_bins; i += blockDim.x) {

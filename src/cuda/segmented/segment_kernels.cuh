@@ -77,7 +77,7 @@ __device__ void answer_segment(const T* in, const request& req, const tables<cor
 
 /// The warp tier: each warp of the block answers segments of the list in turn.
 template <class T>
-__global__ void __launch_bounds__(256) warp_tier_kernel(const T* in, request req, tables<core::key_t<T>> t) {
+__global__ void __launch_bounds__(256, 4) warp_tier_kernel(const T* in, request req, tables<core::key_t<T>> t) {
   using U = core::key_t<T>;
   using storage = group_storage<32, warp_items, warp_ranks_per_round, U>;
   __shared__ storage sh[8];

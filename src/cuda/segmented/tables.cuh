@@ -13,14 +13,14 @@
 namespace kselect::cuda::segmented {
 
 /// Tiers by segment length (first guesses for 4-byte keys, not yet swept). A warp
-/// holds up to 32 keys per lane in registers, a 256-thread block 16 per thread
+/// holds up to 8 keys per lane in registers, a 256-thread block 16 per thread
 /// (several blocks fit an SM), a 512-thread block block_items per thread; longer
 /// segments are cut into tiles that all blocks share.
 inline constexpr int radix_bits = 8;
 inline constexpr int radix_bins = 1 << radix_bits;
 inline constexpr int tiny_max = 32;                      ///< one key per lane, ranks by counting
-inline constexpr int warp_items = 32;
-inline constexpr int warp_max = 32 * warp_items;         ///< 1024
+inline constexpr int warp_items = 8;
+inline constexpr int warp_max = 32 * warp_items;         ///< 256
 inline constexpr int small_block_threads = 256;
 inline constexpr int small_block_items = 16;
 inline constexpr int small_block_max = small_block_threads * small_block_items;  ///< 4096
@@ -29,7 +29,10 @@ template <class U>
 inline constexpr int block_items = sizeof(U) == 8 ? 16 : 32;
 template <class U>
 inline constexpr std::int64_t block_max = std::int64_t(block_threads) * block_items<U>;
-inline constexpr int warp_ranks_per_round = 4;           ///< histograms per warp (1 KiB each)
+inline constexpr int warp_ranks_per_round = 2;           ///< histograms per warp (1 KiB each)
+/// Sorted top-k rows of at most this many keys are sorted by a warp (ranks by
+/// counting); longer ones by CUB's segmented radix sort.
+inline constexpr int warp_sort_max = 256;
 inline constexpr int block_ranks_per_round = 16;
 inline constexpr int large_ranks_per_round = 8;
 inline constexpr int tile_items = 16;
@@ -92,11 +95,12 @@ inline std::int64_t tiles_max_of(std::int64_t n, std::int64_t large_max) {
   return n / tile_size + large_max + 1;
 }
 
-/// Carves the workspace at `base` (null: only the size). sort_temp_bytes comes from
-/// the segmented sort's own query (top-k with sorted output), else 0.
+/// Carves the workspace at `base` (null: only the size). Top-k with sorted rows takes
+/// a second copy of the chosen keys and, for rows longer than warp_sort_max,
+/// sort_temp_bytes for CUB's segmented sort (its own query).
 template <class U>
 std::size_t carve(tables<U>& t, char* base, std::int64_t m, std::int64_t n, int width, bool nan_counts,
-                  std::int64_t topk_k, std::size_t sort_temp_bytes) {
+                  std::int64_t topk_k, bool sorted, std::size_t sort_temp_bytes) {
   kselect::detail::workspace_carver c;
   auto take = [&](auto*& p, std::int64_t count) {
     using P = std::remove_reference_t<decltype(*p)>;
@@ -124,7 +128,7 @@ std::size_t carve(tables<U>& t, char* base, std::int64_t m, std::int64_t n, int 
     take(t.topk_index, m * topk_k);
     take(t.tile_less, t.tiles_max);
     take(t.tile_equal, t.tiles_max);
-    if (sort_temp_bytes > 0) {
+    if (sorted) {
       take(t.topk_keys_alt, m * topk_k);
       take(t.topk_index_alt, m * topk_k);
       const std::size_t at = c.take(sort_temp_bytes);
