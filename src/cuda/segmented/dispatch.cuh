@@ -139,6 +139,21 @@ inline unsigned grid_for(std::int64_t work, std::int64_t per_block, std::int64_t
   return static_cast<unsigned>(std::max<std::int64_t>(1, std::min(blocks, cap)));
 }
 
+/// A block tier's launch with its dynamic shared memory (allowed above 48 KiB once per
+/// kernel, on the first call).
+template <class K, int THREADS, int ITEMS, int MIN_BLOCKS, tier TIER>
+cudaError_t launch_block_tier(unsigned grid, const K* d_in, const request& r, const tables<core::key_t<K>>& t,
+                              cudaStream_t stream) {
+  using storage = block_storage<THREADS, ITEMS, block_ranks_per_round, core::key_t<K>>;
+  constexpr auto kernel = block_tier_kernel<K, THREADS, ITEMS, MIN_BLOCKS, TIER>;
+  static const cudaError_t allowed =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sizeof(storage)));
+  KSELECT_CUDA_TRY(allowed);
+  kernel<<<grid, THREADS, sizeof(storage), stream>>>(d_in, r, t);
+  KSELECT_LAUNCH_CHECK();
+  return cudaSuccess;
+}
+
 /// The sort query (top-k with sorted output): bytes of DeviceSegmentedRadixSort's temporaries.
 template <class U>
 cudaError_t sort_bytes(const request& r, std::size_t& bytes) {
@@ -262,19 +277,21 @@ cudaError_t run(void* d_workspace, std::size_t& workspace_bytes, const K* d_in, 
   tiny_tier_kernel<K><<<grid_for(m, 8, 16 * sms), 256, 0, stream>>>(d_in, r, t);
   KSELECT_LAUNCH_CHECK();
   if (n > tiny_max) {
-    warp_tier_kernel<K><<<grid_for(std::min(m, n / (tiny_max + 1)), 8, 8 * sms), 256, 0, stream>>>(d_in, r, t);
+    warp_tier_kernel<K, warp_items, 4, tier_warp>
+        <<<grid_for(std::min(m, n / (tiny_max + 1)), 8, 8 * sms), 256, 0, stream>>>(d_in, r, t);
     KSELECT_LAUNCH_CHECK();
   }
   if (n > warp_max) {
-    block_tier_kernel<K, small_block_threads, small_block_items, 4, tier_small_block>
-        <<<grid_for(std::min(m, n / (warp_max + 1)), 1, 8 * sms), small_block_threads, 0, stream>>>(d_in, r, t);
+    warp_tier_kernel<K, wide_warp_items, 1, tier_wide_warp>
+        <<<grid_for(std::min(m, n / (warp_max + 1)), 8, 8 * sms), 256, 0, stream>>>(d_in, r, t);
     KSELECT_LAUNCH_CHECK();
   }
-  if (n > small_block_max) {
-    block_tier_kernel<K, block_threads, block_items<U>, 1, tier_block>
-        <<<grid_for(std::min(m, n / (small_block_max + 1)), 1, 2 * sms), block_threads, 0, stream>>>(d_in, r, t);
-    KSELECT_LAUNCH_CHECK();
-  }
+  if (n > wide_warp_max)
+    KSELECT_CUDA_TRY((launch_block_tier<K, small_block_threads, small_block_items, 4, tier_small_block>(
+        grid_for(std::min(m, n / (wide_warp_max + 1)), 1, 8 * sms), d_in, r, t, stream)));
+  if (n > small_block_max)
+    KSELECT_CUDA_TRY((launch_block_tier<K, block_threads, block_items<U>, 1, tier_block>(
+        grid_for(std::min(m, n / (small_block_max + 1)), 1, 2 * sms), d_in, r, t, stream)));
   if (t.large_max > 0) KSELECT_CUDA_TRY(run_large(d_in, r, t, stream));
   if (topk) {
     auto* keys_out = static_cast<K*>(d_out);

@@ -51,15 +51,6 @@ __device__ __forceinline__ int lower_slot(const U* prefix, int count, U key) {
   return lo;
 }
 
-/// Adds one to bin `target` of `hist` (a flat array; -1: nothing), one atomic per
-/// distinct bin of the warp: keys of one segment often share their first digit
-/// (floats in [0.5, 1) share sign and exponent), and same-address atomics serialise.
-/// Every lane of the warp calls it.
-__device__ __forceinline__ void count_in_warp(unsigned* hist, int target) {
-  const unsigned peers = __match_any_sync(0xffffffffu, target);
-  if (target >= 0 && (threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(hist + target, __popc(peers));
-}
-
 /// One warp finds the bin of `hist` that holds rank `rem` and moves the rank into it.
 template <class U>
 __device__ __forceinline__ void choose_bin(const unsigned* hist, U& prefix, std::int64_t& rem) {
@@ -126,8 +117,8 @@ __device__ void select_ranks(const U (&keys)[ITEMS], std::int64_t len, const std
         for (int i = 0; i < ITEMS; ++i) {
           const U high = pass == 0 ? U(0) : static_cast<U>(keys[i] >> (shift + radix_bits));
           const int s = lower_slot(sh.prefix, round, high);
-          const bool counted = std::int64_t(i) * G + t < len && s < round && sh.prefix[s] == high;
-          count_in_warp(&sh.hist[0][0], counted ? s * radix_bins + int((keys[i] >> shift) & (radix_bins - 1)) : -1);
+          if (std::int64_t(i) * G + t < len && s < round && sh.prefix[s] == high)
+            atomicAdd(&sh.hist[s][(keys[i] >> shift) & (radix_bins - 1)], 1u);
         }
         group_sync<G>();
         if (pass == 0 && count > RANKS)

@@ -67,13 +67,12 @@ __global__ void __launch_bounds__(block_threads) large_count_kernel(const T* in,
     const std::int64_t end = begin + tile_size < b.end ? begin + tile_size : b.end;
     if (active > 0) {
 #pragma unroll 4
-      for (int item = 0; item < tile_items; ++item) {  // the same trip count in every lane (count_in_warp)
+      for (int item = 0; item < tile_items; ++item) {
         const std::int64_t i = begin + std::int64_t(item) * block_threads + threadIdx.x;
         const U key = i < end ? order_key(in[i], largest) : U(0);
         const U high = pass == 0 ? U(0) : static_cast<U>(key >> (shift + radix_bits));
         const int s = lower_slot(prefix, active, high);
-        const bool counted = i < end && s < active && prefix[s] == high;
-        count_in_warp(&hist[0][0], counted ? s * radix_bins + int((key >> shift) & (radix_bins - 1)) : -1);
+        if (i < end && s < active && prefix[s] == high) atomicAdd(&hist[s][(key >> shift) & (radix_bins - 1)], 1u);
       }
     }
     __syncthreads();

@@ -89,6 +89,7 @@ template <class U>
 __device__ int tier_of(std::int64_t len) {
   if (len <= tiny_max) return tier_tiny;
   if (len <= warp_max) return tier_warp;
+  if (len <= wide_warp_max) return tier_wide_warp;
   if (len <= small_block_max) return tier_small_block;
   if (len <= block_max<U>) return tier_block;
   return tier_large;

@@ -6,6 +6,8 @@
 // index order, to tables::topk_keys / topk_index (topk_finish.cuh sorts and gathers).
 #pragma once
 
+#include <cub/block/block_radix_sort.cuh>
+
 #include "core/key_traits.hpp"
 #include "cuda/segmented/group_radix.cuh"
 
@@ -50,10 +52,39 @@ __device__ void write_topk(const U (&keys)[ITEMS], std::int64_t len, bool take_a
   group_sync<G>();
 }
 
+/// What a block tier keeps in shared memory: the radix rounds' storage, or, for a
+/// segment with more ranks than one round takes, a block radix sort of its keys and
+/// the sorted keys (dynamic shared memory: the sort needs more than 48 KiB).
+template <int G, int ITEMS, int RANKS, class U>
+union block_storage {
+  using sort = cub::BlockRadixSort<U, G, ITEMS>;
+  group_storage<G, ITEMS, RANKS, U> radix;
+  typename sort::TempStorage sorting;
+  U sorted[G * ITEMS];
+};
+
+/// Many ranks of one segment: sort the keys (keys past the end sort last), then read
+/// each rank's key.
+template <int G, int ITEMS, int RANKS, class U>
+__device__ void select_by_sorting(const U (&keys)[ITEMS], std::int64_t len, const std::int64_t* ranks, int count,
+                                  U* answers, block_storage<G, ITEMS, RANKS, U>& sh) {
+  U sorting[ITEMS];
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) sorting[i] = std::int64_t(i) * G + threadIdx.x < len ? keys[i] : U(~U(0));
+  typename block_storage<G, ITEMS, RANKS, U>::sort(sh.sorting).Sort(sorting);
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) sh.sorted[threadIdx.x * ITEMS + i] = sorting[i];
+  __syncthreads();
+  for (int e = threadIdx.x; e < count; e += G) answers[e] = sh.sorted[ranks[e]];
+  __syncthreads();
+}
+
 /// One segment of at most G * ITEMS keys, by one group.
 template <int G, int ITEMS, int RANKS, class T>
 __device__ void answer_segment(const T* in, const request& req, const tables<core::key_t<T>>& t, std::int64_t s,
-                               group_storage<G, ITEMS, RANKS, core::key_t<T>>& sh) {
+                               group_storage<G, ITEMS, RANKS, core::key_t<T>>& sh,
+                               block_storage<G, ITEMS, RANKS, core::key_t<T>>* many = nullptr) {
   using U = core::key_t<T>;
   const core::segment_bounds b = req.bounds(s);
   const std::int64_t len = b.length();
@@ -67,6 +98,12 @@ __device__ void answer_segment(const T* in, const request& req, const tables<cor
   }
   const int count = t.valid_ranks[s];
   U* answers = t.answers + s * t.width;
+  if constexpr (G > 32) {
+    if (many && count > RANKS) {  // never top-k: it has one rank
+      select_by_sorting(keys, len, t.ranks + s * t.width, count, answers, *many);
+      return;
+    }
+  }
   select_ranks(keys, len, t.ranks + s * t.width, count, answers, sh);
   if (req.op != op_kind::topk) return;
   const bool take_all = count == 0;  // k > len
@@ -75,30 +112,33 @@ __device__ void answer_segment(const T* in, const request& req, const tables<cor
   write_topk(keys, len, take_all, threshold, need, 0, 0, 0, t.topk_keys + s * t.k, t.topk_index + s * t.k, sh);
 }
 
-/// The warp tier: each warp of the block answers segments of the list in turn.
-template <class T>
-__global__ void __launch_bounds__(256, 4) warp_tier_kernel(const T* in, request req, tables<core::key_t<T>> t) {
+/// The warp tiers: each warp of the block answers segments of the list in turn.
+template <class T, int ITEMS, int MIN_BLOCKS, tier TIER>
+__global__ void __launch_bounds__(256, MIN_BLOCKS) warp_tier_kernel(const T* in, request req,
+                                                                    tables<core::key_t<T>> t) {
   using U = core::key_t<T>;
-  using storage = group_storage<32, warp_items, warp_ranks_per_round, U>;
+  using storage = group_storage<32, ITEMS, warp_ranks_per_round, U>;
   __shared__ storage sh[8];
   const int warp = threadIdx.x / 32;
-  const int count = t.counters[tier_warp];
-  const int* list = t.lists + tier_warp * t.m;
+  const int count = t.counters[TIER];
+  const int* list = t.lists + TIER * t.m;
   for (int i = blockIdx.x * 8 + warp; i < count; i += gridDim.x * 8)
-    answer_segment<32, warp_items, warp_ranks_per_round>(in, req, t, list[i], sh[warp]);
+    answer_segment<32, ITEMS, warp_ranks_per_round>(in, req, t, list[i], sh[warp]);
 }
 
-/// The block tiers: one segment per block at a time, THREADS * ITEMS keys at most.
+/// The block tiers: one segment per block at a time, THREADS * ITEMS keys at most;
+/// launched with sizeof(block_storage) bytes of dynamic shared memory.
 template <class T, int THREADS, int ITEMS, int MIN_BLOCKS, tier TIER>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) block_tier_kernel(const T* in, request req,
                                                                          tables<core::key_t<T>> t) {
   using U = core::key_t<T>;
-  using storage = group_storage<THREADS, ITEMS, block_ranks_per_round, U>;
-  __shared__ storage sh;
+  using storage = block_storage<THREADS, ITEMS, block_ranks_per_round, U>;
+  extern __shared__ __align__(16) unsigned char dynamic_shared[];
+  storage& sh = *reinterpret_cast<storage*>(dynamic_shared);
   const int count = t.counters[TIER];
   const int* list = t.lists + TIER * t.m;
   for (int i = blockIdx.x; i < count; i += gridDim.x) {
-    answer_segment<THREADS, ITEMS, block_ranks_per_round>(in, req, t, list[i], sh);
+    answer_segment<THREADS, ITEMS, block_ranks_per_round>(in, req, t, list[i], sh.radix, &sh);
     __syncthreads();
   }
 }

@@ -13,7 +13,8 @@
 namespace kselect::cuda::segmented {
 
 /// Tiers by segment length (first guesses for 4-byte keys, not yet swept). A warp
-/// holds up to 8 keys per lane in registers, a 256-thread block 16 per thread
+/// holds up to 8 keys per lane in registers (or 32: more registers, fewer warps per
+/// SM), a 256-thread block 16 per thread
 /// (several blocks fit an SM), a 512-thread block block_items per thread; longer
 /// segments are cut into tiles that all blocks share.
 inline constexpr int radix_bits = 8;
@@ -21,6 +22,8 @@ inline constexpr int radix_bins = 1 << radix_bits;
 inline constexpr int tiny_max = 32;                      ///< one key per lane, ranks by counting
 inline constexpr int warp_items = 8;
 inline constexpr int warp_max = 32 * warp_items;         ///< 256
+inline constexpr int wide_warp_items = 32;
+inline constexpr int wide_warp_max = 32 * wide_warp_items;  ///< 1024
 inline constexpr int small_block_threads = 256;
 inline constexpr int small_block_items = 16;
 inline constexpr int small_block_max = small_block_threads * small_block_items;  ///< 4096
@@ -46,10 +49,11 @@ inline constexpr std::int64_t no_invalid = 0x7f7f7f7f7f7f7f7fLL;
 enum tier : int {
   tier_tiny = 0,
   tier_warp = 1,
-  tier_small_block = 2,
-  tier_block = 3,
-  tier_large = 4,
-  tier_count = 5
+  tier_wide_warp = 2,
+  tier_small_block = 3,
+  tier_block = 4,
+  tier_large = 5,
+  tier_count = 6
 };
 
 /// One segment of the large tier: its index and its tiles [first_tile, first_tile + tiles).
