@@ -270,29 +270,38 @@ cudaError_t run(void* d_workspace, std::size_t& workspace_bytes, const K* d_in, 
   }
   plan_kernel<U><<<grid_for(m, 256, 16 * sms), 256, 0, stream>>>(r, t, first_invalid);
   KSELECT_LAUNCH_CHECK();
-  if (t.large_max > 0) {
+  // Equal rows all fall in one tier: the others are not launched. Ragged segments may
+  // fall in any tier whose shortest segment the total can hold.
+  const bool rows = segs.d_offsets == nullptr;
+  auto may_hold = [&](std::int64_t shortest, std::int64_t longest) {
+    return rows ? segs.row_length >= shortest && segs.row_length <= longest : n >= shortest;
+  };
+  const bool large = t.large_max > 0 && may_hold(block_max<U> + 1, INT64_MAX);
+  if (large) {
     tile_owner_kernel<U><<<grid_for(t.large_max, 1, 4 * sms), 256, 0, stream>>>(t);
     KSELECT_LAUNCH_CHECK();
   }
-  tiny_tier_kernel<K><<<grid_for(m, 8, 16 * sms), 256, 0, stream>>>(d_in, r, t);
-  KSELECT_LAUNCH_CHECK();
-  if (n > tiny_max) {
+  if (may_hold(1, tiny_max)) {
+    tiny_tier_kernel<K><<<grid_for(m, 8, 16 * sms), 256, 0, stream>>>(d_in, r, t);
+    KSELECT_LAUNCH_CHECK();
+  }
+  if (may_hold(tiny_max + 1, warp_max)) {
     warp_tier_kernel<K, warp_items, 4, tier_warp>
         <<<grid_for(std::min(m, n / (tiny_max + 1)), 8, 8 * sms), 256, 0, stream>>>(d_in, r, t);
     KSELECT_LAUNCH_CHECK();
   }
-  if (n > warp_max) {
+  if (may_hold(warp_max + 1, wide_warp_max)) {
     warp_tier_kernel<K, wide_warp_items, 1, tier_wide_warp>
         <<<grid_for(std::min(m, n / (warp_max + 1)), 8, 8 * sms), 256, 0, stream>>>(d_in, r, t);
     KSELECT_LAUNCH_CHECK();
   }
-  if (n > wide_warp_max)
+  if (may_hold(wide_warp_max + 1, small_block_max))
     KSELECT_CUDA_TRY((launch_block_tier<K, small_block_threads, small_block_items, 4, tier_small_block>(
         grid_for(std::min(m, n / (wide_warp_max + 1)), 1, 8 * sms), d_in, r, t, stream)));
-  if (n > small_block_max)
+  if (may_hold(small_block_max + 1, block_max<U>))
     KSELECT_CUDA_TRY((launch_block_tier<K, block_threads, block_items<U>, 1, tier_block>(
         grid_for(std::min(m, n / (small_block_max + 1)), 1, 2 * sms), d_in, r, t, stream)));
-  if (t.large_max > 0) KSELECT_CUDA_TRY(run_large(d_in, r, t, stream));
+  if (large) KSELECT_CUDA_TRY(run_large(d_in, r, t, stream));
   if (topk) {
     auto* keys_out = static_cast<K*>(d_out);
     if (rq.index_bytes == 4)
