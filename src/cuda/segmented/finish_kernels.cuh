@@ -17,17 +17,6 @@ __device__ __forceinline__ R missing_value() {
   else return R(0);
 }
 
-/// The position of `rank` in a segment's sorted rank row.
-__device__ __forceinline__ int entry_of_rank(const std::int64_t* row, int count, std::int64_t rank) {
-  int lo = 0, hi = count;
-  while (lo < hi) {
-    const int mid = (lo + hi) / 2;
-    if (row[mid] < rank) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /// A quantile from the keys a (rank p.lo) and b (rank p.hi).
 template <class T>
 __device__ quantile_value_t<T> quantile_of(const core::quantile_point& p, core::key_t<T> a, core::key_t<T> b) {

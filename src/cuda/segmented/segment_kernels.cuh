@@ -143,8 +143,9 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) block_tier_kernel(const T
   }
 }
 
-/// The tiny tier: a segment of at most 32 keys per warp, each lane ranking its key
-/// against the others ((key, index) order), so any number of ranks costs one pass.
+/// The tiny tier: a segment of at most 32 * tiny_items keys per warp, each lane
+/// ranking its keys against all the others ((key, index) order, one shuffle per key),
+/// so any number of ranks costs one sweep and no synchronisation.
 template <class T>
 __global__ void tiny_tier_kernel(const T* in, request req, tables<core::key_t<T>> t) {
   using U = core::key_t<T>;
@@ -157,24 +158,41 @@ __global__ void tiny_tier_kernel(const T* in, request req, tables<core::key_t<T>
     const std::int64_t s = list[i];
     const core::segment_bounds b = req.bounds(s);
     const int len = static_cast<int>(b.length());
-    const U key = lane < len ? order_key(in[b.begin + lane], largest) : U(0);
-    int rank = 0;
-    for (int j = 0; j < len; ++j) {
-      const U other = __shfl_sync(0xffffffffu, key, j);
-      rank += other < key || (other == key && j < lane);
+    U key[tiny_items];
+    int rank[tiny_items] = {};
+#pragma unroll
+    for (int h = 0; h < tiny_items; ++h) key[h] = h * 32 + lane < len ? order_key(in[b.begin + h * 32 + lane], largest) : U(0);
+#pragma unroll
+    for (int held = 0; held < tiny_items; ++held) {  // the keys lane `from` holds as its item `held`
+      for (int from = 0; from < 32 && held * 32 + from < len; ++from) {
+        const int j = held * 32 + from;
+        const U other = __shfl_sync(0xffffffffu, key[held], from);
+#pragma unroll
+        for (int h = 0; h < tiny_items; ++h) rank[h] += other < key[h] || (other == key[h] && j < h * 32 + lane);
+      }
     }
     if (req.op != op_kind::topk) {
       const int ranks = t.valid_ranks[s];
       const std::int64_t* row = t.ranks + s * t.width;
-      for (int e = 0; e < ranks; ++e)
-        if (lane < len && rank == row[e]) t.answers[s * t.width + e] = key;
+#pragma unroll
+      for (int h = 0; h < tiny_items; ++h) {
+        if (h * 32 + lane >= len) continue;
+        for (int e = entry_of_rank(row, ranks, rank[h]); e < ranks && row[e] == rank[h]; ++e)
+          t.answers[s * t.width + e] = key[h];
+      }
       continue;
     }
-    const bool chosen = lane < len && rank < req.k;
-    const int pos = __popc(__ballot_sync(0xffffffffu, chosen) & ((1u << lane) - 1u));
-    if (chosen) {
-      t.topk_keys[s * t.k + pos] = key;
-      t.topk_index[s * t.k + pos] = lane;
+    int before = 0;  // chosen keys of the earlier items, in index order
+#pragma unroll
+    for (int h = 0; h < tiny_items; ++h) {
+      const bool chosen = h * 32 + lane < len && rank[h] < req.k;
+      const unsigned ballot = __ballot_sync(0xffffffffu, chosen);
+      if (chosen) {
+        const int pos = before + __popc(ballot & ((1u << lane) - 1u));
+        t.topk_keys[s * t.k + pos] = key[h];
+        t.topk_index[s * t.k + pos] = h * 32 + lane;
+      }
+      before += __popc(ballot);
     }
   }
 }

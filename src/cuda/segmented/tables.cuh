@@ -19,7 +19,8 @@ namespace kselect::cuda::segmented {
 /// segments are cut into tiles that all blocks share.
 inline constexpr int radix_bits = 8;
 inline constexpr int radix_bins = 1 << radix_bits;
-inline constexpr int tiny_max = 32;                      ///< one key per lane, ranks by counting
+inline constexpr int tiny_items = 4;
+inline constexpr int tiny_max = 32 * tiny_items;         ///< 128: ranks by counting in a warp
 inline constexpr int warp_items = 8;
 inline constexpr int warp_max = 32 * warp_items;         ///< 256
 inline constexpr int wide_warp_items = 32;
@@ -88,6 +89,17 @@ struct tables {
 
   std::int64_t m = 0, width = 0, large_max = 0, tiles_max = 0, k = 0;
 };
+
+/// The position of `rank` in a segment's sorted rank row.
+__device__ __forceinline__ int entry_of_rank(const std::int64_t* row, int count, std::int64_t rank) {
+  int lo = 0, hi = count;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (row[mid] < rank) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
 
 /// Upper bounds of the large tier: segments longer than block_max, and their tiles.
 template <class U>
