@@ -19,8 +19,8 @@ namespace kselect::cuda::segmented {
 /// segments are cut into tiles that all blocks share.
 inline constexpr int radix_bits = 8;
 inline constexpr int radix_bins = 1 << radix_bits;
-inline constexpr int tiny_items = 4;
-inline constexpr int tiny_max = 32 * tiny_items;         ///< 128: ranks by counting in a warp
+inline constexpr int tiny_items = 1;
+inline constexpr int tiny_max = 32 * tiny_items;         ///< 32: ranks by counting in a warp
 inline constexpr int warp_items = 8;
 inline constexpr int warp_max = 32 * warp_items;         ///< 256
 inline constexpr int wide_warp_items = 32;
