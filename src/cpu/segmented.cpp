@@ -126,30 +126,31 @@ void segmented_quantile(const T* values, const segments& segs, const double* qs,
   using R = quantile_value_t<T>;
   using traits = core::key_traits<T>;
   if (num_qs == 0) return;
-  (void)core::quantile_point_for(1, 0.0, method);  // throws for a method outside the enum
   const auto r = static_cast<std::size_t>(num_qs);
   for_each_segment(values, segs, num_threads, [&](std::int64_t i, const T* seg, std::int64_t len, int threads,
                                                   segment_scratch<T>& s) {
     R* row = out + static_cast<std::size_t>(i) * r;
-    // NumPy: one NaN makes every quantile NaN; nanquantile leaves the NaNs out. Either
-    // way an empty remainder answers NaN.
-    const std::int64_t nans = count_segment_nans(seg, len, threads);
-    const std::int64_t valid = ignore_nan ? len - nans : (nans > 0 ? 0 : len);
-    if (valid == 0) {
-      std::fill(row, row + r, std::numeric_limits<R>::quiet_NaN());
-      return;
-    }
-    // NaNs order last, so the ranks below `valid` are those of the other values.
+    const auto answer_nan = [&] { std::fill(row, row + r, std::numeric_limits<R>::quiet_NaN()); };
+    // NumPy: nanquantile leaves the NaNs out (they order last, so the ranks below
+    // `valid` are those of the other values), and an empty remainder answers NaN.
+    const std::int64_t valid = ignore_nan ? len - count_segment_nans(seg, len, threads) : len;
+    if (valid == 0) return answer_nan();
     s.ranks.clear();
     for (std::size_t j = 0; j < r; ++j) {
       const core::quantile_point p = core::quantile_point_of(valid, qs[j], method);
       s.ranks.push_back(p.lo);
       s.ranks.push_back(p.hi);
     }
+    // quantile: one NaN makes every quantile NaN, and there is one exactly when the
+    // largest key is NaN: that rank is selected with the others (no pass of its own).
+    const bool check_nan = is_floating_key_v<T> && !ignore_nan;
+    if (check_nan) s.ranks.push_back(len - 1);
     std::sort(s.ranks.begin(), s.ranks.end());
     s.ranks.erase(std::unique(s.ranks.begin(), s.ranks.end()), s.ranks.end());
     s.found.resize(s.ranks.size());
     select_segment_keys(seg, len, std::span<const std::int64_t>(s.ranks), s.found.data(), threads, s);
+    if constexpr (is_floating_key_v<T>)
+      if (check_nan && s.found.back() == traits::nan_key) return answer_nan();
     const auto value_of_rank = [&](std::int64_t rank) {
       const auto at = std::lower_bound(s.ranks.begin(), s.ranks.end(), rank) - s.ranks.begin();
       return core::arithmetic_value(traits::from_key(s.found[static_cast<std::size_t>(at)]));
