@@ -28,6 +28,7 @@
 #include "common/device_data.cuh"
 #include "common/generate.hpp"
 #include "common/rng.hpp"
+#include "common/segmented_inputs.hpp"
 #include "core/sampling.hpp"
 #include "harness/harness.hpp"
 #include "kselect/device_segmented.hpp"
@@ -40,6 +41,10 @@ using kselect::bench::cub_segmented_sort;
 using kselect::bench::time_median;
 using kselect::test::cuda_check;
 using kselect::test::device_buffer;
+using kselect::test::huge_among_tiny_lengths;
+using kselect::test::middle_ranks;
+using kselect::test::offsets_of;
+using kselect::test::row_offsets;
 namespace device = kselect::device;
 
 struct bench_options : kselect::bench::run_options {
@@ -99,18 +104,6 @@ segmented_input<T> make_input(std::vector<std::int64_t> offsets, bool rows, cons
       kselect::bench::read_floor_ms<float>(s, copies, o, static_cast<std::int64_t>(bytes / sizeof(float)),
                                            [&](int c) { return reinterpret_cast<const float*>(in.copies[c].data()); });
   return in;
-}
-
-std::vector<std::int64_t> row_offsets(std::int64_t m, std::int64_t cols) {
-  std::vector<std::int64_t> offsets(static_cast<std::size_t>(m + 1));
-  for (std::int64_t i = 0; i <= m; ++i) offsets[static_cast<std::size_t>(i)] = i * cols;
-  return offsets;
-}
-
-std::vector<std::int64_t> offsets_of(const std::vector<std::int64_t>& lengths) {
-  std::vector<std::int64_t> offsets(lengths.size() + 1, 0);
-  for (std::size_t i = 0; i < lengths.size(); ++i) offsets[i + 1] = offsets[i] + lengths[i];
-  return offsets;
 }
 
 // Lengths of lognormal distribution (sigma 1) with the given mean, at least 1, the
@@ -309,14 +302,8 @@ void run_cases(const bench_options& o, cudaStream_t s, bench_run& b) {
     }
   }
   if (wanted(6)) {
-    const std::int64_t tiny = std::int64_t{1} << 20;
-    std::vector<std::int64_t> lengths(static_cast<std::size_t>(tiny + 1));
-    for (std::int64_t i = 0; i <= tiny; ++i)
-      lengths[i] = static_cast<std::int64_t>(kselect::test::random_word(6, static_cast<std::uint64_t>(i)) % 32) + 1;
-    lengths[tiny / 2] = std::int64_t{1} << 25;
-    const auto in = make_input<float>(offsets_of(lengths), false, o, s);
-    std::vector<std::int64_t> ks(lengths.size());
-    for (std::size_t i = 0; i < ks.size(); ++i) ks[i] = lengths[i] / 2;
+    const auto in = make_input<float>(offsets_of(huge_among_tiny_lengths(6)), false, o, s);
+    const std::vector<std::int64_t> ks = middle_ranks(in.offsets);
     b.select(6, "2^25 + 2^20 x (1..32), select_each len/2", in, 0, &ks);
     b.quantile(6, "2^25 + 2^20 x (1..32), median", in, {0.5});
   }

@@ -117,6 +117,18 @@ inline std::vector<std::int64_t> power_of_two_lengths(int lo, int hi) {
   return lengths;
 }
 
+/// One segment of 2^25 (the 2^19-th) among 2^20 + 1 of random lengths 1 to 32: the
+/// mix where one strategy for every segment fails.
+inline std::vector<std::int64_t> huge_among_tiny_lengths(std::uint64_t seed) {
+  const std::int64_t tiny = std::int64_t{1} << 20;
+  std::vector<std::int64_t> lengths(static_cast<std::size_t>(tiny + 1));
+  for (std::int64_t i = 0; i <= tiny; ++i)
+    lengths[static_cast<std::size_t>(i)] =
+        static_cast<std::int64_t>(random_word(seed, static_cast<std::uint64_t>(i)) % 32) + 1;
+  lengths[static_cast<std::size_t>(tiny / 2)] = std::int64_t{1} << 25;
+  return lengths;
+}
+
 /// A rank per segment, cycling through 0, 1, length/2 and length - 1 (-1 for an
 /// empty segment, 1 for a segment of one: both outside the segment).
 inline std::vector<std::int64_t> cycling_ranks(std::span<const std::int64_t> offsets) {

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/rng.hpp"
 #include "common/segmented_inputs.hpp"
 #include "cuda/segmented_expect.cuh"
 
@@ -60,13 +59,8 @@ TEST(SegmentedPowerOfTwoRows, Float) {
 
 // One segment of 2^25 in the middle of 2^20 segments of 1 to 32 (50 million values).
 TEST(SegmentedMixedScales, HugeSegmentAmongAMillionTiny) {
-  const std::int64_t tiny = std::int64_t{1} << 20, huge_at = tiny / 2;
-  std::vector<std::int64_t> lengths(static_cast<std::size_t>(tiny + 1));
-  for (std::int64_t i = 0; i <= tiny; ++i)
-    lengths[static_cast<std::size_t>(i)] =
-        static_cast<std::int64_t>(random_word(51, static_cast<std::uint64_t>(i)) % 32) + 1;
-  lengths[static_cast<std::size_t>(huge_at)] = std::int64_t{1} << 25;
-  const std::vector<std::int64_t> offsets = offsets_of(lengths);
+  const std::vector<std::int64_t> offsets = offsets_of(huge_among_tiny_lengths(51));
+  const std::int64_t huge_at = std::int64_t{1} << 19;
   const segmented_input<float> in(
       fill_segments<float>(
           offsets, [&](std::int64_t i) { return i == huge_at ? dist::uniform : cycling_dist(i); }, 52),
