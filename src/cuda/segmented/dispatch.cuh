@@ -296,7 +296,7 @@ cudaError_t run(void* d_workspace, std::size_t& workspace_bytes, const K* d_in, 
     KSELECT_LAUNCH_CHECK();
   }
   if (may_hold(wide_warp_max + 1, small_block_max))
-    KSELECT_CUDA_TRY((launch_block_tier<K, small_block_threads, small_block_items, 4, tier_small_block>(
+    KSELECT_CUDA_TRY((launch_block_tier<K, small_block_threads, small_block_items, small_block_min_blocks, tier_small_block>(
         grid_for(std::min(m, n / (wide_warp_max + 1)), 1, 8 * sms), d_in, r, t, stream)));
   if (may_hold(small_block_max + 1, block_max<U>))
     KSELECT_CUDA_TRY((launch_block_tier<K, block_threads, block_items<U>, 1, tier_block>(
