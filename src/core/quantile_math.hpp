@@ -13,13 +13,13 @@
 //   hazen, weibull, median_unbiased, normal_unbiased, interpolated_inverted_cdf
 //           : x = n*q + (alpha + q*(1 - alpha - beta)) - 1, evaluated in that order, with
 //             (alpha, beta) = (1/2, 1/2), (0, 0), (1/3, 1/3), (3/8, 3/8), (0, 1).
-//   then    : a = v[floor x], b = v[floor x + 1], t = x - floor x; when x >= n - 1 NumPy
-//             takes a = b = v[n-1] and t = x + 1 (it sets both indexes to -1 first); when
-//             x < 0 (the H&F methods at small q) a = b = v[0] and t = x.
-//   midpoint: as linear on x' = (floor h + ceil h) / 2, h = (n - 1) * q, with t = 0.5, or
-//             0 when x' is whole.
-//   averaged_inverted_cdf: as above on x = n*q - 1, then t = 0.5 where the t above is 0
-//             and t = 1 everywhere else (so b itself, through the lerp).
+//   all, from x: a = v[floor x], b = v[floor x + 1], t = x - floor x; when x >= n - 1
+//             NumPy takes a = b = v[n-1] and t = x + 1 (it sets both indexes to -1 first);
+//             when x < 0 (the H&F methods at small q) a = b = v[0] and t = x.
+//   midpoint: a and b as linear's on x' = (floor h + ceil h) / 2, h = (n - 1) * q; t = 0.5,
+//             or 0 when x' is whole.
+//   averaged_inverted_cdf: a and b on x = n*q - 1; t = 0.5 where x is whole and
+//             0 <= x < n - 1, else 1 (b, through the lerp).
 // Methods that answer one element (h = (n - 1) * q):
 //   lower   : v[floor h];  higher: v[ceil h];  nearest: v[round h], ties to even (np.around).
 //   inverted_cdf: i = n*q - 1, the element at floor i when i is whole, else floor i + 1.

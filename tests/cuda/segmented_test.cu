@@ -4,7 +4,7 @@
 // of 2 or of 16 values, or special (NaN, +-inf, -0.0, denormals). Every operation:
 // select (k = 0, 1, len/2, len - 1; on ragged segments also ranks outside the
 // short ones, answered NaN or 0 and reported in d_invalid_segment), select_each,
-// multiselect (unsorted ranks with repeats), quantile (five methods, with and
+// multiselect (unsorted ranks with repeats), quantile (all thirteen methods, with and
 // without ignore_nan; empty segments answer NaN), top-k (both directions, sorted
 // or not, int64, int32 or no indices, k above some lengths: padding).
 #include <gtest/gtest.h>
