@@ -1,5 +1,6 @@
 // core::quantile_point_for, validate_quantiles and the NumPy lerp, on hand-checked
-// cases (NumPy-derived expectations for whole inputs are in quantile_api_test.cpp).
+// cases and values of NumPy's internals (NumPy's answers for whole inputs are in
+// quantile_numpy_test.cpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
