@@ -4,6 +4,8 @@
 #include <string>
 #include <utility>
 
+#include "kselect/types.hpp"
+
 #ifndef KSELECT_CLI_VERSION
 #define KSELECT_CLI_VERSION "unknown"
 #endif
@@ -175,8 +177,10 @@ void command_line::add_quantile() {
   const CLI::Option* percentiles =
       cmd->add_flag("--percentiles", quantile.percentiles, "All 101 percentiles 0, 0.01, ..., 1")->excludes(quantile_);
   alternatives.push_back({cmd, quantile_, percentiles});
-  const std::vector<std::string> methods{"linear", "lower", "higher", "nearest", "midpoint"};
-  choices.push_back({cmd->add_option("--method", quantile.method, "linear, lower, higher, nearest, midpoint")
+  // The library's names (parse_quantile_method reads them), so the two lists cannot drift apart.
+  std::vector<std::string> methods;
+  for (const kselect::quantile_method m : kselect::quantile_methods) methods.emplace_back(kselect::to_string(m));
+  choices.push_back({cmd->add_option("--method", quantile.method, "As numpy.quantile's method= (one of those in braces)")
                          ->check(CLI::IsMember(methods))
                          ->default_str("linear"),
                      methods});

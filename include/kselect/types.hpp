@@ -31,8 +31,46 @@ enum class device_kind { automatic, cpu, cuda };
 ///  - automatic: window for one rank, the general recursion for several.
 enum class algorithm { automatic, sample_select, window };
 
-/// NumPy's quantile methods (numpy.quantile `method=`).
-enum class quantile_method { linear, lower, higher, nearest, midpoint };
+/// NumPy's quantile methods (numpy.quantile `method=`), all thirteen of numpy 2.x.
+///  - linear (the default), lower, higher, nearest, midpoint: NumPy's older
+///    `interpolation=` choices, on the virtual index (n - 1) * q.
+///  - inverted_cdf, averaged_inverted_cdf, closest_observation,
+///    interpolated_inverted_cdf, hazen, weibull, median_unbiased, normal_unbiased:
+///    Hyndman & Fan's definitions 1 to 6, 8 and 9 (linear is their 7).
+/// lower, higher, nearest, inverted_cdf and closest_observation answer an element;
+/// the others interpolate between two neighbours. The formulas: src/core/quantile_math.hpp.
+/// The first five keep the values they had before the other eight were added after them.
+enum class quantile_method {
+  linear,
+  lower,
+  higher,
+  nearest,
+  midpoint,
+  inverted_cdf,
+  averaged_inverted_cdf,
+  closest_observation,
+  interpolated_inverted_cdf,
+  hazen,
+  weibull,
+  median_unbiased,
+  normal_unbiased
+};
+
+/// Every quantile_method, in declaration order (to loop over them or list their names).
+inline constexpr quantile_method quantile_methods[] = {
+    quantile_method::linear,
+    quantile_method::lower,
+    quantile_method::higher,
+    quantile_method::nearest,
+    quantile_method::midpoint,
+    quantile_method::inverted_cdf,
+    quantile_method::averaged_inverted_cdf,
+    quantile_method::closest_observation,
+    quantile_method::interpolated_inverted_cdf,
+    quantile_method::hazen,
+    quantile_method::weibull,
+    quantile_method::median_unbiased,
+    quantile_method::normal_unbiased};
 
 /// Options of the owning API.
 struct options {
@@ -138,7 +176,8 @@ using quantile_value_t =
 const char* to_string(quantile_method m) noexcept;
 const char* to_string(device_kind d) noexcept;
 const char* to_string(algorithm a) noexcept;
-/// Parses "linear", "lower", "higher", "nearest", "midpoint"; throws std::invalid_argument.
+/// Parses a method's name as NumPy spells it ("linear", "median_unbiased", ... as
+/// to_string gives them); throws std::invalid_argument naming the thirteen.
 quantile_method parse_quantile_method(std::string_view name);
 
 }  // namespace kselect

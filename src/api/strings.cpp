@@ -13,6 +13,14 @@ const char* to_string(quantile_method m) noexcept {
     case quantile_method::higher: return "higher";
     case quantile_method::nearest: return "nearest";
     case quantile_method::midpoint: return "midpoint";
+    case quantile_method::inverted_cdf: return "inverted_cdf";
+    case quantile_method::averaged_inverted_cdf: return "averaged_inverted_cdf";
+    case quantile_method::closest_observation: return "closest_observation";
+    case quantile_method::interpolated_inverted_cdf: return "interpolated_inverted_cdf";
+    case quantile_method::hazen: return "hazen";
+    case quantile_method::weibull: return "weibull";
+    case quantile_method::median_unbiased: return "median_unbiased";
+    case quantile_method::normal_unbiased: return "normal_unbiased";
   }
   return "unknown";
 }
@@ -36,12 +44,12 @@ const char* to_string(algorithm a) noexcept {
 }
 
 quantile_method parse_quantile_method(std::string_view name) {
-  for (const quantile_method m : {quantile_method::linear, quantile_method::lower,
-                                  quantile_method::higher, quantile_method::nearest,
-                                  quantile_method::midpoint})
+  for (const quantile_method m : quantile_methods)
     if (name == to_string(m)) return m;
-  throw std::invalid_argument("kselect: unknown quantile method '" + std::string(name) +
-                              "' (expected linear, lower, higher, nearest or midpoint)");
+  std::string expected;
+  for (const quantile_method m : quantile_methods) expected += (expected.empty() ? "" : ", ") + std::string(to_string(m));
+  throw std::invalid_argument("kselect: unknown quantile method '" + std::string(name) + "' (expected one of " +
+                              expected + ")");
 }
 
 }  // namespace kselect

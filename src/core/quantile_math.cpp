@@ -7,14 +7,7 @@
 namespace kselect::core {
 
 quantile_point quantile_point_for(std::int64_t n, double q, quantile_method m) {
-  switch (m) {
-    case quantile_method::linear:
-    case quantile_method::midpoint:
-    case quantile_method::lower:
-    case quantile_method::higher:
-    case quantile_method::nearest:
-      return quantile_point_of(n, q, m);
-  }
+  if (is_quantile_method(m)) return quantile_point_of(n, q, m);
   throw std::invalid_argument("kselect: unknown quantile_method value " +
                               std::to_string(static_cast<int>(m)));
 }

@@ -92,7 +92,9 @@ TEST_F(CliMessages, ValuesNotInTheList) {  // CLI::ValidationError
   expect_exact({"--dtype", "f16", "select", "-k", "1", file_},
                  "--dtype: 'f16' is not one of float32, float64, int32, uint32, int64, uint64");
   expect_exact({"quantile", "-q", "0.5", "--method", "cubic", file_},
-                 "--method: 'cubic' is not one of linear, lower, higher, nearest, midpoint");
+                 "--method: 'cubic' is not one of linear, lower, higher, nearest, midpoint, inverted_cdf, "
+                 "averaged_inverted_cdf, closest_observation, interpolated_inverted_cdf, hazen, weibull, "
+                 "median_unbiased, normal_unbiased");
 }
 
 TEST_F(CliMessages, OptionsThatExcludeEachOther) {  // CLI::ExcludesError

@@ -77,8 +77,7 @@ TYPED_TEST(InputElements, QuantilesFollowNumpyOnTheStableSort) {
       SCOPED_TRACE(test::name(mix) + ", n = " + std::to_string(n));
       const std::vector<T> v = test::generate_signed<T>(mix, n, 11 + static_cast<std::uint64_t>(n));
       const std::vector<T> sorted = test::stable_sorted(v);
-      for (const auto m : {quantile_method::linear, quantile_method::lower, quantile_method::higher,
-                           quantile_method::nearest, quantile_method::midpoint}) {
+      for (const auto m : quantile_methods) {
         const auto got = quantile(v.data(), n, qs, m, cpu_with(0));
         const auto want = test::stable_quantiles(sorted, qs, m);
         for (std::size_t i = 0; i < qs.size(); ++i)

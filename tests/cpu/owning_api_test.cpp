@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -68,6 +69,10 @@ TEST(OwningApi, QuantileOutOfRange) {
   expect_invalid([&] { nanquantile(v, std::vector<double>{0.1, 0.2, std::nan("")}); }, "qs[2] is NaN");
   expect_invalid([&] { quantile(v, std::vector<double>{0.5}, static_cast<quantile_method>(42)); },
                  "quantile_method");
+  expect_invalid([&] { nanquantile(v, std::vector<double>{0.5}, static_cast<quantile_method>(13)); },
+                 "unknown quantile_method value 13");
+  expect_invalid([&] { quantile(v, std::vector<double>{0.5}, static_cast<quantile_method>(-1)); },
+                 "unknown quantile_method value -1");
   EXPECT_TRUE(quantile(v, std::vector<double>{}).empty());
 }
 
@@ -105,8 +110,7 @@ TEST(OwningApi, NanquantileEqualsQuantileWithoutNans) {
     for (const double x : v)
       if (!std::isnan(x)) finite.push_back(x);
     ASSERT_LT(finite.size(), v.size());
-    for (const quantile_method m : {quantile_method::linear, quantile_method::lower, quantile_method::higher,
-                                    quantile_method::nearest, quantile_method::midpoint}) {
+    for (const quantile_method m : quantile_methods) {
       SCOPED_TRACE(testing::Message() << "n = " << n << ", " << to_string(m));
       const auto got = nanquantile(v, qs, m);
       const auto want = quantile(finite, qs, m);
@@ -117,17 +121,31 @@ TEST(OwningApi, NanquantileEqualsQuantileWithoutNans) {
 }
 
 TEST(OwningApi, MethodNames) {
-  for (const quantile_method m : {quantile_method::linear, quantile_method::lower, quantile_method::higher,
-                                  quantile_method::nearest, quantile_method::midpoint})
-    EXPECT_EQ(parse_quantile_method(to_string(m)), m);
+  // quantile_methods lists each value of the enum once, in order, and each name reads back.
+  ASSERT_EQ(std::size(quantile_methods), 13u);
+  for (std::size_t i = 0; i < std::size(quantile_methods); ++i) {
+    EXPECT_EQ(static_cast<std::size_t>(quantile_methods[i]), i);
+    EXPECT_EQ(parse_quantile_method(to_string(quantile_methods[i])), quantile_methods[i]);
+  }
   EXPECT_STREQ(to_string(quantile_method::midpoint), "midpoint");
+  EXPECT_STREQ(to_string(quantile_method::inverted_cdf), "inverted_cdf");
+  EXPECT_STREQ(to_string(quantile_method::averaged_inverted_cdf), "averaged_inverted_cdf");
+  EXPECT_STREQ(to_string(quantile_method::closest_observation), "closest_observation");
+  EXPECT_STREQ(to_string(quantile_method::interpolated_inverted_cdf), "interpolated_inverted_cdf");
+  EXPECT_STREQ(to_string(quantile_method::hazen), "hazen");
+  EXPECT_STREQ(to_string(quantile_method::weibull), "weibull");
+  EXPECT_STREQ(to_string(quantile_method::median_unbiased), "median_unbiased");
+  EXPECT_STREQ(to_string(quantile_method::normal_unbiased), "normal_unbiased");
+  EXPECT_STREQ(to_string(static_cast<quantile_method>(13)), "unknown");
   EXPECT_STREQ(to_string(device_kind::automatic), "automatic");
   EXPECT_STREQ(to_string(device_kind::cuda), "cuda");
   EXPECT_STREQ(to_string(algorithm::sample_select), "sample_select");
   EXPECT_STREQ(to_string(algorithm::window), "window");
   expect_invalid([] { parse_quantile_method("Linear"); }, "unknown quantile method 'Linear'");
-  expect_invalid([] { parse_quantile_method(""); }, "expected linear, lower, higher, nearest or midpoint");
-  expect_invalid([] { parse_quantile_method("median_unbiased"); }, "median_unbiased");
+  expect_invalid([] { parse_quantile_method(""); },
+                 "expected one of linear, lower, higher, nearest, midpoint, inverted_cdf, averaged_inverted_cdf, "
+                 "closest_observation, interpolated_inverted_cdf, hazen, weibull, median_unbiased, normal_unbiased)");
+  expect_invalid([] { parse_quantile_method("median-unbiased"); }, "'median-unbiased'");
 }
 
 }  // namespace

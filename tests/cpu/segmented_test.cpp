@@ -158,8 +158,7 @@ void check_multiselect(const batch<T>& b, const options& opt) {
 template <class T>
 void check_quantiles(const batch<T>& b, const options& opt) {
   const std::vector<double> qs = {0.0, 0.01, 0.25, 0.5, 0.6, 0.99, 1.0, 0.3333};
-  for (const quantile_method method : {quantile_method::linear, quantile_method::lower, quantile_method::higher,
-                                       quantile_method::nearest, quantile_method::midpoint})
+  for (const quantile_method method : quantile_methods)
     for (const bool ignore_nan : {false, true}) {
       const auto got = ignore_nan ? segmented_nanquantile(b.values.data(), b.n(), b.segs(), qs, method, opt)
                                   : segmented_quantile(b.values.data(), b.n(), b.segs(), qs, method, opt);
@@ -424,9 +423,9 @@ TEST(SegmentedErrors, MessagesNameTheArgumentAndTheSegment) {
   expect_invalid([&] { segmented_quantile(v.data(), 10, segs3, std::vector<double>{0.5, 1.5}); }, "qs[1] = 1.5");
   expect_invalid(
       [&] {
-        segmented_nanquantile(v.data(), 10, segs3, std::vector<double>{0.5}, static_cast<quantile_method>(9));
+        segmented_nanquantile(v.data(), 10, segs3, std::vector<double>{0.5}, static_cast<quantile_method>(13));
       },
-      "unknown quantile_method value 9");
+      "unknown quantile_method value 13");
   options on_cuda;
   on_cuda.device = device_kind::cuda;
 #ifdef KSELECT_WITH_CUDA

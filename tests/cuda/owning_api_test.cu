@@ -34,8 +34,7 @@ TYPED_TEST(GpuOwningApi, MatchesHostResults) {
       const std::vector<T> want = reference_multiselect<T>(host, ranks);
       for (std::size_t i = 0; i < ranks.size(); ++i) EXPECT_TRUE(same_value(got[i], want[i])) << i;
       const std::vector<double> qs = {0.0, 0.01, 0.25, 0.5, 0.999, 1.0};
-      for (quantile_method m : {quantile_method::linear, quantile_method::lower, quantile_method::higher,
-                                quantile_method::nearest, quantile_method::midpoint}) {
+      for (quantile_method m : quantile_methods) {
         const auto gq = quantile(dev.data(), n, qs, m);
         const auto hq = quantile(host, qs, m);
         for (std::size_t i = 0; i < qs.size(); ++i)
@@ -71,8 +70,7 @@ TYPED_TEST(GpuInputElements, SelectQuantileApprox) {
       for (std::size_t i = 0; i < ranks.size(); ++i)
         ASSERT_EQ(bits_of(got[i]), bits_of(sorted[static_cast<std::size_t>(ranks[i])])) << "rank " << ranks[i];
       ASSERT_EQ(bits_of(select(dev.data(), n, n / 2)), bits_of(sorted[static_cast<std::size_t>(n / 2)]));
-      for (quantile_method m : {quantile_method::linear, quantile_method::lower, quantile_method::higher,
-                                quantile_method::nearest, quantile_method::midpoint}) {
+      for (quantile_method m : quantile_methods) {
         const auto gq = quantile(dev.data(), n, qs, m);
         const auto want = stable_quantiles(sorted, qs, m);
         for (std::size_t i = 0; i < qs.size(); ++i)

@@ -16,10 +16,6 @@
 
 namespace kselect::test {
 
-inline constexpr quantile_method all_quantile_methods[] = {quantile_method::linear, quantile_method::lower,
-                                                           quantile_method::higher, quantile_method::nearest,
-                                                           quantile_method::midpoint};
-
 /// segmented_select for each of `ks` (ranks outside short segments included).
 template <class T, class D = T>
 void expect_segmented_select(const segmented_input<T>& in, std::span<const std::int64_t> ks) {

@@ -66,7 +66,8 @@ TYPED_TEST(SegmentedOwning, RaggedDeviceValues) {
     const std::vector<std::int64_t> ranks = {0, 0};
     EXPECT_TRUE(same_keys(segmented_multiselect(d_values.data(), n, segs, ranks).data,
                           reference_segmented_multiselect<T>(values, offsets, ranks), 2));
-    for (const quantile_method method : {quantile_method::linear, quantile_method::midpoint}) {
+    for (const quantile_method method : {quantile_method::linear, quantile_method::midpoint, quantile_method::hazen,
+                                         quantile_method::inverted_cdf}) {
       SCOPED_TRACE(to_string(method));
       EXPECT_TRUE(same_quantiles(segmented_quantile(d_values.data(), n, segs, qs, method).data,
                                  reference_segmented_quantile<T>(values, offsets, qs, method, false), 4));

@@ -29,7 +29,9 @@ from numpy_test_util import import_numpy, report, tool_and_rng
 
 np, fb = import_numpy("numpy_compat_test", "numpy.lib._function_base_impl")
 
-METHODS = ["linear", "lower", "higher", "nearest", "midpoint"]
+METHODS = ["linear", "lower", "higher", "nearest", "midpoint", "inverted_cdf", "averaged_inverted_cdf",
+           "closest_observation", "interpolated_inverted_cdf", "hazen", "weibull", "median_unbiased",
+           "normal_unbiased"]
 
 
 def parse(text, dtype):

@@ -30,7 +30,9 @@ from numpy_test_util import import_numpy, report, tool_and_rng
 
 (np,) = import_numpy("numpy_segmented_test")
 
-METHODS = ["linear", "lower", "higher", "nearest", "midpoint"]
+METHODS = ["linear", "lower", "higher", "nearest", "midpoint", "inverted_cdf", "averaged_inverted_cdf",
+           "closest_observation", "interpolated_inverted_cdf", "hazen", "weibull", "median_unbiased",
+           "normal_unbiased"]
 DTYPES = [np.float64, np.float32, np.float16, np.int32, np.int64]
 
 

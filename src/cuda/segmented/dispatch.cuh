@@ -68,7 +68,7 @@ inline std::string check_request(const device::segment_layout& segs, const void*
         for (int i = 0; i < rq.count; ++i)
           if (!(rq.h_qs[i] >= 0.0 && rq.h_qs[i] <= 1.0))
             return "kselect: h_qs[" + std::to_string(i) + "] is outside [0, 1]";
-        if (static_cast<int>(rq.method) < 0 || static_cast<int>(rq.method) > 4)
+        if (!core::is_quantile_method(rq.method))
           return "kselect: unknown quantile_method value " + std::to_string(static_cast<int>(rq.method));
       }
       break;

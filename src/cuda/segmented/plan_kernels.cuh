@@ -60,7 +60,8 @@ __device__ int plan_ranks(const request& req, std::int64_t s, std::int64_t len, 
     case op_kind::quantile: {
       const std::int64_t valid = req.ignore_nan ? len - nans : len;
       if (valid <= 0) break;
-      // The low neighbours and the high ones are each sorted (qs are); merge them.
+      // The low neighbours and the high ones are each sorted (qs are, and every method's
+      // ranks rise with q: QuantileMath.RanksRiseWithQ); merge them.
       int a = 0, b = 0;
       const int q = req.list.entries;
       while (a < q || b < q) {
