@@ -1,0 +1,460 @@
+"""The package's functions: NumPy's and PyTorch's conventions over the extension."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _kselect
+from ._arrays import Input, host_keys, normalize_axis
+from ._quantile import check_method, check_q, quantile_of_slices
+
+_FLOATING = ("float16", "bfloat16", "float32", "float64")
+
+
+def _int64s(values):
+    return np.ascontiguousarray(values, dtype=np.int64).reshape(-1)
+
+
+def _rank(k, n, what="k"):
+    """k as an index into n sorted values; negative k counts from the end (as NumPy's kth)."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"kselect: {what} must be an integer, not {type(k).__name__}")
+    k = int(k)
+    if not -n <= k < n:
+        raise ValueError(f"kselect: {what} = {k} is out of range for {n} elements")
+    return k % n
+
+
+def _nonempty(x, what):
+    if x.size == 0:
+        raise ValueError(f"kselect: {what} of an empty array")
+
+
+# ---- order statistics of slices -------------------------------------------------------------
+
+
+class _Slices:
+    """The slices a call works on: the whole array (axis=None) or each 1-D slice along
+    `axis`, as a contiguous (m, n) array; fetches the values at given ranks."""
+
+    def __init__(self, x, axis):
+        self.x = x
+        self.axis_given = axis is not None
+        halves = x.dtype_name in ("float16", "bfloat16")
+        x.check_dtype(halves=True)
+        if axis is None:
+            self.n = x.size
+            self.rest = ()
+            self.axis = None
+            # The single-array calls take the six key types; 16-bit keys are one row.
+            self.single = not halves
+            self.table = x.flat() if self.single else x.flat().reshape(1, -1)
+        else:
+            if x.ndim == 0:
+                raise ValueError("kselect: axis given for a 0-d array")
+            self.table, self.rest, self.axis = x.rows(axis)
+            self.n = x.shape[self.axis]
+            self.single = False
+        self.m = 1 if self.axis is None else int(np.prod(self.rest, dtype=np.int64))
+
+    def values_at(self, ranks):
+        """Values at sorted unique ranks (1-D), the same in every slice: (m, len(ranks))."""
+        x = self.x
+        if self.single:
+            got = _kselect.multiselect(self.table, _int64s(ranks), x.stream)
+            return host_keys(got, x.dtype_name).reshape(1, -1)
+        got = _kselect.rows_multiselect(self.table, _int64s(ranks), x.stream)
+        return host_keys(got, x.dtype_name)
+
+    def values_each(self, ks):
+        """Value at rank ks[i] of slice i: (m,)."""
+        got = _kselect.rows_select_each(self.table, _int64s(ks), self.x.stream)
+        return host_keys(got, self.x.dtype_name)
+
+    def fetch_same(self, extra=()):
+        """A fetch for quantile_of_slices when every slice has the same length; the
+        values at the `extra` ranks are kept in self.extra_values ((m, len(extra)))."""
+
+        def fetch(ranks):  # (s, m), equal along m
+            wanted = np.concatenate([ranks[:, 0], np.asarray(extra, dtype=np.intp)])
+            unique, inverse = np.unique(wanted, return_inverse=True)
+            values = self.values_at(unique)  # (m, u)
+            picked = values[:, inverse]  # (m, s + len(extra))
+            s = ranks.shape[0]
+            self.extra_values = picked[:, s:]
+            return np.ascontiguousarray(picked[:, :s].T)
+
+        return fetch
+
+    def fetch_each(self):
+        """A fetch for slices of different lengths: one batched call per distinct row of ranks."""
+        if self.m == 1:
+            return self.fetch_same()
+
+        def fetch(ranks):
+            out = None
+            seen = {}
+            for j in range(ranks.shape[0]):
+                key = ranks[j].tobytes()
+                if key not in seen:
+                    seen[key] = self.values_each(ranks[j])
+                row = seen[key]
+                if out is None:
+                    out = np.empty((ranks.shape[0],) + row.shape, dtype=row.dtype)
+                out[j] = row
+            return out
+
+        return fetch
+
+    def shape_out(self, lead, keepdims):
+        """The result's shape: lead (q's shape) + the other axes (axis=None: none), with
+        keepdims the reduced axes kept as 1."""
+        if not keepdims:
+            return tuple(lead) + tuple(self.rest)
+        if self.axis is None:
+            return tuple(lead) + (1,) * self.x.ndim
+        shape = list(self.x.shape)
+        shape[self.axis] = 1
+        return tuple(lead) + tuple(shape)
+
+
+def _finish(x, result, shape):
+    """A result of shape `shape` back to the caller: a NumPy scalar where NumPy gives one
+    (0-d NumPy result), else an array of the caller's kind."""
+    result = np.asarray(result).reshape(shape)
+    if x.kind == "numpy" and result.ndim == 0:
+        return result[()]
+    return x.wrap(result)
+
+
+# ---- quantiles ------------------------------------------------------------------------------
+
+
+def _quantile(a, q, axis, method, keepdims, nan, weak=None):
+    check_method(method)
+    if weak is None:
+        q, weak = check_q(q)
+    x = Input(a)
+    s = _Slices(x, axis)
+    if s.n == 0 or s.m == 0:
+        if nan and s.m > 0:
+            return _finish(x, np.full(q.shape + (s.m,), np.nan), s.shape_out(q.shape, keepdims))
+        raise ValueError("kselect: quantile of an empty array")
+    floating = x.dtype_name in _FLOATING
+    dtype = np.float32 if x.dtype_name == "bfloat16" else np.dtype(x.dtype_name)
+    valid = None
+    if nan and floating:
+        valid = _non_nan_counts(x, s)
+        if (valid == s.n).all():
+            valid = None
+    if valid is None:
+        n = np.full(s.m, s.n, dtype=np.int64)
+        fetch = s.fetch_same(extra=(s.n - 1,) if floating else ())
+        result = quantile_of_slices(n, q, method, weak, dtype, fetch)
+        if floating:
+            has_nan = np.isnan(s.extra_values[:, 0].astype(np.float64))  # the largest key is NaN
+            if has_nan.any():
+                if result.ndim == 0 or (q.ndim == 0 and s.axis is None):
+                    result = s.extra_values[0, 0]  # NumPy: arr[-1], a NaN of the input's dtype
+                else:
+                    np.copyto(result, np.array(np.nan, dtype=s.extra_values.dtype), where=has_nan)
+    else:
+        empty = valid == 0
+        n = np.where(empty, 1, valid)
+        result = quantile_of_slices(n, q, method, weak, dtype, s.fetch_each())
+        if empty.any():
+            nan_value = np.array(np.nan, dtype=dtype)
+            if empty[0]:  # NumPy's apply_along_axis takes its dtype from the first slice's result
+                result = result.astype(dtype)
+            np.copyto(result, nan_value, where=empty)
+    if s.axis is None:
+        result = np.asarray(result).reshape(q.shape) if np.ndim(result) else result
+    shape = s.shape_out(q.shape, keepdims)
+    return _finish(x, result, shape)
+
+
+def _non_nan_counts(x, s):
+    """How many non-NaN values each slice holds: (m,) int64 on the host."""
+    if s.single:
+        return np.array([_kselect.count(s.table, "le", float("inf"), None, x.stream)], dtype=np.int64)
+    table = s.table
+    if x.kind == "torch":
+        import torch
+
+        return (~torch.isnan(table)).sum(dim=1).cpu().numpy().astype(np.int64)
+    if x.kind == "cupy":
+        import cupy
+
+        return cupy.asnumpy((~cupy.isnan(table)).sum(axis=1)).astype(np.int64)
+    return (~np.isnan(table)).sum(axis=1).astype(np.int64)
+
+
+def quantile(a, q, axis=None, method="linear", keepdims=False):
+    """numpy.quantile(a, q, axis, method=method, keepdims=keepdims), by selection.
+
+    Same results and result dtypes as NumPy for every method; NumPy, PyTorch and CuPy
+    arrays (GPU arrays run on the GPU, on the current stream). axis: None (the
+    flattened array) or one int. Any NaN in a slice makes its quantiles NaN.
+
+    >>> import numpy as np, kselect
+    >>> kselect.quantile(np.array([4.0, 1.0, 3.0, 2.0]), [0.25, 0.5])
+    array([1.75, 2.5 ])
+    """
+    return _quantile(a, q, axis, method, keepdims, nan=False)
+
+
+def nanquantile(a, q, axis=None, method="linear", keepdims=False):
+    """numpy.nanquantile: as quantile, ignoring NaNs; an all-NaN slice gives NaN.
+
+    >>> kselect.nanquantile(np.array([1.0, np.nan, 3.0]), 0.5)
+    np.float64(2.0)
+    """
+    return _quantile(a, q, axis, method, keepdims, nan=True)
+
+
+def _percent(q):
+    weak = type(q) in (int, float)
+    q = np.asanyarray(np.true_divide(q, 100))
+    if q.dtype.kind not in "biuf":
+        raise TypeError(f"kselect: q must be real numbers, not {q.dtype}")
+    if q.size and not (q.min() >= 0 and q.max() <= 1):
+        raise ValueError("kselect: percentiles must be in the range [0, 100]")
+    return q, weak
+
+
+def percentile(a, q, axis=None, method="linear", keepdims=False):
+    """numpy.percentile: quantile with q in [0, 100].
+
+    >>> kselect.percentile(np.arange(101.0), [1, 50, 99])
+    array([ 1., 50., 99.])
+    """
+    q, weak = _percent(q)
+    return _quantile(a, q, axis, method, keepdims, nan=False, weak=weak)
+
+
+def nanpercentile(a, q, axis=None, method="linear", keepdims=False):
+    """numpy.nanpercentile: nanquantile with q in [0, 100]."""
+    q, weak = _percent(q)
+    return _quantile(a, q, axis, method, keepdims, nan=True, weak=weak)
+
+
+def median(a, axis=None, keepdims=False):
+    """numpy.median: the middle value, or the mean of the two middle values (as NumPy
+    computes it); NaN if the slice holds a NaN.
+
+    >>> kselect.median(np.array([3, 1, 2, 10]))
+    np.float64(2.5)
+    """
+    x = Input(a)
+    s = _Slices(x, axis)
+    if s.n == 0 or s.m == 0:
+        raise ValueError("kselect: median of an empty array")
+    half = s.n // 2
+    middle = [half - 1, half] if s.n % 2 == 0 else [half]
+    floating = x.dtype_name in _FLOATING
+    ranks = sorted(set(middle + ([s.n - 1] if floating else [])))
+    values = s.values_at(np.array(ranks))  # (m, len(ranks))
+    pick = values[:, [ranks.index(r) for r in middle]]
+    result = np.mean(pick, axis=1)  # NumPy's median is the mean of the middle values
+    if floating:
+        nans = np.isnan(values[:, -1].astype(np.float64))
+        if nans.any():
+            result = np.where(nans, values[:, -1], result).astype(result.dtype)
+    shape = s.shape_out((), keepdims)
+    return _finish(x, result, shape)
+
+
+# ---- selection ------------------------------------------------------------------------------
+
+
+def select(a, k, axis=None):
+    """The k-th smallest value (0-based, as NumPy's `kth`; negative k counts from the
+    end), of the flattened array or along `axis`. NaN sorts last, -0.0 equals +0.0.
+
+    >>> kselect.select(np.array([5, 1, 4, 2]), 1)
+    np.int64(2)
+    """
+    x = Input(a)
+    s = _Slices(x, axis)
+    _nonempty(x, "select")
+    k = _rank(k, s.n)
+    values = s.values_at(np.array([k]))[:, 0]
+    return _keys_back(x, values, s.shape_out((), False))
+
+
+kth = select  # NumPy's name for the rank (np.partition(a, kth)); torch.kthvalue's k is 1-based
+
+
+def multiselect(a, ks, axis=None):
+    """The values at ranks ks (any order, repeats allowed): shape ks.shape, or
+    ks.shape + the other axes with axis=.
+
+    >>> kselect.multiselect(np.array([5.0, 1.0, 4.0, 2.0]), [0, 3])
+    array([1., 5.])
+    """
+    x = Input(a)
+    s = _Slices(x, axis)
+    _nonempty(x, "multiselect")
+    ks_arr = np.asarray(ks)
+    if ks_arr.dtype.kind not in "iu" and ks_arr.size:
+        raise TypeError(f"kselect: ks must be integers, not {ks_arr.dtype}")
+    flat = np.array([_rank(int(k), s.n, "ks") for k in ks_arr.reshape(-1)], dtype=np.int64)
+    unique, inverse = np.unique(flat, return_inverse=True)
+    values = s.values_at(unique)[:, inverse].T  # (len(ks), m)
+    return _keys_back(x, values, ks_arr.shape + tuple(s.rest))
+
+
+def _keys_back(x, values, shape):
+    """Selected keys (as _Slices gives them) back to the caller in the input's dtype."""
+    if x.dtype_name == "bfloat16":
+        return x.wrap_keys(_bits(values).reshape(shape))
+    return _finish(x, values, shape)
+
+
+def _bits(float32_values):
+    """bfloat16 keys widened to float32 back to their bits (exact: widening kept them)."""
+    return (np.ascontiguousarray(float32_values, dtype=np.float32).view(np.uint32) >> 16).astype(np.uint16)
+
+
+def topk(a, k, axis=-1, largest=True, sorted=True, deterministic=False):
+    """(values, indices) of the k largest (or smallest) elements along axis, as
+    torch.topk(a, k, dim=axis, largest, sorted); axis=None: of the flattened array.
+    NaN counts as the largest value. Ties at the k-th value: any of the tied elements,
+    or with deterministic=True those of smaller index. indices are int64.
+
+    >>> v, i = kselect.topk(np.array([1.0, 9.0, 3.0, 7.0]), 2)
+    >>> v, i
+    (array([9., 7.]), array([1, 3]))
+    """
+    x = Input(a)
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"kselect: k must be an integer, not {type(k).__name__}")
+    k = int(k)
+    if x.ndim <= 1 and axis is not None:
+        normalize_axis(axis, max(x.ndim, 1))
+        axis = None
+    if axis is None:
+        n = x.size
+        if not 0 <= k <= n:
+            raise ValueError(f"kselect: k = {k} is out of range for {n} elements")
+        if x.dtype_name in ("float16", "bfloat16"):
+            values, indices = _kselect.rows_topk(x.flat().reshape(1, -1), k, largest, sorted, deterministic, x.stream)
+            values, indices = values[0], indices[0]
+        else:
+            x.check_dtype(halves=False)
+            values, indices = _kselect.topk(x.flat(), k, largest, sorted, deterministic, x.stream)
+        return x.wrap_keys(values), x.wrap(indices)
+    x.check_dtype(halves=True)
+    table, rest, ax = x.rows(axis)
+    n = x.shape[ax]
+    if not 0 <= k <= n:
+        raise ValueError(f"kselect: k = {k} is out of range for axis {ax} of length {n}")
+    values, indices = _kselect.rows_topk(table, k, largest, sorted, deterministic, x.stream)
+    # (m, k) back to the input's layout with k at `axis`
+    values = np.moveaxis(values.reshape(tuple(rest) + (k,)), -1, ax)
+    indices = np.moveaxis(indices.reshape(tuple(rest) + (k,)), -1, ax)
+    return x.wrap_keys(np.ascontiguousarray(values)), x.wrap(np.ascontiguousarray(indices))
+
+
+def rank_range(a, lo, hi, sorted=False, deterministic=False):
+    """(values, indices) of the elements at positions [lo, hi) of the flattened array's
+    stable ascending sort (NaN last, ties by index); unsorted unless sorted=True.
+
+    >>> kselect.rank_range(np.array([5, 1, 4, 2, 3]), 1, 3, sorted=True)
+    (array([2, 3]), array([3, 4]))
+    """
+    x = Input(a)
+    x.check_dtype(halves=False)
+    n = x.size
+    for name, v in (("lo", lo), ("hi", hi)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"kselect: {name} must be an integer")
+    if not 0 <= lo <= hi <= n:
+        raise ValueError(f"kselect: need 0 <= lo <= hi <= n, got lo = {lo}, hi = {hi}, n = {n}")
+    values, indices = _kselect.rank_range(x.flat(), int(lo), int(hi), sorted, deterministic, x.stream)
+    return x.wrap(values), x.wrap(indices)
+
+
+def approx_select(a, ks, max_rank_error):
+    """For each rank in ks, an element whose exact rank is within max_rank_error of it:
+    (values, exact_ranks), each of ks's shape. max_rank_error = 0 is exact selection.
+
+    >>> v, r = kselect.approx_select(np.arange(1000.0), [500], 10)
+    >>> abs(int(r[0]) - 500) <= 10
+    True
+    """
+    x = Input(a)
+    x.check_dtype(halves=False)
+    _nonempty(x, "approx_select")
+    ks_arr = np.asarray(ks)
+    flat = np.array([_rank(int(k), x.size, "ks") for k in ks_arr.reshape(-1)], dtype=np.int64)
+    if isinstance(max_rank_error, bool) or not isinstance(max_rank_error, (int, np.integer)) or max_rank_error < 0:
+        raise ValueError("kselect: max_rank_error must be a non-negative integer")
+    values, ranks = _kselect.approx_multiselect(x.flat(), flat, int(max_rank_error), x.stream)
+    return x.wrap(values.reshape(ks_arr.shape)), x.wrap(ranks.reshape(ks_arr.shape))
+
+
+# ---- filters --------------------------------------------------------------------------------
+
+_OPS = ("lt", "le", "gt", "ge", "eq", "ne")
+
+
+def _constant(x, value, what):
+    """A predicate's constant in the array's type, or a ValueError if it does not fit."""
+    dtype = np.dtype(x.dtype_name)
+    if dtype.kind == "f":
+        return float(value)
+    if isinstance(value, (float, np.floating)) and not float(value).is_integer():
+        raise ValueError(f"kselect: {what} = {value} is not an integer, and the array holds {dtype}")
+    v = int(value)
+    info = np.iinfo(dtype)
+    if not info.min <= v <= info.max:
+        raise ValueError(f"kselect: {what} = {v} does not fit the array's {dtype}")
+    return v
+
+
+def _predicate(x, lo, hi, op, value):
+    if op is not None:
+        if lo is not None or hi is not None:
+            raise ValueError("kselect: give either lo/hi or op/value, not both")
+        if op not in _OPS:
+            raise ValueError(f"kselect: unknown op {op!r}; one of {', '.join(_OPS)}")
+        if value is None:
+            raise ValueError(f"kselect: op {op!r} needs a value")
+        return op, _constant(x, value, "value"), None
+    if lo is not None and hi is not None:
+        return "range", _constant(x, lo, "lo"), _constant(x, hi, "hi")
+    if lo is not None:
+        return "ge", _constant(x, lo, "lo"), None
+    if hi is not None:
+        return "lt", _constant(x, hi, "hi"), None
+    raise ValueError("kselect: filter needs lo, hi, or op and value")
+
+
+def filter(a, lo=None, hi=None, *, op=None, value=None, return_indices=False):
+    """The elements of the flattened array with lo <= x < hi (either bound may be
+    omitted), or with `x op value` (op: lt, le, gt, ge, eq, ne), in input order, as
+    a[(lo <= a) & (a < hi)] gives them; with return_indices=True also their positions.
+    IEEE comparisons: NaN satisfies only ne.
+
+    >>> kselect.filter(np.array([5, 1, 4, 2]), lo=2, hi=5)
+    array([4, 2])
+    """
+    x = Input(a)
+    x.check_dtype(halves=False)
+    op_name, c, c_hi = _predicate(x, lo, hi, op, value)
+    values, indices = _kselect.filter(x.flat(), op_name, c, c_hi, bool(return_indices), x.stream)
+    if return_indices:
+        return x.wrap(values), x.wrap(indices)
+    return x.wrap(values)
+
+
+def count(a, lo=None, hi=None, *, op=None, value=None):
+    """How many elements filter() would return (a Python int).
+
+    >>> kselect.count(np.array([5, 1, 4, 2]), op="gt", value=1)
+    3
+    """
+    x = Input(a)
+    x.check_dtype(halves=False)
+    op_name, c, c_hi = _predicate(x, lo, hi, op, value)
+    return int(_kselect.count(x.flat(), op_name, c, c_hi, x.stream))

@@ -1,0 +1,188 @@
+"""Arrays in and out: which backend an array runs on, its stream, and results back
+as the caller's kind of array.
+
+- NumPy arrays (and anything np.asarray takes) run on the CPU backend.
+- PyTorch tensors run where they live: CUDA tensors on the GPU, on the current
+  stream of their device (torch.cuda.current_stream); CPU tensors on the CPU.
+- CuPy arrays, and other objects exposing __cuda_array_interface__ or a CUDA
+  __dlpack__ (viewed through CuPy, without a copy), run on the GPU on CuPy's
+  current stream.
+Contiguous inputs are used in place; other inputs are copied once to a contiguous
+array first (the library reads a flat array).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _kselect
+
+SIX_TYPES = ("float32", "float64", "int32", "int64", "uint32", "uint64")
+HALF_TYPES = ("float16", "bfloat16")
+
+
+def _torch():
+    import sys
+
+    return sys.modules.get("torch")
+
+
+def _cupy():
+    import sys
+
+    return sys.modules.get("cupy")
+
+
+class Input:
+    """One caller's array, ready for the extension.
+
+    data: what the extension reads (contiguous); kind: "numpy", "torch" or "cupy";
+    dtype: the NumPy dtype (np.float16 for torch.bfloat16 is not used: dtype_name
+    says "bfloat16"); shape; stream: the CUDA stream handle (0 on the CPU).
+    """
+
+    def __init__(self, a):
+        torch = _torch()
+        cupy = _cupy()
+        self.on_gpu = False
+        self.stream = 0
+        self.device = None
+        if torch is not None and isinstance(a, torch.Tensor):
+            self.kind = "torch"
+            self.data = a.contiguous()
+            self.device = a.device
+            self.dtype_name = str(a.dtype).replace("torch.", "")
+            self.shape = tuple(a.shape)
+            if a.is_cuda:
+                self.on_gpu = True
+                self.stream = torch.cuda.current_stream(a.device).cuda_stream
+        elif cupy is not None and isinstance(a, cupy.ndarray):
+            self._from_cupy(cupy, a)
+        elif hasattr(a, "__cuda_array_interface__") or _is_cuda_dlpack(a):
+            if cupy is None:
+                try:
+                    import cupy  # noqa: F811
+                except ImportError:
+                    raise TypeError(
+                        "kselect: a CUDA array that is not a torch tensor needs CuPy to be read "
+                        "(pip install cupy), or pass a torch tensor"
+                    ) from None
+            self._from_cupy(cupy, cupy.asarray(a))
+        else:
+            self.kind = "numpy"
+            arr = np.asarray(a)
+            self.data = np.ascontiguousarray(arr)
+            self.dtype_name = arr.dtype.name
+            self.shape = arr.shape
+        self.ndim = len(self.shape)
+        self.size = int(np.prod(self.shape, dtype=np.int64))
+
+    def _from_cupy(self, cupy, a):
+        self.kind = "cupy"
+        self.data = cupy.ascontiguousarray(a)
+        self.device = a.device
+        self.dtype_name = a.dtype.name
+        self.shape = tuple(a.shape)
+        self.on_gpu = True
+        self.stream = cupy.cuda.get_current_stream().ptr
+
+    # ---- what the extension gets ----
+
+    def check_dtype(self, halves):
+        allowed = SIX_TYPES + (HALF_TYPES if halves else ())
+        if self.dtype_name not in allowed:
+            extra = "" if halves else " (float16 and bfloat16 with axis= only)"
+            raise TypeError(
+                f"kselect: unsupported dtype {self.dtype_name}; supported: {', '.join(allowed)}{extra}"
+            )
+
+    def flat(self):
+        """The data as a 1-D contiguous array (a view)."""
+        return self.data.reshape(-1)
+
+    def rows(self, axis):
+        """The data with `axis` last, as a contiguous (m, n) array (copied once when
+        axis is not already last), and the shape of the other axes."""
+        axis = normalize_axis(axis, self.ndim)
+        if axis != self.ndim - 1:
+            moved = self.data.movedim(axis, -1) if self.kind == "torch" else self.moveaxis(axis)
+            moved = moved.contiguous() if self.kind == "torch" else self._xp().ascontiguousarray(moved)
+        else:
+            moved = self.data
+        rest = tuple(s for i, s in enumerate(self.shape) if i != axis)
+        m = int(np.prod(rest, dtype=np.int64))
+        return moved.reshape(m, self.shape[axis]), rest, axis
+
+    def moveaxis(self, axis):
+        return self._xp().moveaxis(self.data, axis, -1)
+
+    def _xp(self):
+        return _cupy() if self.kind == "cupy" else np
+
+    # ---- results back ----
+
+    def wrap(self, host):
+        """A NumPy result (array or scalar) as the caller's kind, on the caller's device."""
+        host = plain(host)
+        if self.kind == "numpy":
+            return host
+        host = np.asarray(host)
+        if self.kind == "torch":
+            torch = _torch()
+            t = torch.from_numpy(np.ascontiguousarray(host))
+            return t.to(self.device) if self.on_gpu else t
+        cupy = _cupy()
+        with self.device:
+            return cupy.asarray(host)
+
+    def wrap_keys(self, host):
+        """Keys as the extension returns them (bfloat16 as uint16 bits) in the input's dtype."""
+        if self.dtype_name == "bfloat16":
+            torch = _torch()
+            t = torch.from_numpy(np.ascontiguousarray(host).view(np.int16)).view(torch.bfloat16)
+            return t.to(self.device) if self.on_gpu else t
+        if self.dtype_name == "float16":
+            host = np.asarray(host).view(np.float16)
+        return self.wrap(host)
+
+
+def plain(host):
+    """An extension result with NumPy's own integer types: the extension's int64 is C's
+    long long, which NumPy shows as a type distinct from np.int64 (C's long)."""
+    if isinstance(host, np.ndarray) and host.dtype.kind in "iu":
+        return host.view(np.dtype(host.dtype.str))
+    return host
+
+
+def host_keys(host, dtype_name):
+    """Keys from the extension as a NumPy array to compute with: float16 viewed as
+    such, bfloat16 widened to float32 (NumPy has no bfloat16)."""
+    host = plain(host)
+    if dtype_name == "float16":
+        return host.view(np.float16)
+    if dtype_name == "bfloat16":
+        return (host.astype(np.uint32) << 16).view(np.float32)
+    return host
+
+
+def _is_cuda_dlpack(a):
+    device = getattr(a, "__dlpack_device__", None)
+    if device is None:
+        return False
+    try:
+        kind, _ = device()
+    except Exception:  # an object that cannot say: not a CUDA array
+        return False
+    return int(kind) in (2, 13)  # kDLCUDA, kDLCUDAManaged
+
+
+def normalize_axis(axis, ndim):
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise TypeError(f"kselect: axis must be an int or None, not {type(axis).__name__}")
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"kselect: axis {axis} is out of range for an array of {ndim} dimensions")
+    return int(axis) % ndim
+
+
+def cuda_available():
+    """True when the package has the CUDA backend and a CUDA device is usable."""
+    return bool(_kselect.cuda_available())

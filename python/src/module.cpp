@@ -1,0 +1,316 @@
+// kselect._kselect: the binary half of the Python package. A thin layer over the
+// owning C++ API (kselect.hpp, segmented.hpp, filter.hpp): it takes contiguous
+// arrays of any framework through DLPack or the buffer protocol (NumPy on the CPU;
+// PyTorch, CuPy and other DLPack producers on a CUDA device, used in place), runs
+// the call with the GIL released on the stream it is given, and returns NumPy
+// arrays. The Python half (kselect/*.py) owns NumPy's semantics: axes, dtypes of
+// results, quantile methods, and turning results back into the caller's kind of
+// array.
+//
+// Errors: the library's std::invalid_argument becomes ValueError (nanobind's
+// mapping); a dtype the call does not take is a TypeError naming the ones it does.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+
+#include <atomic>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kselect/filter.hpp"
+#include "kselect/kselect.hpp"
+#include "kselect/segmented.hpp"
+
+namespace nb = nanobind;
+
+namespace {
+
+/// Any contiguous array on any device; the library reads it in place.
+using input_array = nb::ndarray<nb::ro, nb::c_contig>;
+/// A host array of int64 or float64 parameters (ranks, ks, qs).
+using host_int64s = nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+/// The last input pointer handed to the library: the no-copy test compares it with
+/// the caller's data pointer.
+std::atomic<std::uintptr_t> last_input_pointer{0};
+
+/// A NumPy array that owns `values` (moved to the heap), of the given shape.
+template <class T>
+nb::object to_numpy(std::vector<T>&& values, std::vector<std::size_t> shape) {
+  auto* owner = new std::vector<T>(std::move(values));
+  nb::capsule free_owner(owner, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+  if constexpr (std::is_same_v<T, kselect::float16> || std::is_same_v<T, kselect::bfloat16>) {
+    // NumPy has float16 but no bfloat16: both come back as their bits (uint16),
+    // and the Python half views or converts them.
+    return nb::cast(nb::ndarray<nb::numpy, std::uint16_t>(reinterpret_cast<std::uint16_t*>(owner->data()),
+                                                          shape.size(), shape.data(), free_owner));
+  } else {
+    return nb::cast(nb::ndarray<nb::numpy, T>(owner->data(), shape.size(), shape.data(), free_owner));
+  }
+}
+
+template <class T>
+nb::object to_numpy(std::vector<T>&& values) {
+  const std::size_t n = values.size();
+  return to_numpy(std::move(values), {n});
+}
+
+/// Options for a call on `a`: the CUDA backend for device arrays (on `stream`, the
+/// caller's current stream as an integer handle), the CPU backend for host arrays.
+kselect::options options_for(const input_array& a, std::uintptr_t stream, int cpu_threads) {
+  kselect::options opt;
+  opt.cpu_threads = cpu_threads;
+  if (a.device_type() == nb::device::cuda::value) {
+    opt.device = kselect::device_kind::cuda;
+    opt.stream = reinterpret_cast<void*>(stream);
+  } else if (a.device_type() == nb::device::cpu::value) {
+    opt.device = kselect::device_kind::cpu;
+  } else {
+    throw nb::type_error("kselect: arrays must be in host memory or on a CUDA device");
+  }
+  return opt;
+}
+
+std::string dtype_name(nb::dlpack::dtype t) {
+  using code = nb::dlpack::dtype_code;
+  const auto c = static_cast<code>(t.code);
+  if (c == code::Int) return "int" + std::to_string(t.bits);
+  if (c == code::UInt) return "uint" + std::to_string(t.bits);
+  if (c == code::Float) return "float" + std::to_string(t.bits);
+  if (c == code::Bfloat) return "bfloat" + std::to_string(t.bits);
+  if (c == code::Complex) return "complex" + std::to_string(t.bits);
+  if (c == code::Bool) return "bool";
+  return "DLPack type code " + std::to_string(t.code) + " of " + std::to_string(t.bits) + " bits";
+}
+
+constexpr const char* six_types = "float32, float64, int32, int64, uint32, uint64";
+
+/// Calls f(T{}) with T the key type of a's dtype; 16-bit floats only when `Halves`
+/// (the calls that take them: the batched ones).
+template <bool Halves, class F>
+decltype(auto) visit_key_type(const input_array& a, F&& f) {
+  constexpr bool halves = Halves;
+  const nb::dlpack::dtype t = a.dtype();
+  if (t.lanes == 1) {
+    switch (static_cast<nb::dlpack::dtype_code>(t.code)) {
+      case nb::dlpack::dtype_code::Float:
+        if (t.bits == 32) return f(float{});
+        if (t.bits == 64) return f(double{});
+        if constexpr (Halves)
+          if (t.bits == 16) return f(kselect::float16{});
+        break;
+      case nb::dlpack::dtype_code::Bfloat:
+        if constexpr (Halves)
+          if (t.bits == 16) return f(kselect::bfloat16{});
+        break;
+      case nb::dlpack::dtype_code::Int:
+        if (t.bits == 32) return f(std::int32_t{});
+        if (t.bits == 64) return f(std::int64_t{});
+        break;
+      case nb::dlpack::dtype_code::UInt:
+        if (t.bits == 32) return f(std::uint32_t{});
+        if (t.bits == 64) return f(std::uint64_t{});
+        break;
+      default: break;
+    }
+  }
+  throw nb::type_error(("kselect: unsupported dtype " + dtype_name(t) + "; supported: " + six_types +
+                        (halves ? ", float16, bfloat16" : " (float16 and bfloat16 only with axis=)"))
+                           .c_str());
+}
+
+template <class T>
+const T* data_of(const input_array& a) {
+  last_input_pointer = reinterpret_cast<std::uintptr_t>(a.data());
+  return static_cast<const T*>(a.data());
+}
+
+std::int64_t size_of(const input_array& a) { return static_cast<std::int64_t>(a.size()); }
+
+std::span<const std::int64_t> span_of(const host_int64s& v) { return {v.data(), v.shape(0)}; }
+
+/// The (m, cols) layout of a 2-D input, the segments of the batched calls.
+kselect::segments rows_of(const input_array& a) {
+  if (a.ndim() != 2) throw nb::value_error("kselect: the batched calls take a 2-D array (rows, cols)");
+  return kselect::segments::rows(static_cast<std::int64_t>(a.shape(0)), static_cast<std::int64_t>(a.shape(1)));
+}
+
+// ---- single arrays (the six key types) ----
+
+nb::object multiselect(const input_array& a, const host_int64s& ranks, std::uintptr_t stream, int threads) {
+  const auto opt = options_for(a, stream, threads);
+  return visit_key_type<false>(a, [&]<class T>(T) {
+    std::vector<T> out;
+    {
+      nb::gil_scoped_release release;
+      out = kselect::multiselect(data_of<T>(a), size_of(a), span_of(ranks), opt);
+    }
+    return to_numpy(std::move(out));
+  });
+}
+
+nb::object topk(const input_array& a, std::int64_t k, bool largest, bool sorted, bool deterministic,
+                std::uintptr_t stream, int threads) {
+  const auto opt = options_for(a, stream, threads);
+  return visit_key_type<false>(a, [&]<class T>(T) {
+    kselect::selection<T> s;
+    {
+      nb::gil_scoped_release release;
+      s = kselect::topk(data_of<T>(a), size_of(a), k,
+                        kselect::topk_options{largest, sorted, deterministic, true}, opt);
+    }
+    return nb::make_tuple(to_numpy(std::move(s.values)), to_numpy(std::move(s.indices)));
+  });
+}
+
+nb::object rank_range(const input_array& a, std::int64_t lo, std::int64_t hi, bool sorted, bool deterministic,
+                      std::uintptr_t stream, int threads) {
+  const auto opt = options_for(a, stream, threads);
+  return visit_key_type<false>(a, [&]<class T>(T) {
+    kselect::selection<T> s;
+    {
+      nb::gil_scoped_release release;
+      s = kselect::rank_range(data_of<T>(a), size_of(a), lo, hi, kselect::range_options{sorted, deterministic, true},
+                              opt);
+    }
+    return nb::make_tuple(to_numpy(std::move(s.values)), to_numpy(std::move(s.indices)));
+  });
+}
+
+nb::object approx_multiselect(const input_array& a, const host_int64s& ranks, std::int64_t max_rank_error,
+                              std::uintptr_t stream, int threads) {
+  const auto opt = options_for(a, stream, threads);
+  return visit_key_type<false>(a, [&]<class T>(T) {
+    std::vector<kselect::ranked_value<T>> found;
+    {
+      nb::gil_scoped_release release;
+      found = kselect::approx_multiselect(data_of<T>(a), size_of(a), span_of(ranks), max_rank_error, opt);
+    }
+    std::vector<T> values(found.size());
+    std::vector<std::int64_t> exact(found.size());
+    for (std::size_t i = 0; i < found.size(); ++i) {
+      values[i] = found[i].value;
+      exact[i] = found[i].rank;
+    }
+    return nb::make_tuple(to_numpy(std::move(values)), to_numpy(std::move(exact)));
+  });
+}
+
+/// The predicate named by op ("lt", "le", "gt", "ge", "eq", "ne", "range") with its
+/// constants in the key type (the Python half converts them and checks they fit).
+template <class T>
+kselect::predicate<T> predicate_of(const std::string& op, nb::handle c, nb::handle hi) {
+  const T v = nb::cast<T>(c);
+  if (op == "lt") return kselect::lt(v);
+  if (op == "le") return kselect::le(v);
+  if (op == "gt") return kselect::gt(v);
+  if (op == "ge") return kselect::ge(v);
+  if (op == "eq") return kselect::eq(v);
+  if (op == "ne") return kselect::ne(v);
+  if (op == "range") return kselect::in_range(v, nb::cast<T>(hi));
+  throw nb::value_error(("kselect: unknown predicate '" + op + "' (lt, le, gt, ge, eq, ne or range)").c_str());
+}
+
+nb::object filter(const input_array& a, const std::string& op, nb::handle c, nb::handle hi, bool indices,
+                  std::uintptr_t stream, int threads) {
+  const auto opt = options_for(a, stream, threads);
+  return visit_key_type<false>(a, [&]<class T>(T) {
+    const auto pred = predicate_of<T>(op, c, hi);
+    kselect::filtered<T> f;
+    {
+      nb::gil_scoped_release release;
+      f = kselect::filter_if(data_of<T>(a), size_of(a), pred, kselect::filter_options{indices}, opt);
+    }
+    nb::object idx = indices ? to_numpy(std::move(f.indices)) : nb::none();
+    return nb::make_tuple(to_numpy(std::move(f.values)), idx);
+  });
+}
+
+std::int64_t count(const input_array& a, const std::string& op, nb::handle c, nb::handle hi, std::uintptr_t stream,
+                   int threads) {
+  const auto opt = options_for(a, stream, threads);
+  return visit_key_type<false>(a, [&]<class T>(T) {
+    const auto pred = predicate_of<T>(op, c, hi);
+    nb::gil_scoped_release release;
+    return kselect::count_if(data_of<T>(a), size_of(a), pred, opt);
+  });
+}
+
+// ---- batched: rows of a 2-D array (the eight key types) ----
+
+nb::object rows_multiselect(const input_array& a, const host_int64s& ranks, std::uintptr_t stream, int threads) {
+  const auto opt = options_for(a, stream, threads);
+  const auto segs = rows_of(a);
+  return visit_key_type<true>(a, [&]<class T>(T) {
+    kselect::matrix<T> r;
+    {
+      nb::gil_scoped_release release;
+      r = kselect::segmented_multiselect(data_of<T>(a), size_of(a), segs, span_of(ranks), opt);
+    }
+    return to_numpy(std::move(r.data), {static_cast<std::size_t>(r.rows), static_cast<std::size_t>(r.cols)});
+  });
+}
+
+nb::object rows_select_each(const input_array& a, const host_int64s& ks, std::uintptr_t stream, int threads) {
+  const auto opt = options_for(a, stream, threads);
+  const auto segs = rows_of(a);
+  return visit_key_type<true>(a, [&]<class T>(T) {
+    std::vector<T> r;
+    {
+      nb::gil_scoped_release release;
+      r = kselect::segmented_select(data_of<T>(a), size_of(a), segs, span_of(ks), opt);
+    }
+    return to_numpy(std::move(r));
+  });
+}
+
+nb::object rows_topk(const input_array& a, std::int64_t k, bool largest, bool sorted, bool deterministic,
+                     std::uintptr_t stream, int threads) {
+  const auto opt = options_for(a, stream, threads);
+  const auto segs = rows_of(a);
+  return visit_key_type<true>(a, [&]<class T>(T) {
+    kselect::segmented_selection<T> s;
+    {
+      nb::gil_scoped_release release;
+      s = kselect::segmented_topk(data_of<T>(a), size_of(a), segs, k,
+                                  kselect::topk_options{largest, sorted, deterministic, true}, opt);
+    }
+    const std::vector<std::size_t> shape{static_cast<std::size_t>(s.values.rows),
+                                         static_cast<std::size_t>(s.values.cols)};
+    return nb::make_tuple(to_numpy(std::move(s.values.data), shape), to_numpy(std::move(s.indices.data), shape));
+  });
+}
+
+}  // namespace
+
+NB_MODULE(_kselect, m) {
+  m.doc() = "kselect's compiled core; use the functions of the kselect package instead.";
+  m.def("cuda_available", &kselect::cuda_available, "True when the CUDA backend is built and a device is usable.");
+  m.def("last_input_pointer", [] { return static_cast<std::uintptr_t>(last_input_pointer); },
+        "The data pointer of the last array handed to the library (for the no-copy test).");
+  const auto a = nb::arg("a");
+  const auto stream = nb::arg("stream") = 0;
+  const auto threads = nb::arg("threads") = 0;
+  m.def("multiselect", &multiselect, a, nb::arg("ranks"), stream, threads,
+        "Values at ranks (int64 host array, any order) of the flattened contiguous array a.");
+  m.def("topk", &topk, a, nb::arg("k"), nb::arg("largest"), nb::arg("sorted"), nb::arg("deterministic"), stream,
+        threads, "(values, indices) of the k smallest or largest of a.");
+  m.def("rank_range", &rank_range, a, nb::arg("lo"), nb::arg("hi"), nb::arg("sorted"), nb::arg("deterministic"),
+        stream, threads, "(values, indices) at positions [lo, hi) of a's stable ascending sort.");
+  m.def("approx_multiselect", &approx_multiselect, a, nb::arg("ranks"), nb::arg("max_rank_error"), stream, threads,
+        "(values, exact ranks) within max_rank_error of each requested rank.");
+  m.def("filter", &filter, a, nb::arg("op"), nb::arg("c"), nb::arg("hi").none(), nb::arg("indices"), stream, threads,
+        "(values, indices or None) of the elements satisfying the predicate, in input order.");
+  m.def("count", &count, a, nb::arg("op"), nb::arg("c"), nb::arg("hi").none(), stream, threads,
+        "How many elements satisfy the predicate.");
+  m.def("rows_multiselect", &rows_multiselect, a, nb::arg("ranks"), stream, threads,
+        "(rows, len(ranks)): the same ranks in every row of the 2-D array a.");
+  m.def("rows_select_each", &rows_select_each, a, nb::arg("ks"), stream, threads,
+        "(rows,): rank ks[i] of row i.");
+  m.def("rows_topk", &rows_topk, a, nb::arg("k"), nb::arg("largest"), nb::arg("sorted"), nb::arg("deterministic"),
+        stream, threads, "(values, indices), each (rows, k): top-k of every row; short rows padded with index -1.");
+}
