@@ -2,7 +2,10 @@
 #
 #   make run                    install missing deps, build, run `kselect demo`
 #   make test                   install missing deps, build everything, run ctest
-#                               (tests labelled gpu are skipped without a usable GPU)
+#                               (tests labelled gpu are skipped without a usable GPU),
+#                               then `make python-test`
+#   make python-test            pip install . into $(BUILD_DIR)/python-venv (CUDA backend
+#                               only when a GPU is usable) and run its pytest suite
 #   make install PREFIX=/opt/kselect
 #   make clean                  remove the build directories this Makefile makes
 #   make gpu-check              scripts/gpu-check.sh (on a machine with a GPU)
@@ -40,7 +43,7 @@ ifeq ($(shell command -v nvcc 2>/dev/null),)
   endif
 endif
 
-.PHONY: all help deps configure build run test install clean gpu-check
+.PHONY: all help deps configure build run test python-test install clean gpu-check
 .DEFAULT_GOAL := all
 
 all: build
@@ -73,6 +76,23 @@ test: build
 	  echo "make test: no usable CUDA GPU (nvidia-smi -L), skipping tests labelled gpu"; label_args=(-LE gpu); \
 	fi; \
 	ctest --test-dir $(BUILD_DIR) --output-on-failure --no-tests=error -j $(TEST_JOBS) "$${label_args[@]}" $(CTEST_ARGS)
+	$(MAKE) --no-print-directory python-test
+
+# The Python package, built by pip (scikit-build-core) as a user would, in a virtual
+# environment (Debian's system Python is externally managed). Without a usable GPU it
+# is built CPU-only: the CUDA library is already compiled and tested by `build`, and a
+# second CUDA build would double the time; its pytest `gpu` tests are skipped then.
+PY_VENV := $(BUILD_DIR)/python-venv
+python-test:
+	@if [[ ! -x $(PY_VENV)/bin/python ]]; then python3 -m venv $(PY_VENV) || \
+	  { echo "make python-test: python3 -m venv failed (apt-get install python3-venv)" >&2; exit 1; }; fi
+	$(PY_VENV)/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
+	@if [[ "$(GPU)" == 1 ]] || { [[ "$(GPU)" == auto ]] && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; }; then \
+	  cuda=AUTO; else cuda=OFF; fi; \
+	echo "make python-test: pip install .[test] (KSELECT_WITH_CUDA=$$cuda)"; \
+	KSELECT_WITH_CUDA=$$cuda CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(PY_VENV)/bin/python -m pip install -q \
+	  --disable-pip-version-check ".[test]"
+	cd $(BUILD_DIR) && $(abspath $(PY_VENV))/bin/python -m pytest -q -p no:cacheprovider $(abspath tests/python)
 
 install: build
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
