@@ -24,6 +24,16 @@ def _rank(k, n, what="k"):
     return k % n
 
 
+def _ranks(ks, n):
+    """ks (any shape of integers, negative counting from the end) as ranks: the shape
+    and a flat int64 array."""
+    ks_arr = np.asarray(ks)
+    if ks_arr.dtype.kind not in "iu" and ks_arr.size:
+        raise TypeError(f"kselect: ks must be integers, not {ks_arr.dtype}")
+    flat = np.array([_rank(int(k), n, "ks") for k in ks_arr.reshape(-1)], dtype=np.int64)
+    return ks_arr.shape, flat
+
+
 def _nonempty(x, what):
     if x.size == 0:
         raise ValueError(f"kselect: {what} of an empty array")
@@ -166,10 +176,7 @@ def _quantile(a, q, axis, method, keepdims, nan, weak=None):
             if empty[0]:  # NumPy's apply_along_axis takes its dtype from the first slice's result
                 result = result.astype(dtype)
             np.copyto(result, nan_value, where=empty)
-    if s.axis is None:
-        result = np.asarray(result).reshape(q.shape) if np.ndim(result) else result
-    shape = s.shape_out(q.shape, keepdims)
-    return _finish(x, result, shape)
+    return _finish(x, result, s.shape_out(q.shape, keepdims))
 
 
 def _non_nan_counts(x, s):
@@ -211,29 +218,19 @@ def nanquantile(a, q, axis=None, method="linear", keepdims=False):
     return _quantile(a, q, axis, method, keepdims, nan=True)
 
 
-def _percent(q):
-    weak = type(q) in (int, float)
-    q = np.asanyarray(np.true_divide(q, 100))
-    if q.dtype.kind not in "biuf":
-        raise TypeError(f"kselect: q must be real numbers, not {q.dtype}")
-    if q.size and not (q.min() >= 0 and q.max() <= 1):
-        raise ValueError("kselect: percentiles must be in the range [0, 100]")
-    return q, weak
-
-
 def percentile(a, q, axis=None, method="linear", keepdims=False):
     """numpy.percentile: quantile with q in [0, 100].
 
     >>> kselect.percentile(np.arange(101.0), [1, 50, 99])
     array([ 1., 50., 99.])
     """
-    q, weak = _percent(q)
+    q, weak = check_q(q, percent=True)
     return _quantile(a, q, axis, method, keepdims, nan=False, weak=weak)
 
 
 def nanpercentile(a, q, axis=None, method="linear", keepdims=False):
     """numpy.nanpercentile: nanquantile with q in [0, 100]."""
-    q, weak = _percent(q)
+    q, weak = check_q(q, percent=True)
     return _quantile(a, q, axis, method, keepdims, nan=True, weak=weak)
 
 
@@ -294,13 +291,10 @@ def multiselect(a, ks, axis=None):
     x = Input(a)
     s = _Slices(x, axis)
     _nonempty(x, "multiselect")
-    ks_arr = np.asarray(ks)
-    if ks_arr.dtype.kind not in "iu" and ks_arr.size:
-        raise TypeError(f"kselect: ks must be integers, not {ks_arr.dtype}")
-    flat = np.array([_rank(int(k), s.n, "ks") for k in ks_arr.reshape(-1)], dtype=np.int64)
+    shape, flat = _ranks(ks, s.n)
     unique, inverse = np.unique(flat, return_inverse=True)
     values = s.values_at(unique)[:, inverse].T  # (len(ks), m)
-    return _keys_back(x, values, ks_arr.shape + tuple(s.rest))
+    return _keys_back(x, values, shape + tuple(s.rest))
 
 
 def _keys_back(x, values, shape):
@@ -385,12 +379,11 @@ def approx_select(a, ks, max_rank_error):
     x = Input(a)
     x.check_dtype(halves=False)
     _nonempty(x, "approx_select")
-    ks_arr = np.asarray(ks)
-    flat = np.array([_rank(int(k), x.size, "ks") for k in ks_arr.reshape(-1)], dtype=np.int64)
+    shape, flat = _ranks(ks, x.size)
     if isinstance(max_rank_error, bool) or not isinstance(max_rank_error, (int, np.integer)) or max_rank_error < 0:
         raise ValueError("kselect: max_rank_error must be a non-negative integer")
     values, ranks = _kselect.approx_multiselect(x.flat(), flat, int(max_rank_error), x.stream)
-    return x.wrap(values.reshape(ks_arr.shape)), x.wrap(ranks.reshape(ks_arr.shape))
+    return x.wrap(values.reshape(shape)), x.wrap(ranks.reshape(shape))
 
 
 # ---- filters --------------------------------------------------------------------------------

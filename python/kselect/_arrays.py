@@ -103,20 +103,15 @@ class Input:
         """The data with `axis` last, as a contiguous (m, n) array (copied once when
         axis is not already last), and the shape of the other axes."""
         axis = normalize_axis(axis, self.ndim)
-        if axis != self.ndim - 1:
-            moved = self.data.movedim(axis, -1) if self.kind == "torch" else self.moveaxis(axis)
-            moved = moved.contiguous() if self.kind == "torch" else self._xp().ascontiguousarray(moved)
-        else:
-            moved = self.data
+        moved = self.data
+        if axis != self.ndim - 1 and self.kind == "torch":
+            moved = moved.movedim(axis, -1).contiguous()
+        elif axis != self.ndim - 1:
+            xp = _cupy() if self.kind == "cupy" else np
+            moved = xp.ascontiguousarray(xp.moveaxis(moved, axis, -1))
         rest = tuple(s for i, s in enumerate(self.shape) if i != axis)
         m = int(np.prod(rest, dtype=np.int64))
         return moved.reshape(m, self.shape[axis]), rest, axis
-
-    def moveaxis(self, axis):
-        return self._xp().moveaxis(self.data, axis, -1)
-
-    def _xp(self):
-        return _cupy() if self.kind == "cupy" else np
 
     # ---- results back ----
 

@@ -98,14 +98,16 @@ def check_method(method):
         raise ValueError(f"kselect: unknown quantile method {method!r}; one of {', '.join(METHODS)}")
 
 
-def check_q(q):
-    """q as NumPy makes it, and whether it was a Python scalar (NumPy's weak_q)."""
+def check_q(q, percent=False):
+    """q as NumPy makes it (percentiles divided by 100 first, as numpy.percentile does),
+    and whether it was a Python scalar (NumPy's weak_q)."""
     weak = type(q) in (int, float)
-    q = np.asanyarray(q)
+    q = np.asanyarray(np.true_divide(q, 100) if percent else q)
     if q.dtype.kind not in "biuf":
         raise TypeError(f"kselect: q must be real numbers, not {q.dtype}")
     if q.size and not (q.min() >= 0 and q.max() <= 1):  # NaN fails both
-        raise ValueError("kselect: quantiles must be in the range [0, 1]")
+        what = "percentiles must be in the range [0, 100]" if percent else "quantiles must be in the range [0, 1]"
+        raise ValueError(f"kselect: {what}")
     return q, weak
 
 

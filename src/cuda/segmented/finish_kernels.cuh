@@ -6,6 +6,7 @@
 #include "core/half_float.hpp"
 #include "core/key_traits.hpp"
 #include "cuda/segmented/tables.cuh"
+#include "cuda/segmented/warp_rank.cuh"
 
 namespace kselect::cuda::segmented {
 
@@ -97,16 +98,8 @@ __global__ void __launch_bounds__(256) sort_rows_kernel(request req, const U* ke
     U mine[per_lane];
 #pragma unroll
     for (int i = 0; i < per_lane; ++i) mine[i] = i * 32 + lane < count ? row[i * 32 + lane] : U(0);
-    int rank[per_lane] = {};
-#pragma unroll
-    for (int held = 0; held < per_lane; ++held) {  // the keys lane `from` holds as its item `held`
-      for (int from = 0; from < 32 && held * 32 + from < count; ++from) {
-        const int j = held * 32 + from;
-        const U other = __shfl_sync(0xffffffffu, mine[held], from);
-#pragma unroll
-        for (int i = 0; i < per_lane; ++i) rank[i] += other < mine[i] || (other == mine[i] && j < i * 32 + lane);
-      }
-    }
+    int rank[per_lane];
+    rank_by_counting(mine, count, rank);
 #pragma unroll
     for (int i = 0; i < per_lane; ++i) {
       if (i * 32 + lane >= count) continue;

@@ -10,6 +10,7 @@
 
 #include "core/key_traits.hpp"
 #include "cuda/segmented/group_radix.cuh"
+#include "cuda/segmented/warp_rank.cuh"
 
 namespace kselect::cuda::segmented {
 
@@ -159,18 +160,10 @@ __global__ void tiny_tier_kernel(const T* in, request req, tables<core::key_t<T>
     const core::segment_bounds b = req.bounds(s);
     const int len = static_cast<int>(b.length());
     U key[tiny_items];
-    int rank[tiny_items] = {};
 #pragma unroll
     for (int h = 0; h < tiny_items; ++h) key[h] = h * 32 + lane < len ? order_key(in[b.begin + h * 32 + lane], largest) : U(0);
-#pragma unroll
-    for (int held = 0; held < tiny_items; ++held) {  // the keys lane `from` holds as its item `held`
-      for (int from = 0; from < 32 && held * 32 + from < len; ++from) {
-        const int j = held * 32 + from;
-        const U other = __shfl_sync(0xffffffffu, key[held], from);
-#pragma unroll
-        for (int h = 0; h < tiny_items; ++h) rank[h] += other < key[h] || (other == key[h] && j < h * 32 + lane);
-      }
-    }
+    int rank[tiny_items];
+    rank_by_counting(key, len, rank);
     if (req.op != op_kind::topk) {
       const int ranks = t.valid_ranks[s];
       const std::int64_t* row = t.ranks + s * t.width;

@@ -29,8 +29,8 @@ inline constexpr int small_block_threads = 256;
 inline constexpr int small_block_items = 16;
 inline constexpr int small_block_max = small_block_threads * small_block_items;  ///< 4096
 /// Blocks of the small block tier resident per SM (__launch_bounds__): 4 caps the
-/// kernel at 64 registers a thread, with some spills; 3 (85 registers, no spills) was
-/// slower on the H100 (16384 x 4096 select 0.71 -> 0.89 ms, docs/performance.md).
+/// kernel at 64 registers a thread, with some spills; 3 (85 registers, no spills)
+/// measured slower on the H100: occupancy matters more here (docs/performance.md).
 inline constexpr int small_block_min_blocks = 4;
 inline constexpr int block_threads = 512;
 template <class U>
