@@ -185,7 +185,9 @@ cudaError_t segmented_quantile(void* d_workspace, std::size_t& workspace_bytes, 
 
 /// The k smallest (cfg.largest: largest) of every segment into d_keys_out[i * k ..
 /// i * k + k) and, when d_indices_out is not null, their indices local to the
-/// segment (IndexT: int32_t or int64_t). A segment shorter than k is padded as
+/// segment (IndexT: int64_t, or int32_t where every position fits: rows shorter
+/// than 2^31, or ragged segments of num_items < 2^31 in all, since the host cannot
+/// see the longest segment; otherwise cudaErrorInvalidValue). A segment shorter than k is padded as
 /// kselect/segmented.hpp says (index -1). Ties at the k-th value go to the smaller
 /// indices: the output is the same every run (cfg.deterministic is implied).
 /// Unsorted output is in index order; cfg.sorted: by key (descending for largest),

@@ -3,7 +3,8 @@
 // whose rank lies outside it (-1 when none), among a few segments and among many;
 // the workspace size depends on the sizes only, never on the data or the offsets'
 // values, and a smaller workspace is refused with cudaErrorInvalidValue and a
-// message giving the size needed.
+// message giving the size needed; bad arguments are refused with
+// cudaErrorInvalidValue and a message naming them.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <gtest/gtest.h>
@@ -171,6 +172,75 @@ TEST(SegmentedWorkspace, SizeFromSizesOnlyAndTooSmallRefused) {
       cuda_check(cudaDeviceSynchronize(), "call");
     }
   }
+}
+
+// Each bad argument the host can see: cudaErrorInvalidValue, and a message that
+// names it. Size queries where the check needs no memory (int32 indices of 2^31
+// positions included), real calls where pointers are looked at.
+TEST(SegmentedArguments, RefusedWithAMessage) {
+  const auto expect_refused = [](cudaError_t st, const std::string& needle) {
+    EXPECT_EQ(st, cudaErrorInvalidValue) << "expected a refusal mentioning: " << needle;
+    const std::string message = device::last_error_message();
+    EXPECT_NE(message.find(needle), std::string::npos) << "message: " << message << "\nexpected: " << needle;
+  };
+  using layout = device::segment_layout;
+  const device_buffer<float> in(64), out(64);
+  const device_buffer<std::int64_t> offsets(std::vector<std::int64_t>{0, 32, 64}), idx64(64);
+  const device_buffer<std::int32_t> idx32(64);
+  const layout rows = layout::rows(2, 32);
+  const float* no_in = nullptr;
+  float* no_out = nullptr;
+  std::size_t b = 0;
+  expect_refused(device::segmented_select(nullptr, b, no_in, no_out, layout::rows(0, 4), 0), "count = 0");
+  expect_refused(device::segmented_select(nullptr, b, no_in, no_out, layout::rows(std::int64_t{1} << 31, 1), 0),
+                 "above 2^31 - 1");
+  layout short_rows = rows;
+  short_rows.num_items = 63;
+  expect_refused(device::segmented_select(nullptr, b, no_in, no_out, short_rows, 0), "num_items = 63");
+  const std::int64_t ranks[] = {1, -2};
+  expect_refused(device::segmented_multiselect(nullptr, b, no_in, no_out, rows, ranks, 2), "h_ranks[1] is negative");
+  expect_refused(device::segmented_multiselect(nullptr, b, no_in, no_out, rows, ranks, 0), "num_ranks = 0");
+  const double qs[] = {0.5, 1.5};
+  expect_refused(device::segmented_quantile(nullptr, b, no_in, static_cast<quantile_value_t<float>*>(nullptr), rows, qs, 2),
+                 "h_qs[1] is outside [0, 1]");
+  expect_refused(device::segmented_quantile(nullptr, b, no_in, static_cast<quantile_value_t<float>*>(nullptr), rows, qs, 1,
+                                            static_cast<quantile_method>(99)),
+                 "unknown quantile_method value 99");
+  expect_refused(device::segmented_select_each(nullptr, b, no_in, no_out, rows, nullptr), "d_ks is null");
+  expect_refused(device::segmented_topk(nullptr, b, no_in, no_out, idx64.data(), rows, -1), "k = -1 is negative");
+  device::topk_config sorted;
+  sorted.sorted = true;
+  expect_refused(device::segmented_topk(nullptr, b, no_in, no_out, idx64.data(), layout::rows(1 << 20, 4096), 4096,
+                                        nullptr, sorted),
+                 "count * k < 2^31");
+  // int32 indices: refused where a position may not fit, accepted where it must.
+  const std::int64_t big = std::int64_t{1} << 31;
+  expect_refused(device::segmented_topk(nullptr, b, no_in, no_out, idx32.data(), layout::rows(1, big), 4),
+                 "int32_t indices need rows shorter than 2^31");
+  expect_refused(device::segmented_topk(nullptr, b, no_in, no_out, idx32.data(),
+                                        layout::ragged(offsets.data(), 2, big), 4),
+                 "int32_t indices of ragged segments need num_items < 2^31");
+  EXPECT_EQ(device::segmented_topk(nullptr, b, no_in, no_out, idx32.data(), layout::rows(2, big / 2), 4), cudaSuccess)
+      << device::last_error_message();
+  EXPECT_EQ(device::segmented_topk(nullptr, b, no_in, no_out, idx32.data(),
+                                    layout::ragged(offsets.data(), 2, big - 1), 4),
+            cudaSuccess)
+      << device::last_error_message();
+  EXPECT_EQ(device::segmented_topk(nullptr, b, no_in, no_out, idx64.data(), layout::rows(1, big), 4), cudaSuccess)
+      << device::last_error_message();
+
+  // Real calls: null and host pointers.
+  std::size_t bytes = 0;
+  ASSERT_EQ(device::segmented_select(nullptr, bytes, in.data(), out.data(), rows, 0), cudaSuccess);
+  const device_buffer<char> ws(bytes);
+  std::vector<float> host(64);
+  expect_refused(device::segmented_select(ws.data(), bytes, no_in, out.data(), rows, 0), "d_in is null");
+  expect_refused(device::segmented_select(ws.data(), bytes, in.data(), no_out, rows, 0), "d_out is null");
+  expect_refused(device::segmented_select(ws.data(), bytes, host.data(), out.data(), rows, 0),
+                 "d_in points to host memory");
+  expect_refused(device::segmented_select(ws.data(), bytes, in.data(), host.data(), rows, 0),
+                 "d_out points to host memory");
+  cuda_check(cudaDeviceSynchronize(), "calls");
 }
 
 }  // namespace

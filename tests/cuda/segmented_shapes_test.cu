@@ -1,8 +1,8 @@
 // The segmented device API on the shapes where a batched implementation changes
 // strategy: lengths 2^k - 1, 2^k, 2^k + 1 up to 2^20 (ragged, and as equal rows);
 // one segment of 2^25 among a million of 1 to 32; a single segment (m = 1); 2^20
-// short rows. Against the per-segment reference, as segmented_test.cu, with fewer
-// variants per shape to keep the run short.
+// short rows; 2^24 segments (rows and ragged). Against the per-segment reference,
+// as segmented_test.cu, with fewer variants per shape to keep the run short.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -103,6 +103,39 @@ TEST(SegmentedMixedScales, AMillionShortRows) {
   expect_segmented_quantiles<float>(in, qs, some_methods);
   expect_segmented_topk(in, 5, true);
   expect_segmented_topk(in, 30, true);  // every row padded
+}
+
+// The most segments the issue names: 2^24 rows of 3, and 2^24 ragged segments of 0
+// to 7 values (about two in nine empty), each segment from its own distribution.
+TEST(SegmentedMixedScales, TwoPow24Segments) {
+  const std::int64_t m = std::int64_t{1} << 24;
+  const quantile_method linear[] = {quantile_method::linear};
+  const std::vector<double> qs = {0.5};
+  {
+    SCOPED_TRACE("2^24 rows of 3");
+    const std::vector<std::int64_t> offsets = row_offsets(m, 3);
+    const segmented_input<float> in(fill_segments<float>(offsets, cycling_dist, 81), offsets, false);
+    const std::vector<std::int64_t> ks = {1};
+    expect_segmented_select(in, ks);
+    expect_segmented_select_each(in, cycling_ranks(offsets));
+    expect_segmented_quantiles<float>(in, qs, linear);
+    expect_segmented_topk(in, 2, true);
+    expect_segmented_topk(in, 5, true);  // every row padded
+  }
+  {
+    SCOPED_TRACE("2^24 ragged segments of 0 to 7");
+    std::vector<std::int64_t> lengths(static_cast<std::size_t>(m));
+    for (std::int64_t i = 0; i < m; ++i)
+      lengths[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(random_word(82, static_cast<std::uint64_t>(i)) % 9) - 1;
+    for (std::int64_t& l : lengths) l = std::max<std::int64_t>(l, 0);
+    const std::vector<std::int64_t> offsets = offsets_of(lengths);
+    const segmented_input<float> in(fill_segments<float>(offsets, cycling_dist, 83), offsets, true);
+    const std::vector<std::int64_t> ks = {0};
+    expect_segmented_select(in, ks);  // the empty segments are reported
+    expect_segmented_select_each(in, middle_ranks(offsets));
+    expect_segmented_quantiles<float>(in, qs, linear);
+    expect_segmented_topk(in, 4, true);
+  }
 }
 
 }  // namespace

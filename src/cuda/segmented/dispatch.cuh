@@ -77,6 +77,15 @@ inline std::string check_request(const device::segment_layout& segs, const void*
       if (rq.k < 0) return "kselect: k = " + std::to_string(rq.k) + " is negative";
       if (rq.topk.sorted && rq.k > 0 && segs.count > (INT32_MAX - 1) / rq.k)
         return "kselect: sorted segmented top-k needs count * k < 2^31";
+      // An int32 index must hold every local position. With rows the host knows the
+      // length; with ragged segments only num_items bounds it without reading d_offsets.
+      if (rq.index_bytes == 4 && !segs.d_offsets && segs.row_length > INT32_MAX)
+        return "kselect: int32_t indices need rows shorter than 2^31 (row_length = " +
+               std::to_string(segs.row_length) + "); use int64_t indices";
+      if (rq.index_bytes == 4 && segs.d_offsets && segs.num_items > INT32_MAX)
+        return "kselect: int32_t indices of ragged segments need num_items < 2^31 (num_items = " +
+               std::to_string(segs.num_items) + ", and the longest segment is not known without reading "
+               "d_offsets); use int64_t indices";
       break;
     default:
       break;
