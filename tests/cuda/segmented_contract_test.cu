@@ -194,9 +194,12 @@ TEST(SegmentedArguments, RefusedWithAMessage) {
   expect_refused(device::segmented_select(nullptr, b, no_in, no_out, layout::rows(0, 4), 0), "count = 0");
   expect_refused(device::segmented_select(nullptr, b, no_in, no_out, layout::rows(std::int64_t{1} << 31, 1), 0),
                  "above 2^31 - 1");
-  layout short_rows = rows;
-  short_rows.num_items = 63;
-  expect_refused(device::segmented_select(nullptr, b, no_in, no_out, short_rows, 0), "num_items = 63");
+  layout bad_rows = rows;
+  bad_rows.num_items = 63;
+  expect_refused(device::segmented_select(nullptr, b, no_in, no_out, bad_rows, 0),
+                 "count * row_length is more than num_items");
+  bad_rows.num_items = 65;
+  expect_refused(device::segmented_select(nullptr, b, no_in, no_out, bad_rows, 0), "but num_items = 65");
   const std::int64_t ranks[] = {1, -2};
   expect_refused(device::segmented_multiselect(nullptr, b, no_in, no_out, rows, ranks, 2), "h_ranks[1] is negative");
   expect_refused(device::segmented_multiselect(nullptr, b, no_in, no_out, rows, ranks, 0), "num_ranks = 0");
