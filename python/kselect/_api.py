@@ -4,10 +4,11 @@ from __future__ import annotations
 import numpy as np
 
 from . import _kselect
-from ._arrays import Input, host_keys, normalize_axis
+from ._arrays import Input, device_results, host_keys, normalize_axis
 from ._quantile import check_method, check_q, quantile_of_slices
 
 _FLOATING = ("float16", "bfloat16", "float32", "float64")
+_MAX_BATCHED_RANKS = 256  # kselect::device::max_segmented_ranks
 
 
 def _int64s(values):
@@ -74,6 +75,21 @@ class _Slices:
             return host_keys(got, x.dtype_name).reshape(1, -1)
         got = _kselect.rows_multiselect(self.table, _int64s(ranks), x.stream)
         return host_keys(got, x.dtype_name)
+
+    def device_values_at(self, ranks):
+        """values_at on the caller's GPU, in the input's dtype, without passing through
+        the host: (m, len(ranks)); None where the batched call takes fewer ranks."""
+        x = self.x
+        ranks = _int64s(ranks)
+        if self.single:
+            out = x.empty((len(ranks),))
+            x.run_device(_kselect.device_multiselect, self.table, ranks, out)
+            return out.reshape(1, -1)
+        if len(ranks) > _MAX_BATCHED_RANKS:
+            return None
+        out = x.empty((self.m, len(ranks)))
+        x.run_device(_kselect.device_rows_multiselect, self.table, ranks, out)
+        return out
 
     def values_each(self, ks):
         """Value at rank ks[i] of slice i: (m,)."""
@@ -274,6 +290,8 @@ def select(a, k, axis=None):
     s = _Slices(x, axis)
     _nonempty(x, "select")
     k = _rank(k, s.n)
+    if device_results(x) and s.m > 0:
+        return s.device_values_at([k]).reshape(s.shape_out((), False))
     values = s.values_at(np.array([k]))[:, 0]
     return _keys_back(x, values, s.shape_out((), False))
 
@@ -293,6 +311,12 @@ def multiselect(a, ks, axis=None):
     _nonempty(x, "multiselect")
     shape, flat = _ranks(ks, s.n)
     unique, inverse = np.unique(flat, return_inverse=True)
+    if device_results(x) and s.m > 0 and flat.size > 0:
+        values = s.device_values_at(unique)  # (m, u) on the GPU
+        if values is not None:
+            if len(unique) != len(flat) or (unique != flat).any():
+                values = values[:, inverse.tolist()]
+            return values.T.reshape(shape + tuple(s.rest))
     values = s.values_at(unique)[:, inverse].T  # (len(ks), m)
     return _keys_back(x, values, shape + tuple(s.rest))
 
@@ -330,6 +354,9 @@ def topk(a, k, axis=-1, largest=True, sorted=True, deterministic=False):
         n = x.size
         if not 0 <= k <= n:
             raise ValueError(f"kselect: k = {k} is out of range for {n} elements")
+        if device_results(x):
+            x.check_dtype(halves=True)
+            return _device_topk(x, x.flat().reshape(1, -1), k, largest, sorted, deterministic, (), None)
         if x.dtype_name in ("float16", "bfloat16"):
             values, indices = _kselect.rows_topk(x.flat().reshape(1, -1), k, largest, sorted, deterministic, x.stream)
             values, indices = values[0], indices[0]
@@ -342,11 +369,42 @@ def topk(a, k, axis=-1, largest=True, sorted=True, deterministic=False):
     n = x.shape[ax]
     if not 0 <= k <= n:
         raise ValueError(f"kselect: k = {k} is out of range for axis {ax} of length {n}")
+    if device_results(x):
+        return _device_topk(x, table, k, largest, sorted, deterministic, tuple(rest), ax)
     values, indices = _kselect.rows_topk(table, k, largest, sorted, deterministic, x.stream)
     # (m, k) back to the input's layout with k at `axis`
     values = np.moveaxis(values.reshape(tuple(rest) + (k,)), -1, ax)
     indices = np.moveaxis(indices.reshape(tuple(rest) + (k,)), -1, ax)
     return x.wrap_keys(np.ascontiguousarray(values)), x.wrap(np.ascontiguousarray(indices))
+
+
+def _device_topk(x, table, k, largest, sorted, deterministic, rest, axis):
+    """topk of a CUDA input with the results made on its GPU. table: (m, n), one row
+    for axis=None (the six key types by the single-array call, 16-bit keys as one
+    batched row); the result: rest + (k,), then k moved to `axis` (None: (k,))."""
+    m = table.shape[0]
+    values = x.empty((m, k))
+    indices = x.empty((m, k), "int64")
+    if m > 0 and k > 0:
+        if axis is None and x.dtype_name not in ("float16", "bfloat16"):
+            x.run_device(_kselect.device_topk, table.reshape(-1), k, largest, sorted, deterministic,
+                         values.reshape(-1), indices.reshape(-1))
+        else:
+            # The batched call is always deterministic (ties by smaller index).
+            x.run_device(_kselect.device_rows_topk, table, k, largest, sorted, values, indices)
+    if axis is None:
+        return values.reshape(k), indices.reshape(k)
+    values = values.reshape(rest + (k,))
+    indices = indices.reshape(rest + (k,))
+    if axis != len(rest):
+        if x.kind == "torch":
+            values, indices = values.movedim(-1, axis).contiguous(), indices.movedim(-1, axis).contiguous()
+        else:
+            import cupy
+
+            values = cupy.ascontiguousarray(cupy.moveaxis(values, -1, axis))
+            indices = cupy.ascontiguousarray(cupy.moveaxis(indices, -1, axis))
+    return values, indices
 
 
 def rank_range(a, lo, hi, sorted=False, deterministic=False):

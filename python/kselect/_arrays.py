@@ -113,6 +113,28 @@ class Input:
         m = int(np.prod(rest, dtype=np.int64))
         return moved.reshape(m, self.shape[axis]), rest, axis
 
+    # ---- results made on the GPU ----
+
+    def empty(self, shape, dtype_name=None):
+        """An uninitialised array of the caller's framework on the input's GPU (its
+        caching allocator), of the input's dtype unless dtype_name says otherwise."""
+        dtype_name = dtype_name or self.dtype_name
+        if self.kind == "torch":
+            torch = _torch()
+            return torch.empty(shape, dtype=getattr(torch, dtype_name), device=self.device)
+        cupy = _cupy()
+        with self.device:
+            return cupy.empty(shape, dtype=dtype_name)
+
+    def run_device(self, call, *args):
+        """call(*args, ws=..., stream=...) by the two-phase protocol: the workspace
+        bytes asked for, then allocated with the caller's framework on its device,
+        and the call run on the caller's stream. The workspace is released when this
+        returns; both frameworks' allocators reuse it only in stream order."""
+        needed = call(*args, ws=None, stream=self.stream)
+        workspace = self.empty((max(int(needed), 1),), "uint8")
+        call(*args, ws=workspace, stream=self.stream)
+
     # ---- results back ----
 
     def wrap(self, host):
@@ -176,6 +198,12 @@ def normalize_axis(axis, ndim):
     if not -ndim <= axis < ndim:
         raise ValueError(f"kselect: axis {axis} is out of range for an array of {ndim} dimensions")
     return int(axis) % ndim
+
+
+def device_results(x):
+    """Whether x's results can be made on its GPU by the device API (a CUDA input and an
+    extension built with the CUDA backend); otherwise they come back through the host."""
+    return x.on_gpu and _kselect.has_device_api()
 
 
 def cuda_available():

@@ -24,6 +24,12 @@
 #include "kselect/filter.hpp"
 #include "kselect/kselect.hpp"
 #include "kselect/segmented.hpp"
+#ifdef KSELECT_WITH_CUDA
+#include <cuda_runtime_api.h>
+
+#include "kselect/device.hpp"
+#include "kselect/device_segmented.hpp"
+#endif
 
 namespace nb = nanobind;
 
@@ -285,6 +291,137 @@ nb::object rows_topk(const input_array& a, std::int64_t k, bool largest, bool so
   });
 }
 
+// ---- device results: the device API writing into the caller's arrays ----
+//
+// For CUDA inputs the Python half allocates the outputs and the workspace with the
+// caller's framework (torch.empty, cupy.empty: its caching allocator, on the same
+// device), so results never pass through host memory. Each function is called
+// twice, as CUB's: with ws = None it returns the workspace bytes needed; with a
+// workspace (a uint8 array of at least that many bytes) it runs on `stream` and
+// returns 0.
+
+#ifdef KSELECT_WITH_CUDA
+/// A writable contiguous array (the outputs and the workspace).
+using output_array = nb::ndarray<nb::c_contig>;
+
+/// Refuses an output that is not a CUDA array of `count` elements of `dtype`.
+void check_output(const output_array& out, std::size_t count, nb::dlpack::dtype dtype, const char* what) {
+  if (out.device_type() != nb::device::cuda::value)
+    throw nb::value_error((std::string("kselect: ") + what + " must be a CUDA array").c_str());
+  if (out.size() != count)
+    throw nb::value_error((std::string("kselect: ") + what + " holds " + std::to_string(out.size()) +
+                           " elements, " + std::to_string(count) + " expected")
+                              .c_str());
+  if (out.dtype() != dtype)
+    throw nb::type_error((std::string("kselect: ") + what + " has dtype " + dtype_name(out.dtype()) + ", " +
+                          dtype_name(dtype) + " expected")
+                             .c_str());
+}
+
+/// call(workspace, bytes) with the GIL released: the bytes needed when ws is None,
+/// else 0 after the call ran. The device API's refusals become ValueError.
+template <class Call>
+std::size_t run_device(nb::handle ws, Call&& call) {
+  void* workspace = nullptr;
+  std::size_t bytes = 0;
+  if (!ws.is_none()) {
+    const auto w = nb::cast<output_array>(ws);
+    if (w.device_type() != nb::device::cuda::value || w.itemsize() != 1)
+      throw nb::value_error("kselect: the workspace must be a CUDA array of bytes");
+    workspace = w.data();
+    bytes = w.size();
+    if (!workspace) throw nb::value_error("kselect: the workspace is empty (allocate at least one byte)");
+  }
+  cudaError_t status;
+  {
+    nb::gil_scoped_release release;
+    status = call(workspace, bytes);
+  }
+  if (status == cudaErrorInvalidValue) throw nb::value_error(kselect::device::last_error_message());
+  if (status != cudaSuccess)
+    throw std::runtime_error(std::string("kselect: CUDA error: ") + cudaGetErrorString(status));
+  return workspace ? 0 : bytes;
+}
+
+cudaStream_t stream_of(std::uintptr_t stream) { return reinterpret_cast<cudaStream_t>(stream); }
+
+template <class T>
+T* out_of(const output_array& out) {
+  return static_cast<T*>(out.data());
+}
+
+nb::dlpack::dtype int64_dtype() { return nb::dtype<std::int64_t>(); }
+
+/// out[j] = the value at ranks[j] (sorted, unique) of the flattened a.
+std::size_t device_multiselect(const input_array& a, const host_int64s& ranks, const output_array& out,
+                               nb::handle ws, std::uintptr_t stream) {
+  check_output(out, ranks.shape(0), a.dtype(), "out");
+  return visit_key_type<false>(a, [&]<class T>(T) {
+    return run_device(ws, [&](void* w, std::size_t& bytes) {
+      return kselect::device::multiselect(w, bytes, data_of<T>(a), out_of<T>(out), size_of(a), ranks.data(),
+                                          static_cast<std::int64_t>(ranks.shape(0)), stream_of(stream));
+    });
+  });
+}
+
+/// values (k) and int64 indices (k) of the k smallest or largest of the flattened a.
+std::size_t device_topk(const input_array& a, std::int64_t k, bool largest, bool sorted, bool deterministic,
+                        const output_array& values, const output_array& indices, nb::handle ws,
+                        std::uintptr_t stream) {
+  check_output(values, static_cast<std::size_t>(k), a.dtype(), "values");
+  check_output(indices, static_cast<std::size_t>(k), int64_dtype(), "indices");
+  kselect::device::topk_config cfg;
+  cfg.largest = largest;
+  cfg.sorted = sorted;
+  cfg.deterministic = deterministic;
+  return visit_key_type<false>(a, [&]<class T>(T) {
+    return run_device(ws, [&](void* w, std::size_t& bytes) {
+      return kselect::device::topk(w, bytes, data_of<T>(a), out_of<T>(values), out_of<std::int64_t>(indices),
+                                   size_of(a), k, stream_of(stream), cfg);
+    });
+  });
+}
+
+/// The (rows, cols) layout of a 2-D CUDA input.
+kselect::device::segment_layout device_rows_of(const input_array& a) {
+  if (a.ndim() != 2) throw nb::value_error("kselect: the batched calls take a 2-D array (rows, cols)");
+  return kselect::device::segment_layout::rows(static_cast<std::int64_t>(a.shape(0)),
+                                               static_cast<std::int64_t>(a.shape(1)));
+}
+
+/// out (rows, len(ranks)): the same ranks (sorted, unique, at most 256) in every row.
+std::size_t device_rows_multiselect(const input_array& a, const host_int64s& ranks, const output_array& out,
+                                    nb::handle ws, std::uintptr_t stream) {
+  const auto segs = device_rows_of(a);
+  check_output(out, static_cast<std::size_t>(segs.count) * ranks.shape(0), a.dtype(), "out");
+  return visit_key_type<true>(a, [&]<class T>(T) {
+    return run_device(ws, [&](void* w, std::size_t& bytes) {
+      return kselect::device::segmented_multiselect(w, bytes, data_of<T>(a), out_of<T>(out), segs, ranks.data(),
+                                                    static_cast<int>(ranks.shape(0)), stream_of(stream));
+    });
+  });
+}
+
+/// values and int64 indices (rows, k): top-k of every row (k <= cols, so no padding).
+std::size_t device_rows_topk(const input_array& a, std::int64_t k, bool largest, bool sorted,
+                             const output_array& values, const output_array& indices, nb::handle ws,
+                             std::uintptr_t stream) {
+  const auto segs = device_rows_of(a);
+  const auto cells = static_cast<std::size_t>(segs.count * k);
+  check_output(values, cells, a.dtype(), "values");
+  check_output(indices, cells, int64_dtype(), "indices");
+  kselect::device::topk_config cfg;
+  cfg.largest = largest;
+  cfg.sorted = sorted;
+  return visit_key_type<true>(a, [&]<class T>(T) {
+    return run_device(ws, [&](void* w, std::size_t& bytes) {
+      return kselect::device::segmented_topk(w, bytes, data_of<T>(a), out_of<T>(values),
+                                             out_of<std::int64_t>(indices), segs, k, stream_of(stream), cfg);
+    });
+  });
+}
+#endif
+
 }  // namespace
 
 NB_MODULE(_kselect, m) {
@@ -311,6 +448,26 @@ NB_MODULE(_kselect, m) {
         "(rows, len(ranks)): the same ranks in every row of the 2-D array a.");
   m.def("rows_select_each", &rows_select_each, a, nb::arg("ks"), stream, threads,
         "(rows,): rank ks[i] of row i.");
+#ifdef KSELECT_WITH_CUDA
+  const auto ws = nb::arg("ws").none();
+  m.def("device_multiselect", &device_multiselect, a, nb::arg("ranks"), nb::arg("out"), ws, stream,
+        "CUDA a: out[j] = value at ranks[j] (sorted, unique); ws None: the workspace bytes needed.");
+  m.def("device_topk", &device_topk, a, nb::arg("k"), nb::arg("largest"), nb::arg("sorted"),
+        nb::arg("deterministic"), nb::arg("values"), nb::arg("indices"), ws, stream,
+        "CUDA a: top-k into values and int64 indices; ws None: the workspace bytes needed.");
+  m.def("device_rows_multiselect", &device_rows_multiselect, a, nb::arg("ranks"), nb::arg("out"), ws, stream,
+        "CUDA 2-D a: out (rows, len(ranks)); ws None: the workspace bytes needed.");
+  m.def("device_rows_topk", &device_rows_topk, a, nb::arg("k"), nb::arg("largest"), nb::arg("sorted"),
+        nb::arg("values"), nb::arg("indices"), ws, stream,
+        "CUDA 2-D a: top-k of every row into values and int64 indices (rows, k); ws None: the bytes needed.");
+#endif
+  m.def("has_device_api", [] {
+#ifdef KSELECT_WITH_CUDA
+    return true;
+#else
+    return false;
+#endif
+  }, "True when the extension was built with the CUDA backend's device API.");
   m.def("rows_topk", &rows_topk, a, nb::arg("k"), nb::arg("largest"), nb::arg("sorted"), nb::arg("deterministic"),
         stream, threads, "(values, indices), each (rows, k): top-k of every row; short rows padded with index -1.");
 }
