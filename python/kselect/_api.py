@@ -1,11 +1,15 @@
 """The package's functions: NumPy's and PyTorch's conventions over the extension."""
 from __future__ import annotations
 
+from typing import Literal, Optional, Union, overload
+
 import numpy as np
+import numpy.typing as npt
 
 from . import _kselect
 from ._arrays import Input, device_results, host_keys, normalize_axis
 from ._quantile import check_method, check_q, quantile_of_slices
+from ._typing import ArrayInput, Integer, Op, QuantileMethod, Result, Scalar
 
 _FLOATING = ("float16", "bfloat16", "float32", "float64")
 _MAX_BATCHED_RANKS = 256  # kselect::device::max_segmented_ranks
@@ -211,7 +215,13 @@ def _non_nan_counts(x, s):
     return (~np.isnan(table)).sum(axis=1).astype(np.int64)
 
 
-def quantile(a, q, axis=None, method="linear", keepdims=False):
+def quantile(
+    a: ArrayInput,
+    q: npt.ArrayLike,
+    axis: Optional[int] = None,
+    method: QuantileMethod = "linear",
+    keepdims: bool = False,
+) -> Result:
     """numpy.quantile(a, q, axis, method=method, keepdims=keepdims), by selection.
 
     Same results and result dtypes as NumPy for every method; NumPy, PyTorch and CuPy
@@ -225,7 +235,13 @@ def quantile(a, q, axis=None, method="linear", keepdims=False):
     return _quantile(a, q, axis, method, keepdims, nan=False)
 
 
-def nanquantile(a, q, axis=None, method="linear", keepdims=False):
+def nanquantile(
+    a: ArrayInput,
+    q: npt.ArrayLike,
+    axis: Optional[int] = None,
+    method: QuantileMethod = "linear",
+    keepdims: bool = False,
+) -> Result:
     """numpy.nanquantile: as quantile, ignoring NaNs; an all-NaN slice gives NaN.
 
     >>> kselect.nanquantile(np.array([1.0, np.nan, 3.0]), 0.5)
@@ -234,7 +250,13 @@ def nanquantile(a, q, axis=None, method="linear", keepdims=False):
     return _quantile(a, q, axis, method, keepdims, nan=True)
 
 
-def percentile(a, q, axis=None, method="linear", keepdims=False):
+def percentile(
+    a: ArrayInput,
+    q: npt.ArrayLike,
+    axis: Optional[int] = None,
+    method: QuantileMethod = "linear",
+    keepdims: bool = False,
+) -> Result:
     """numpy.percentile: quantile with q in [0, 100].
 
     >>> kselect.percentile(np.arange(101.0), [1, 50, 99])
@@ -244,13 +266,23 @@ def percentile(a, q, axis=None, method="linear", keepdims=False):
     return _quantile(a, q, axis, method, keepdims, nan=False, weak=weak)
 
 
-def nanpercentile(a, q, axis=None, method="linear", keepdims=False):
-    """numpy.nanpercentile: nanquantile with q in [0, 100]."""
+def nanpercentile(
+    a: ArrayInput,
+    q: npt.ArrayLike,
+    axis: Optional[int] = None,
+    method: QuantileMethod = "linear",
+    keepdims: bool = False,
+) -> Result:
+    """numpy.nanpercentile: nanquantile with q in [0, 100].
+
+    >>> kselect.nanpercentile(np.array([[1.0, np.nan, 3.0], [4.0, 5.0, 6.0]]), 50, axis=1)
+    array([2., 5.])
+    """
     q, weak = check_q(q, percent=True)
     return _quantile(a, q, axis, method, keepdims, nan=True, weak=weak)
 
 
-def median(a, axis=None, keepdims=False):
+def median(a: ArrayInput, axis: Optional[int] = None, keepdims: bool = False) -> Result:
     """numpy.median: the middle value, or the mean of the two middle values (as NumPy
     computes it); NaN if the slice holds a NaN.
 
@@ -279,7 +311,7 @@ def median(a, axis=None, keepdims=False):
 # ---- selection ------------------------------------------------------------------------------
 
 
-def select(a, k, axis=None):
+def select(a: ArrayInput, k: Integer, axis: Optional[int] = None) -> Result:
     """The k-th smallest value (0-based, as NumPy's `kth`; negative k counts from the
     end), of the flattened array or along `axis`. NaN sorts last, -0.0 equals +0.0.
 
@@ -296,10 +328,20 @@ def select(a, k, axis=None):
     return _keys_back(x, values, s.shape_out((), False))
 
 
-kth = select  # NumPy's name for the rank (np.partition(a, kth)); torch.kthvalue's k is 1-based
+def kth(a: ArrayInput, k: Integer, axis: Optional[int] = None) -> Result:
+    """select under NumPy's name for the rank (np.partition(a, kth)): the k-th smallest,
+    0-based. (torch.kthvalue's k is 1-based: its k is kselect's k + 1.)
+
+    >>> a = np.array([[5, 1, 4], [2, 9, 7]])
+    >>> kselect.kth(a, 0, axis=1)
+    array([1, 2])
+    >>> np.array_equal(kselect.kth(a, -1, axis=1), np.partition(a, -1, axis=1)[:, -1])
+    True
+    """
+    return select(a, k, axis)
 
 
-def multiselect(a, ks, axis=None):
+def multiselect(a: ArrayInput, ks: npt.ArrayLike, axis: Optional[int] = None) -> Result:
     """The values at ranks ks (any order, repeats allowed): shape ks.shape, or
     ks.shape + the other axes with axis=.
 
@@ -333,7 +375,14 @@ def _bits(float32_values):
     return (np.ascontiguousarray(float32_values, dtype=np.float32).view(np.uint32) >> 16).astype(np.uint16)
 
 
-def topk(a, k, axis=-1, largest=True, sorted=True, deterministic=False):
+def topk(
+    a: ArrayInput,
+    k: Integer,
+    axis: Optional[int] = -1,
+    largest: bool = True,
+    sorted: bool = True,
+    deterministic: bool = False,
+) -> tuple[Result, Result]:
     """(values, indices) of the k largest (or smallest) elements along axis, as
     torch.topk(a, k, dim=axis, largest, sorted); axis=None: of the flattened array.
     NaN counts as the largest value. Ties at the k-th value: any of the tied elements,
@@ -342,6 +391,8 @@ def topk(a, k, axis=-1, largest=True, sorted=True, deterministic=False):
     >>> v, i = kselect.topk(np.array([1.0, 9.0, 3.0, 7.0]), 2)
     >>> v, i
     (array([9., 7.]), array([1, 3]))
+    >>> kselect.topk(np.array([3, 7, 7, 1, 7]), 2, deterministic=True)  # ties: smaller index first
+    (array([7, 7]), array([1, 2]))
     """
     x = Input(a)
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
@@ -407,7 +458,9 @@ def _device_topk(x, table, k, largest, sorted, deterministic, rest, axis):
     return values, indices
 
 
-def rank_range(a, lo, hi, sorted=False, deterministic=False):
+def rank_range(
+    a: ArrayInput, lo: Integer, hi: Integer, sorted: bool = False, deterministic: bool = False
+) -> tuple[Result, Result]:
     """(values, indices) of the elements at positions [lo, hi) of the flattened array's
     stable ascending sort (NaN last, ties by index); unsorted unless sorted=True.
 
@@ -426,7 +479,7 @@ def rank_range(a, lo, hi, sorted=False, deterministic=False):
     return x.wrap(values), x.wrap(indices)
 
 
-def approx_select(a, ks, max_rank_error):
+def approx_select(a: ArrayInput, ks: npt.ArrayLike, max_rank_error: Integer) -> tuple[Result, Result]:
     """For each rank in ks, an element whose exact rank is within max_rank_error of it:
     (values, exact_ranks), each of ks's shape. max_rank_error = 0 is exact selection.
 
@@ -481,7 +534,39 @@ def _predicate(x, lo, hi, op, value):
     raise ValueError("kselect: filter needs lo, hi, or op and value")
 
 
-def filter(a, lo=None, hi=None, *, op=None, value=None, return_indices=False):
+@overload
+def filter(
+    a: ArrayInput,
+    lo: Optional[Scalar] = None,
+    hi: Optional[Scalar] = None,
+    *,
+    op: Optional[Op] = None,
+    value: Optional[Scalar] = None,
+    return_indices: Literal[False] = False,
+) -> Result: ...
+
+
+@overload
+def filter(
+    a: ArrayInput,
+    lo: Optional[Scalar] = None,
+    hi: Optional[Scalar] = None,
+    *,
+    op: Optional[Op] = None,
+    value: Optional[Scalar] = None,
+    return_indices: Literal[True],
+) -> tuple[Result, Result]: ...
+
+
+def filter(
+    a: ArrayInput,
+    lo: Optional[Scalar] = None,
+    hi: Optional[Scalar] = None,
+    *,
+    op: Optional[Op] = None,
+    value: Optional[Scalar] = None,
+    return_indices: bool = False,
+) -> Union[Result, tuple[Result, Result]]:
     """The elements of the flattened array with lo <= x < hi (either bound may be
     omitted), or with `x op value` (op: lt, le, gt, ge, eq, ne), in input order, as
     a[(lo <= a) & (a < hi)] gives them; with return_indices=True also their positions.
@@ -489,6 +574,8 @@ def filter(a, lo=None, hi=None, *, op=None, value=None, return_indices=False):
 
     >>> kselect.filter(np.array([5, 1, 4, 2]), lo=2, hi=5)
     array([4, 2])
+    >>> kselect.filter(np.array([5.0, 1.0, 4.0, 2.0]), op="gt", value=3, return_indices=True)
+    (array([5., 4.]), array([0, 2]))
     """
     x = Input(a)
     x.check_dtype(halves=False)
@@ -499,7 +586,14 @@ def filter(a, lo=None, hi=None, *, op=None, value=None, return_indices=False):
     return x.wrap(values)
 
 
-def count(a, lo=None, hi=None, *, op=None, value=None):
+def count(
+    a: ArrayInput,
+    lo: Optional[Scalar] = None,
+    hi: Optional[Scalar] = None,
+    *,
+    op: Optional[Op] = None,
+    value: Optional[Scalar] = None,
+) -> int:
     """How many elements filter() would return (a Python int).
 
     >>> kselect.count(np.array([5, 1, 4, 2]), op="gt", value=1)

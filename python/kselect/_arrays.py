@@ -206,6 +206,11 @@ def device_results(x):
     return x.on_gpu and _kselect.has_device_api()
 
 
-def cuda_available():
-    """True when the package has the CUDA backend and a CUDA device is usable."""
+def cuda_available() -> bool:
+    """True when the package has the CUDA backend and a CUDA device is usable (False
+    for a CPU-only build, or without a GPU: then GPU arrays cannot be passed).
+
+    >>> kselect.cuda_available() in (True, False)
+    True
+    """
     return bool(_kselect.cuda_available())

@@ -11,6 +11,7 @@
 // mapping); a dtype the call does not take is a TypeError naming the ones it does.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 
@@ -39,6 +40,13 @@ namespace {
 using input_array = nb::ndarray<nb::ro, nb::c_contig>;
 /// A host array of int64 or float64 parameters (ranks, ks, qs).
 using host_int64s = nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+/// What the calls return, as the generated stub (kselect/_kselect.pyi, nanobind's
+/// stubgen) names it: NumPy arrays, alone or in pairs (filter's second one None
+/// without indices). The objects are the same; the names only inform type checkers.
+using numpy_array = nb::typed<nb::object, nb::ndarray<nb::numpy>>;
+using numpy_pair = nb::typed<nb::tuple, nb::ndarray<nb::numpy>, nb::ndarray<nb::numpy>>;
+using numpy_filtered = nb::typed<nb::tuple, nb::ndarray<nb::numpy>, std::optional<nb::ndarray<nb::numpy>>>;
 
 /// The last input pointer handed to the library: the no-copy test compares it with
 /// the caller's data pointer.
@@ -147,7 +155,7 @@ kselect::segments rows_of(const input_array& a) {
 
 // ---- single arrays (the six key types) ----
 
-nb::object multiselect(const input_array& a, const host_int64s& ranks, std::uintptr_t stream, int threads) {
+numpy_array multiselect(const input_array& a, const host_int64s& ranks, std::uintptr_t stream, int threads) {
   const auto opt = options_for(a, stream, threads);
   return visit_key_type<false>(a, [&]<class T>(T) {
     std::vector<T> out;
@@ -159,7 +167,7 @@ nb::object multiselect(const input_array& a, const host_int64s& ranks, std::uint
   });
 }
 
-nb::object topk(const input_array& a, std::int64_t k, bool largest, bool sorted, bool deterministic,
+numpy_pair topk(const input_array& a, std::int64_t k, bool largest, bool sorted, bool deterministic,
                 std::uintptr_t stream, int threads) {
   const auto opt = options_for(a, stream, threads);
   return visit_key_type<false>(a, [&]<class T>(T) {
@@ -173,7 +181,7 @@ nb::object topk(const input_array& a, std::int64_t k, bool largest, bool sorted,
   });
 }
 
-nb::object rank_range(const input_array& a, std::int64_t lo, std::int64_t hi, bool sorted, bool deterministic,
+numpy_pair rank_range(const input_array& a, std::int64_t lo, std::int64_t hi, bool sorted, bool deterministic,
                       std::uintptr_t stream, int threads) {
   const auto opt = options_for(a, stream, threads);
   return visit_key_type<false>(a, [&]<class T>(T) {
@@ -187,7 +195,7 @@ nb::object rank_range(const input_array& a, std::int64_t lo, std::int64_t hi, bo
   });
 }
 
-nb::object approx_multiselect(const input_array& a, const host_int64s& ranks, std::int64_t max_rank_error,
+numpy_pair approx_multiselect(const input_array& a, const host_int64s& ranks, std::int64_t max_rank_error,
                               std::uintptr_t stream, int threads) {
   const auto opt = options_for(a, stream, threads);
   return visit_key_type<false>(a, [&]<class T>(T) {
@@ -221,7 +229,7 @@ kselect::predicate<T> predicate_of(const std::string& op, nb::handle c, nb::hand
   throw nb::value_error(("kselect: unknown predicate '" + op + "' (lt, le, gt, ge, eq, ne or range)").c_str());
 }
 
-nb::object filter(const input_array& a, const std::string& op, nb::handle c, nb::handle hi, bool indices,
+numpy_filtered filter(const input_array& a, const std::string& op, nb::handle c, nb::handle hi, bool indices,
                   std::uintptr_t stream, int threads) {
   const auto opt = options_for(a, stream, threads);
   return visit_key_type<false>(a, [&]<class T>(T) {
@@ -248,7 +256,7 @@ std::int64_t count(const input_array& a, const std::string& op, nb::handle c, nb
 
 // ---- batched: rows of a 2-D array (the eight key types) ----
 
-nb::object rows_multiselect(const input_array& a, const host_int64s& ranks, std::uintptr_t stream, int threads) {
+numpy_array rows_multiselect(const input_array& a, const host_int64s& ranks, std::uintptr_t stream, int threads) {
   const auto opt = options_for(a, stream, threads);
   const auto segs = rows_of(a);
   return visit_key_type<true>(a, [&]<class T>(T) {
@@ -261,7 +269,7 @@ nb::object rows_multiselect(const input_array& a, const host_int64s& ranks, std:
   });
 }
 
-nb::object rows_select_each(const input_array& a, const host_int64s& ks, std::uintptr_t stream, int threads) {
+numpy_array rows_select_each(const input_array& a, const host_int64s& ks, std::uintptr_t stream, int threads) {
   const auto opt = options_for(a, stream, threads);
   const auto segs = rows_of(a);
   return visit_key_type<true>(a, [&]<class T>(T) {
@@ -274,7 +282,7 @@ nb::object rows_select_each(const input_array& a, const host_int64s& ks, std::ui
   });
 }
 
-nb::object rows_topk(const input_array& a, std::int64_t k, bool largest, bool sorted, bool deterministic,
+numpy_pair rows_topk(const input_array& a, std::int64_t k, bool largest, bool sorted, bool deterministic,
                      std::uintptr_t stream, int threads) {
   const auto opt = options_for(a, stream, threads);
   const auto segs = rows_of(a);
