@@ -124,8 +124,9 @@ void run_size(std::int64_t n, const run_options& o, cudaStream_t stream, std::ve
   if (n >= 1024) reqs.push_back({"topk k=1024", {}, 1024});
 
   // Checks of the answers, without a sort: the selected values ascend with their
-  // ranks and lie in [0, 1); top-k's values descend, each index holds its value and
-  // the last one is the value at rank n - 1024.
+  // ranks and lie in [0, 1] (uniform doubles in [0, 1) rounded to float can give
+  // 1.0f); top-k's values descend, each index holds its value and the last one is
+  // the value at rank n - 1024.
   for (const request& r : reqs) {
     bool ok = true;
     double ms = 0;
@@ -136,13 +137,12 @@ void run_size(std::int64_t n, const run_options& o, cudaStream_t stream, std::ve
         (void)kselect::multiselect(data[c].data(), n, r.ranks, opt);  // its vector is freed in the timing, too
       });
       const std::vector<float> v = kselect::multiselect(data[0].data(), n, r.ranks, opt);
-      for (std::size_t i = 0; i < v.size(); ++i) ok = ok && v[i] >= 0.0f && v[i] < 1.0f && (i == 0 || v[i - 1] <= v[i]);
+      for (std::size_t i = 0; i < v.size(); ++i)
+        ok = ok && v[i] >= 0.0f && v[i] <= 1.0f && (i == 0 || v[i - 1] <= v[i]);
     } else {
       call = "kselect::topk(d_ptr, n, 1024, {largest, sorted, indices}, {device=cuda, stream})";
       const kselect::topk_options t{.largest = true, .sorted = true, .deterministic = false, .indices = true};
-      ms = time_median(stream, copies, o, [&](int c) {
-        (void)kselect::topk(data[c].data(), n, r.k, t, opt);
-      });
+      ms = time_median(stream, copies, o, [&](int c) { (void)kselect::topk(data[c].data(), n, r.k, t, opt); });
       const kselect::selection<float> s = kselect::topk(data[0].data(), n, r.k, t, opt);
       const std::int64_t rank = n - r.k;
       const float kth = kselect::multiselect(data[0].data(), n, std::vector<std::int64_t>{rank}, opt)[0];
