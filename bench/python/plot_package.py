@@ -10,7 +10,10 @@ row (wall-clock; NumPy arrays). Each panel also has the read floor (dotted) and 
 sort (dash-dot). Where a call refused an input (torch.quantile over 2^24 elements) or was not
 timed, the panel says so.
 
-usage: bench/python/plot_package.py RUN.json --out docs/images/package-h100.png [--title-extra TEXT]
+usage: bench/python/plot_package.py RUN.json [RUN2.json ...] --out docs/images/package-h100.png
+                                   [--title-extra TEXT]
+(several files: their rows together, e.g. a --no-cpu run and a --no-gpu run; the title
+takes the GPU run's device, date and commit.)
 Needs matplotlib only (no GPU): plot on any machine from the JSON.
 """
 import argparse
@@ -60,16 +63,18 @@ def series(rows, side, ops, kselect_input):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("json")
+    p.add_argument("json", nargs="+", help="package_bench.py --json files (e.g. a --no-cpu and a --no-gpu run)")
     p.add_argument("--out", required=True)
     p.add_argument("--title-extra", default="")
     a = p.parse_args()
-    run = json.load(open(a.json))
-    rows = run["results"]
+    runs = [json.load(open(path)) for path in a.json]
+    rows = [r for run in runs for r in run["results"]]
+    run = next((r for r in runs if r.get("device")), runs[0])  # the GPU run's header, if any
+    cpu_run = next((r for r in runs if any(x["side"] == "cpu" for x in r["results"])), run)
 
     sides = [s for s in ("gpu", "cpu") if any(r["side"] == s and r["library"] == "kselect" for r in rows)]
     if not sides:
-        raise SystemExit("plot_package.py: no kselect rows in " + a.json)
+        raise SystemExit("plot_package.py: no kselect rows in " + ", ".join(a.json))
     fig, axes = plt.subplots(len(sides), 3, figsize=(16, 5 * len(sides)), squeeze=False)
     for row_axes, side in zip(axes, sides):
         inputs = {r["input"] for r in rows if r["side"] == side and r["library"] == "kselect"}
@@ -106,9 +111,9 @@ def main():
             ax.legend(fontsize=7, loc="upper left")
         unit = ("ms, CUDA events" if side == "gpu" else "ms, wall-clock") + " (lower is better)"
         row_axes[0].set_ylabel(unit)
-    versions = run.get("versions", {})
+    versions = {**cpu_run.get("versions", {}), **run.get("versions", {})}
     gpu = f"GPU {run['device']}" if run.get("device") and "gpu" in sides else ""
-    cpu = f"CPU {run.get('cpu', '?')} ({run.get('cpu_threads', '?')} threads)" if "cpu" in sides else ""
+    cpu = f"CPU {cpu_run.get('cpu', '?')} ({cpu_run.get('cpu_threads', '?')} threads)" if "cpu" in sides else ""
     libs = ", ".join(f"{k} {v}" for k, v in versions.items() if k in ("torch", "cupy", "numpy"))
     stamp = "; ".join(x for x in (gpu, cpu, libs, run.get("date", "")[:10],
                                   f"commit {run['commit']}" if run.get("commit") else "", a.title_extra) if x)
