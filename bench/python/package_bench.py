@@ -512,7 +512,7 @@ def main():
     p.add_argument("--step", type=int, default=2, help="log2 step between sizes")
     p.add_argument("--reps", type=int, default=15, help="timed runs (at least 10)")
     p.add_argument("--reps-slow", type=int, default=10, help="timed runs of calls over 0.1 s (at least 10)")
-    p.add_argument("--warmup", type=int, default=3, help="warm-up runs (1 for calls over 0.1 s)")
+    p.add_argument("--warmup", type=int, default=3, help="warm-up runs (calls over 0.1 s: 1, on the GPU 2)")
     p.add_argument("--max-call-s", type=float, default=5.0, help="calls slower than this are not timed")
     p.add_argument("--quick", action="store_true", help="2^10, 2^16, 2^22 and the largest size; 10 runs")
     p.add_argument("--no-gpu", action="store_true")
@@ -520,6 +520,7 @@ def main():
     p.add_argument("--no-torch", action="store_true")
     p.add_argument("--no-cupy", action="store_true")
     args = p.parse_args()
+    began = time.perf_counter()
     if args.quick:
         args.reps = args.reps_slow = 10
 
@@ -618,6 +619,7 @@ def main():
             json.dump(out, f, indent=1)
             f.write("\n")
         print(f"wrote {args.json}")
+    print(f"package_bench.py: {time.perf_counter() - began:.1f} s in all")
 
 
 if __name__ == "__main__":
