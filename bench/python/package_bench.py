@@ -332,30 +332,44 @@ def package_requests(x, n):
     arguments}, recorded by wrapping kselect._kselect's functions for one untimed call each."""
     ext = kselect._kselect
     seen = []
-    original = {name: getattr(ext, name) for name in ("multiselect", "topk")}
+    # The host-result calls, and the device-API calls that CUDA inputs use (called
+    # twice, as CUB's: recorded when they run, not when they ask for workspace).
+    names = [n for n in ("multiselect", "topk", "device_multiselect", "device_rows_multiselect", "device_topk")
+             if hasattr(ext, n)]
+    original = {name: getattr(ext, name) for name in names}
 
-    def multiselect(a, ranks, *rest, **kw):
-        seen.append({"ranks": [int(r) for r in np.asarray(ranks)]})
-        return original["multiselect"](a, ranks, *rest, **kw)
+    def ranks_call(name):
+        def call(a, ranks, *rest, **kw):
+            if kw.get("ws", 0) is not None:
+                seen.append({"ranks": [int(r) for r in np.asarray(ranks)]})
+            return original[name](a, ranks, *rest, **kw)
+        return call
 
-    def topk(a, k, largest, sorted_, deterministic, *rest, **kw):
-        seen.append({"k": int(k), "largest": bool(largest), "sorted": bool(sorted_),
-                     "deterministic": bool(deterministic)})
-        return original["topk"](a, k, largest, sorted_, deterministic, *rest, **kw)
+    def topk_call(name):
+        def call(a, k, largest, sorted_, deterministic, *rest, **kw):
+            if kw.get("ws", 0) is not None:
+                seen.append({"k": int(k), "largest": bool(largest), "sorted": bool(sorted_),
+                             "deterministic": bool(deterministic)})
+            return original[name](a, k, largest, sorted_, deterministic, *rest, **kw)
+        return call
+
+    wrapped = {name: (topk_call(name) if name.endswith("topk") else ranks_call(name)) for name in names}
 
     cases = {"select k=n/2": lambda: kselect.select(x, n // 2), "median": lambda: kselect.median(x),
              "101 percentiles": lambda: kselect.percentile(x, PERCENTS)}
     if n >= K_TOP:
         cases["topk k=1024"] = lambda: kselect.topk(x, K_TOP)
     got = {}
-    ext.multiselect, ext.topk = multiselect, topk
+    for name in names:
+        setattr(ext, name, wrapped[name])
     try:
         for name, call in cases.items():
             seen.clear()
             call()
             got[name] = list(seen)
     finally:
-        ext.multiselect, ext.topk = original["multiselect"], original["topk"]
+        for name in names:
+            setattr(ext, name, original[name])
     return got
 
 

@@ -1,6 +1,7 @@
 """The package's functions: NumPy's and PyTorch's conventions over the extension."""
 from __future__ import annotations
 
+import math
 from typing import Literal, Optional, Union, overload
 
 import numpy as np
@@ -13,6 +14,12 @@ from ._typing import ArrayInput, Integer, Op, QuantileMethod, Result, Scalar
 
 _FLOATING = ("float16", "bfloat16", "float32", "float64")
 _MAX_BATCHED_RANKS = 256  # kselect::device::max_segmented_ranks
+# A whole array of at most this many keys goes to the GPU as one batched row: up to
+# 16384 keys the batched call finishes a row in one kernel that reads it once and
+# never waits for the host (docs/algorithms.md, "Segmented selection": the block
+# tiers), where the single-array call waits for the host at least once
+# (kselect/device.hpp). Longer arrays take the single-array call.
+_ONE_ROW_MAX = 16384
 
 
 def _int64s(values):
@@ -69,7 +76,7 @@ class _Slices:
             self.table, self.rest, self.axis = x.rows(axis)
             self.n = x.shape[self.axis]
             self.single = False
-        self.m = 1 if self.axis is None else int(np.prod(self.rest, dtype=np.int64))
+        self.m = 1 if self.axis is None else math.prod(self.rest)
 
     def values_at(self, ranks):
         """Values at sorted unique ranks (1-D), the same in every slice: (m, len(ranks))."""
@@ -85,14 +92,16 @@ class _Slices:
         the host: (m, len(ranks)); None where the batched call takes fewer ranks."""
         x = self.x
         ranks = _int64s(ranks)
-        if self.single:
+        batched = len(ranks) <= _MAX_BATCHED_RANKS
+        if self.single and not (batched and self.n <= _ONE_ROW_MAX):
             out = x.empty((len(ranks),))
             x.run_device(_kselect.device_multiselect, self.table, ranks, out)
             return out.reshape(1, -1)
-        if len(ranks) > _MAX_BATCHED_RANKS:
+        if not batched:
             return None
         out = x.empty((self.m, len(ranks)))
-        x.run_device(_kselect.device_rows_multiselect, self.table, ranks, out)
+        table = self.table.reshape(1, -1) if self.single else self.table
+        x.run_device(_kselect.device_rows_multiselect, table, ranks, out)
         return out
 
     def values_each(self, ks):
@@ -296,16 +305,78 @@ def median(a: ArrayInput, axis: Optional[int] = None, keepdims: bool = False) ->
     half = s.n // 2
     middle = [half - 1, half] if s.n % 2 == 0 else [half]
     floating = x.dtype_name in _FLOATING
-    ranks = sorted(set(middle + ([s.n - 1] if floating else [])))
-    values = s.values_at(np.array(ranks))  # (m, len(ranks))
-    pick = values[:, [ranks.index(r) for r in middle]]
-    result = np.mean(pick, axis=1)  # NumPy's median is the mean of the middle values
+    ranks = sorted(set(middle + ([s.n - 1] if floating else [])))  # the largest: is there a NaN?
+    cols = [ranks.index(r) for r in middle]
+    shape = s.shape_out((), keepdims)
+    if device_results(x):
+        values = s.device_values_at(ranks)
+        if values is not None:
+            return _device_median(x, values, cols, floating).reshape(shape)
+    if s.single and x.kind == "numpy" and not shape:  # NumPy's scalar, without array overhead
+        got = _kselect.multiselect(s.table, np.array(ranks, dtype=np.int64), x.stream)
+        return _median_scalar(host_keys(got, x.dtype_name), cols, floating)
+    values = s.values_at(ranks)  # (m, len(ranks))
+    result = _mean_of_columns(values, cols)
     if floating:
-        nans = np.isnan(values[:, -1].astype(np.float64))
+        nans = np.isnan(values[:, -1])
         if nans.any():
             result = np.where(nans, values[:, -1], result).astype(result.dtype)
-    shape = s.shape_out((), keepdims)
     return _finish(x, result, shape)
+
+
+def _mean_of_columns(values, cols):
+    """np.mean(values[:, cols], axis=1) for one or two columns, as NumPy computes it
+    (integers in float64, float16 in float32 then rounded back), without its overhead."""
+    dtype = values.dtype
+    acc = np.dtype(np.float64) if dtype.kind in "iub" else np.dtype(np.float32) if dtype == np.float16 else dtype
+    total = values[:, cols[0]].astype(acc)
+    if len(cols) == 2:
+        total = total + values[:, cols[1]].astype(acc)
+    result = np.true_divide(total, len(cols))
+    return result.astype(dtype) if dtype == np.float16 else result
+
+
+def _median_scalar(values, cols, floating):
+    """_mean_of_columns and the NaN rule for one slice, in NumPy scalars (the same
+    arithmetic: NumPy's scalar operations round as its array operations do)."""
+    dtype = values.dtype
+    if floating and math.isnan(values[-1]):
+        return values[-1]
+    acc = np.float64 if dtype.kind in "iub" else np.float32 if dtype == np.float16 else dtype.type
+    total = acc(values[cols[0]])
+    if len(cols) == 2:
+        total = total + acc(values[cols[1]])
+    result = total / len(cols)
+    return dtype.type(result) if dtype == np.float16 else acc(result)
+
+
+def _device_median(x, values, cols, floating):
+    """_mean_of_columns and the NaN rule on the caller's GPU (torch or CuPy), with the
+    same arithmetic: one IEEE addition and a division by 1 or 2 in the same type."""
+    name = x.dtype_name
+    acc = "float64" if not floating else "float32" if name in ("float16", "bfloat16") else name
+    if x.kind == "torch":
+        import torch
+
+        acc_t = getattr(torch, acc)
+        total = values[:, cols[0]].to(acc_t)
+        if len(cols) == 2:
+            total = total + values[:, cols[1]].to(acc_t)
+        result = total / len(cols)
+        if floating:
+            last = values[:, -1].to(acc_t)
+            result = torch.where(torch.isnan(last), last, result)
+        return result.to(torch.float16) if name == "float16" else result
+    import cupy
+
+    total = values[:, cols[0]].astype(acc)
+    if len(cols) == 2:
+        total = total + values[:, cols[1]].astype(acc)
+    result = total / len(cols)
+    if floating:
+        last = values[:, -1].astype(acc)
+        result = cupy.where(cupy.isnan(last), last, result)
+    return result.astype("float16") if name == "float16" else result
 
 
 # ---- selection ------------------------------------------------------------------------------

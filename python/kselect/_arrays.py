@@ -12,12 +12,16 @@ array first (the library reads a flat array).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import _kselect
 
 SIX_TYPES = ("float32", "float64", "int32", "int64", "uint32", "uint64")
 HALF_TYPES = ("float16", "bfloat16")
+# dtype.name is computed on every access; small calls look it up instead.
+_DTYPE_NAMES = {np.dtype(name): name for name in SIX_TYPES + ("float16",)}
 
 
 def _torch():
@@ -41,11 +45,14 @@ class Input:
     """
 
     def __init__(self, a):
-        torch = _torch()
-        cupy = _cupy()
         self.on_gpu = False
         self.stream = 0
         self.device = None
+        if type(a) is np.ndarray:  # the common CPU case first: small calls pay for every check
+            self._from_numpy(a)
+            return
+        torch = _torch()
+        cupy = _cupy()
         if torch is not None and isinstance(a, torch.Tensor):
             self.kind = "torch"
             self.data = a.contiguous()
@@ -68,13 +75,19 @@ class Input:
                     ) from None
             self._from_cupy(cupy, cupy.asarray(a))
         else:
-            self.kind = "numpy"
-            arr = np.asarray(a)
-            self.data = np.ascontiguousarray(arr)
-            self.dtype_name = arr.dtype.name
-            self.shape = arr.shape
+            self._from_numpy(np.asarray(a))
+            return
         self.ndim = len(self.shape)
-        self.size = int(np.prod(self.shape, dtype=np.int64))
+        self.size = math.prod(self.shape)
+
+    def _from_numpy(self, arr):
+        self.kind = "numpy"
+        self.data = arr if arr.flags.c_contiguous else np.ascontiguousarray(arr)
+        dtype = arr.dtype
+        self.dtype_name = _DTYPE_NAMES.get(dtype) or dtype.name
+        self.shape = arr.shape
+        self.ndim = arr.ndim
+        self.size = arr.size
 
     def _from_cupy(self, cupy, a):
         self.kind = "cupy"
