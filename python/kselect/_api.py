@@ -308,7 +308,8 @@ def median(a: ArrayInput, axis: Optional[int] = None, keepdims: bool = False) ->
     ranks = sorted(set(middle + ([s.n - 1] if floating else [])))  # the largest: is there a NaN?
     cols = [ranks.index(r) for r in middle]
     shape = s.shape_out((), keepdims)
-    if device_results(x):
+    # torch has no arithmetic on its unsigned types: their medians go through the host.
+    if device_results(x) and not (x.kind == "torch" and x.dtype_name in ("uint32", "uint64")):
         values = s.device_values_at(ranks)
         if values is not None:
             return _device_median(x, values, cols, floating).reshape(shape)
@@ -428,10 +429,21 @@ def multiselect(a: ArrayInput, ks: npt.ArrayLike, axis: Optional[int] = None) ->
         values = s.device_values_at(unique)  # (m, u) on the GPU
         if values is not None:
             if len(unique) != len(flat) or (unique != flat).any():
-                values = values[:, inverse.tolist()]
+                values = _gather_columns(x, values, inverse.tolist())
             return values.T.reshape(shape + tuple(s.rest))
     values = s.values_at(unique)[:, inverse].T  # (len(ks), m)
     return _keys_back(x, values, shape + tuple(s.rest))
+
+
+def _gather_columns(x, values, cols):
+    """values[:, cols] on the GPU. torch's unsigned types have no indexing kernels:
+    they are gathered through the signed type of the same width (the same bits)."""
+    if x.kind == "torch" and x.dtype_name in ("uint32", "uint64"):
+        import torch
+
+        signed, unsigned = (torch.int32, torch.uint32) if x.dtype_name == "uint32" else (torch.int64, torch.uint64)
+        return values.view(signed)[:, cols].view(unsigned)
+    return values[:, cols]
 
 
 def _keys_back(x, values, shape):

@@ -133,3 +133,81 @@ def test_gpu_errors():
         kselect.select(t.to(torch.bool), 0)
     with pytest.raises(ValueError, match="kselect"):
         kselect.quantile(torch.empty(0, device="cuda"), 0.5)
+
+
+ALL_KEYS = ["float32", "float64", "int32", "int64", "uint32", "uint64", "float16", "bfloat16"]
+
+
+def gpu_arrays(kind, a, dtype):
+    """a (NumPy, of a type NumPy has) on the GPU as `kind` with key type dtype, and the
+    NumPy array whose values it holds (bfloat16: the float32 values it rounds to)."""
+    if kind == "torch":
+        t = torch.from_numpy(np.ascontiguousarray(a.astype(np.float32) if dtype == "bfloat16" else a)).cuda()
+        if dtype == "bfloat16":
+            t = t.to(torch.bfloat16)
+            return t, t.float().cpu().numpy()
+        return t, a
+    cp = _cupy()
+    if dtype == "bfloat16":
+        pytest.skip("cupy has no bfloat16")
+    return cp.asarray(a), a
+
+
+def to_host(r):
+    if isinstance(r, torch.Tensor):
+        return (r.float() if r.dtype == torch.bfloat16 else r).cpu().numpy()
+    return _cupy().asnumpy(r)
+
+
+@pytest.mark.parametrize("kind", ["torch", "cupy"])
+@pytest.mark.parametrize("dtype", ALL_KEYS)
+@pytest.mark.parametrize("n", [1, 1000, 1001, 16384, 16385, 300_001])
+def test_results_made_on_the_gpu_match_numpy(kind, dtype, n):
+    """select, multiselect, median and topk, whose results the device API writes on the
+    GPU (one batched row up to 16384 keys, the single-array calls above), against NumPy
+    on the same values, for every key type."""
+    rng = np.random.default_rng(n)
+    np_dtype = "float32" if dtype == "bfloat16" else dtype
+    if np_dtype.startswith("float"):
+        a = rng.normal(size=n).astype(np_dtype)
+    else:
+        a = rng.integers(0, 1000, size=n).astype(np_dtype)
+    if kind == "torch" and dtype.startswith("uint"):
+        pytest.skip("torch's unsigned tensors: covered through cupy")
+    g, ref = gpu_arrays(kind, a, dtype)
+    s = np.sort(ref)
+    got = kselect.select(g, n // 2)
+    assert got.shape == () and to_host(got) == s[n // 2]
+    ks = [n - 1, 0, n // 3, 0]
+    assert np.array_equal(to_host(kselect.multiselect(g, ks)), s[ks])
+    med = kselect.median(g)
+    assert med.shape == () and to_host(med) == np.median(ref)
+    if dtype in ("float32", "float64", "float16") and n > 2:
+        with_nan = a.copy()
+        with_nan[n // 2] = np.nan
+        gn, refn = gpu_arrays(kind, with_nan, dtype)
+        assert np.isnan(to_host(kselect.median(gn)))
+    k = min(n, 50)
+    values, indices = kselect.topk(g, k, largest=True, sorted=True)
+    assert np.array_equal(to_host(values), s[::-1][:k])
+    assert np.array_equal(ref[to_host(indices)], to_host(values))
+    v0, i0 = kselect.topk(g, 0)
+    assert v0.shape == (0,) and i0.shape == (0,)
+
+
+@pytest.mark.parametrize("kind", ["torch", "cupy"])
+def test_axis_results_made_on_the_gpu(kind):
+    rng = np.random.default_rng(7)
+    a = rng.normal(size=(6, 300, 5)).astype(np.float32)
+    g, ref = gpu_arrays(kind, a, "float32")
+    for axis in (0, 1, 2, -1):
+        s = np.sort(ref, axis=axis)
+        assert np.array_equal(to_host(kselect.select(g, 3, axis=axis)), np.take(s, 3, axis=axis))
+        assert np.array_equal(to_host(kselect.multiselect(g, [4, 0, 4], axis=axis)),
+                              np.stack([np.take(s, j, axis=axis) for j in (4, 0, 4)]))
+        assert np.array_equal(to_host(kselect.median(g, axis=axis)), np.median(ref, axis=axis))
+        assert np.array_equal(to_host(kselect.median(g, axis=axis, keepdims=True)),
+                              np.median(ref, axis=axis, keepdims=True))
+        values, indices = kselect.topk(g, 2, axis=axis, largest=False)
+        assert np.array_equal(to_host(values), np.take(s, [0, 1], axis=axis))
+        assert np.array_equal(np.take_along_axis(ref, to_host(indices), axis=axis), to_host(values))
