@@ -158,7 +158,7 @@ class Input:
         host = np.asarray(host)
         if self.kind == "torch":
             torch = _torch()
-            t = torch.from_numpy(np.ascontiguousarray(host))
+            t = torch.from_numpy(_contiguous(host))
             return t.to(self.device) if self.on_gpu else t
         cupy = _cupy()
         with self.device:
@@ -168,11 +168,18 @@ class Input:
         """Keys as the extension returns them (bfloat16 as uint16 bits) in the input's dtype."""
         if self.dtype_name == "bfloat16":
             torch = _torch()
-            t = torch.from_numpy(np.ascontiguousarray(host).view(np.int16)).view(torch.bfloat16)
+            t = torch.from_numpy(_contiguous(host).view(np.int16)).view(torch.bfloat16)
             return t.to(self.device) if self.on_gpu else t
         if self.dtype_name == "float16":
             host = np.asarray(host).view(np.float16)
         return self.wrap(host)
+
+
+def _contiguous(host):
+    """host as a C-contiguous array of the same shape (np.ascontiguousarray makes a 0-d
+    array 1-d: a scalar quantile would come back with shape (1,))."""
+    host = np.asarray(host)
+    return np.ascontiguousarray(host).reshape(host.shape)
 
 
 def plain(host):

@@ -211,3 +211,16 @@ def test_axis_results_made_on_the_gpu(kind):
         values, indices = kselect.topk(g, 2, axis=axis, largest=False)
         assert np.array_equal(to_host(values), np.take(s, [0, 1], axis=axis))
         assert np.array_equal(np.take_along_axis(ref, to_host(indices), axis=axis), to_host(values))
+
+
+@pytest.mark.parametrize("kind", ["torch", "cupy"])
+def test_scalar_q_gives_a_0d_result_of_numpys_dtype(kind):
+    a = np.random.default_rng(3).normal(size=10_001).astype(np.float32)
+    g, _ = gpu_arrays(kind, a, "float32")
+    for got, want in ((kselect.quantile(g, 0.5), np.quantile(a, 0.5)),
+                      (kselect.percentile(g, 90), np.percentile(a, 90)),
+                      (kselect.nanquantile(g, 0.25), np.nanquantile(a, 0.25)),
+                      (kselect.quantile(g, [0.5]), np.quantile(a, [0.5]))):
+        assert got.shape == np.shape(want)
+        assert to_host(got).dtype == np.asarray(want).dtype
+        assert np.array_equal(to_host(got), want)
