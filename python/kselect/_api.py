@@ -357,27 +357,24 @@ def _device_median(x, values, cols, floating):
     name = x.dtype_name
     acc = "float64" if not floating else "float32" if name in ("float16", "bfloat16") else name
     if x.kind == "torch":
-        import torch
+        import torch as xp
 
-        acc_t = getattr(torch, acc)
-        total = values[:, cols[0]].to(acc_t)
-        if len(cols) == 2:
-            total = total + values[:, cols[1]].to(acc_t)
-        result = total / len(cols)
-        if floating:
-            last = values[:, -1].to(acc_t)
-            result = torch.where(torch.isnan(last), last, result)
-        return result.to(torch.float16) if name == "float16" else result
-    import cupy
+        def cast(v, dtype):
+            return v.to(getattr(xp, dtype))
+    else:
+        import cupy as xp
 
-    total = values[:, cols[0]].astype(acc)
+        def cast(v, dtype):
+            return v.astype(dtype)
+
+    total = cast(values[:, cols[0]], acc)
     if len(cols) == 2:
-        total = total + values[:, cols[1]].astype(acc)
+        total = total + cast(values[:, cols[1]], acc)
     result = total / len(cols)
     if floating:
-        last = values[:, -1].astype(acc)
-        result = cupy.where(cupy.isnan(last), last, result)
-    return result.astype("float16") if name == "float16" else result
+        last = cast(values[:, -1], acc)
+        result = xp.where(xp.isnan(last), last, result)
+    return cast(result, "float16") if name == "float16" else result
 
 
 # ---- selection ------------------------------------------------------------------------------

@@ -17,23 +17,14 @@ the shape q.shape + (m,).
 """
 from __future__ import annotations
 
+import typing
+
 import numpy as np
 
-METHODS = (
-    "inverted_cdf",
-    "averaged_inverted_cdf",
-    "closest_observation",
-    "interpolated_inverted_cdf",
-    "hazen",
-    "weibull",
-    "linear",
-    "median_unbiased",
-    "normal_unbiased",
-    "lower",
-    "higher",
-    "midpoint",
-    "nearest",
-)
+from ._typing import QuantileMethod
+
+# numpy.quantile's thirteen methods, in NumPy's order: the names of _typing.QuantileMethod.
+METHODS = typing.get_args(QuantileMethod)
 
 
 def _hyndman_fan(n, q, alpha, beta):

@@ -360,6 +360,14 @@ T* out_of(const output_array& out) {
 
 nb::dlpack::dtype int64_dtype() { return nb::dtype<std::int64_t>(); }
 
+kselect::device::topk_config topk_config_of(bool largest, bool sorted, bool deterministic) {
+  kselect::device::topk_config cfg;
+  cfg.largest = largest;
+  cfg.sorted = sorted;
+  cfg.deterministic = deterministic;
+  return cfg;
+}
+
 /// out[j] = the value at ranks[j] (sorted, unique) of the flattened a.
 std::size_t device_multiselect(const input_array& a, const host_int64s& ranks, const output_array& out,
                                nb::handle ws, std::uintptr_t stream) {
@@ -378,10 +386,7 @@ std::size_t device_topk(const input_array& a, std::int64_t k, bool largest, bool
                         std::uintptr_t stream) {
   check_output(values, static_cast<std::size_t>(k), a.dtype(), "values");
   check_output(indices, static_cast<std::size_t>(k), int64_dtype(), "indices");
-  kselect::device::topk_config cfg;
-  cfg.largest = largest;
-  cfg.sorted = sorted;
-  cfg.deterministic = deterministic;
+  const auto cfg = topk_config_of(largest, sorted, deterministic);
   return visit_key_type<false>(a, [&]<class T>(T) {
     return run_device(ws, [&](void* w, std::size_t& bytes) {
       return kselect::device::topk(w, bytes, data_of<T>(a), out_of<T>(values), out_of<std::int64_t>(indices),
@@ -392,9 +397,8 @@ std::size_t device_topk(const input_array& a, std::int64_t k, bool largest, bool
 
 /// The (rows, cols) layout of a 2-D CUDA input.
 kselect::device::segment_layout device_rows_of(const input_array& a) {
-  if (a.ndim() != 2) throw nb::value_error("kselect: the batched calls take a 2-D array (rows, cols)");
-  return kselect::device::segment_layout::rows(static_cast<std::int64_t>(a.shape(0)),
-                                               static_cast<std::int64_t>(a.shape(1)));
+  const kselect::segments rows = rows_of(a);
+  return kselect::device::segment_layout::rows(rows.count, rows.row_length);
 }
 
 /// out (rows, len(ranks)): the same ranks (sorted, unique, at most 256) in every row.
@@ -418,9 +422,8 @@ std::size_t device_rows_topk(const input_array& a, std::int64_t k, bool largest,
   const auto cells = static_cast<std::size_t>(segs.count * k);
   check_output(values, cells, a.dtype(), "values");
   check_output(indices, cells, int64_dtype(), "indices");
-  kselect::device::topk_config cfg;
-  cfg.largest = largest;
-  cfg.sorted = sorted;
+  // The batched call is always deterministic (ties by the smaller index).
+  const auto cfg = topk_config_of(largest, sorted, true);
   return visit_key_type<true>(a, [&]<class T>(T) {
     return run_device(ws, [&](void* w, std::size_t& bytes) {
       return kselect::device::segmented_topk(w, bytes, data_of<T>(a), out_of<T>(values),
