@@ -100,6 +100,7 @@ struct segmented_request {
   int count = 0;                        ///< entries of h_ranks or h_qs
   quantile_method method = quantile_method::linear;
   bool ignore_nan = false;              ///< nanquantile
+  bool numpy_median = false;            ///< quantile at 0.5 as numpy.median's mean (core::median_of)
   void* d_indices_out = nullptr;        ///< topk: local indices, or null
   int index_bytes = 0;                  ///< 4 or 8
   device::topk_config topk{};
@@ -179,6 +180,30 @@ cudaError_t segmented_quantile(void* d_workspace, std::size_t& workspace_bytes, 
   req.count = num_qs;
   req.method = method;
   req.ignore_nan = ignore_nan;
+  return kselect::detail::segmented_run<K>(d_workspace, workspace_bytes, reinterpret_cast<const K*>(d_in), d_out,
+                                           segs, req, stream);
+}
+
+/// numpy.median (ignore_nan: numpy.nanmedian) of every segment: d_out[i] for segment
+/// i, quantile_value_t of the key (float for 16-bit keys). The middle key, or the mean
+/// of the two middle keys as NumPy computes it: their sum halved in the result type
+/// (float32 keys in float32, integers in float64), which can differ in the last bit
+/// from segmented_quantile at 0.5 (a lerp). NaN for an empty segment, for one holding
+/// a NaN, and (ignore_nan) for an all-NaN one.
+template <class T>
+cudaError_t segmented_median(void* d_workspace, std::size_t& workspace_bytes, const T* d_in,
+                             quantile_value_t<kselect::detail::key_storage_t<T>>* d_out,
+                             const segment_layout& segs, bool ignore_nan = false, cudaStream_t stream = nullptr) {
+  KSELECT_NVTX_RANGE("kselect::device::segmented_median");
+  using K = kselect::detail::key_storage_t<T>;
+  static constexpr double half = 0.5;
+  kselect::detail::segmented_request req;
+  req.op = kselect::detail::segmented_request::kind::quantile;
+  req.h_qs = &half;
+  req.count = 1;
+  req.method = quantile_method::linear;  // its neighbours at 0.5 are the middle keys
+  req.ignore_nan = ignore_nan;
+  req.numpy_median = true;
   return kselect::detail::segmented_run<K>(d_workspace, workspace_bytes, reinterpret_cast<const K*>(d_in), d_out,
                                            segs, req, stream);
 }

@@ -104,7 +104,10 @@ matrix<quantile_value_t<T>> segmented_nanquantile(const T* values, std::int64_t 
                                                   quantile_method m = quantile_method::linear,
                                                   const options& opt = {});
 
-/// numpy.median of every segment (the linear quantile at 0.5).
+/// numpy.median of every segment: the middle value, or the mean of the two middle
+/// values as NumPy computes it (their sum halved in the result type; this can differ
+/// in the last bit from segmented_quantile at 0.5, which interpolates). NaN for an
+/// empty segment and for one holding a NaN.
 template <class T>
 std::vector<quantile_value_t<T>> segmented_median(const T* values, std::int64_t n, const segments& segs,
                                                   const options& opt = {});

@@ -230,9 +230,20 @@ template <class T>
 std::vector<quantile_value_t<T>> segmented_median(const T* values, std::int64_t n, const segments& segs,
                                                   const options& opt) {
   KSELECT_NVTX_RANGE("kselect::segmented_median");
-  const double half = 0.5;
-  return run_quantile(values, n, segs, std::span<const double>(&half, 1), quantile_method::linear, false, opt)
-      .data;
+  const batch b(values, n, segs, opt);
+  const detail::backend where = detail::choose_backend(values, opt);
+  std::vector<quantile_value_t<T>> out(static_cast<std::size_t>(b.count()));
+  if (out.empty()) return out;
+#ifdef KSELECT_WITH_CUDA
+  if (where == detail::backend::cuda) {
+    cuda_backend::segmented_median(values, b.shape(), out.data(), opt);
+    return out;
+  }
+#else
+  (void)where;
+#endif
+  detail::cpu_call([&] { cpu::segmented_median(values, b.on_host(), out.data(), opt.cpu_threads); });
+  return out;
 }
 
 template <class T>

@@ -239,6 +239,21 @@ auto arithmetic_value(T x) {
   }
 }
 
+/// numpy.median of n >= 1 sorted values from the middle ones, a = v[(n - 1) / 2] and
+/// b = v[n / 2] (one element when n is odd): those are linear's neighbours at q = 0.5.
+/// NumPy takes np.mean of the one or two, that is a, or a + b halved in the result
+/// type (float stays float, integers become double) -- not quantile(v, 0.5)'s lerp in
+/// double, which can round differently and overflows differently: for float
+/// a = -3e38, b = 3e38 the median is 0 and the lerp -inf. T: float, double, an
+/// integer, or a 16-bit key's float value (arithmetic_value).
+template <class T>
+KSELECT_HD quantile_value_t<T> median_of(std::int64_t n, T a, T b) {
+  using R = quantile_value_t<T>;
+  if (n % 2 == 1) return static_cast<R>(a);
+  const R sum = static_cast<R>(a) + static_cast<R>(b);
+  return sum / R(2);
+}
+
 /// The quantile from the values at p.lo (a) and p.hi (b); T float, double or an integer.
 template <class T>
 KSELECT_HD quantile_value_t<T> combine(const quantile_point& p, T a, T b) {

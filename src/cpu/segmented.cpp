@@ -120,9 +120,14 @@ void segmented_multiselect(const T* values, const segments& segs, const std::int
                    });
 }
 
+namespace {
+
+/// segmented_quantile's body; numpy_median: the one q is 0.5 with method linear, and
+/// its neighbours are combined as numpy.median does (core::median_of) instead of lerped.
 template <class T>
-void segmented_quantile(const T* values, const segments& segs, const double* qs, std::int64_t num_qs,
-                        quantile_method method, bool ignore_nan, quantile_value_t<T>* out, int num_threads) {
+void quantiles_of_segments(const T* values, const segments& segs, const double* qs, std::int64_t num_qs,
+                           quantile_method method, bool ignore_nan, bool numpy_median, quantile_value_t<T>* out,
+                           int num_threads) {
   using R = quantile_value_t<T>;
   using traits = core::key_traits<T>;
   if (num_qs == 0) return;
@@ -157,9 +162,24 @@ void segmented_quantile(const T* values, const segments& segs, const double* qs,
     };
     for (std::size_t j = 0; j < r; ++j) {
       const core::quantile_point p = core::quantile_point_of(valid, qs[j], method);
-      row[j] = static_cast<R>(core::combine(p, value_of_rank(p.lo), value_of_rank(p.hi)));
+      const auto a = value_of_rank(p.lo), b = value_of_rank(p.hi);
+      row[j] = static_cast<R>(numpy_median ? core::median_of(valid, a, b) : core::combine(p, a, b));
     }
   });
+}
+
+}  // namespace
+
+template <class T>
+void segmented_quantile(const T* values, const segments& segs, const double* qs, std::int64_t num_qs,
+                        quantile_method method, bool ignore_nan, quantile_value_t<T>* out, int num_threads) {
+  quantiles_of_segments(values, segs, qs, num_qs, method, ignore_nan, false, out, num_threads);
+}
+
+template <class T>
+void segmented_median(const T* values, const segments& segs, quantile_value_t<T>* out, int num_threads) {
+  const double half = 0.5;
+  quantiles_of_segments(values, segs, &half, 1, quantile_method::linear, false, true, out, num_threads);
 }
 
 template <class T>
@@ -184,6 +204,7 @@ void segmented_topk(const T* values, const segments& segs, std::int64_t k, bool 
                                          int);                                                               \
   template void segmented_quantile<T>(const T*, const segments&, const double*, std::int64_t, quantile_method, \
                                       bool, quantile_value_t<T>*, int);                                      \
+  template void segmented_median<T>(const T*, const segments&, quantile_value_t<T>*, int);                   \
   template void segmented_topk<T>(const T*, const segments&, std::int64_t, bool, bool, T*, std::int64_t*, int);
 KSELECT_FOR_EACH_SEGMENTED_KEY_TYPE(KSELECT_INSTANTIATE)
 #undef KSELECT_INSTANTIATE

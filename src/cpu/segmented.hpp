@@ -29,6 +29,11 @@ template <class T>
 void segmented_quantile(const T* values, const segments& segs, const double* qs, std::int64_t num_qs,
                         quantile_method method, bool ignore_nan, quantile_value_t<T>* out, int num_threads = 0);
 
+/// out[i] = numpy.median of segment i (core::median_of of its middle keys; NaN for an
+/// empty segment or one holding a NaN).
+template <class T>
+void segmented_median(const T* values, const segments& segs, quantile_value_t<T>* out, int num_threads = 0);
+
 /// Row i of out_values and out_indices (if not null), k entries each: segment i's
 /// top-k with local indices, padded with core::topk_padding and -1 where it is shorter.
 template <class T>

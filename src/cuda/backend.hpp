@@ -74,6 +74,10 @@ void segmented_multiselect(const T* d_values, const segmented_shape& shape, cons
 template <class T>
 void segmented_quantile(const T* d_values, const segmented_shape& shape, const double* qs, std::int64_t num_qs,
                         quantile_method method, bool ignore_nan, quantile_value_t<T>* h_out, const options& opt);
+/// numpy.median per segment (device::segmented_median): h_out is (m).
+template <class T>
+void segmented_median(const T* d_values, const segmented_shape& shape, quantile_value_t<T>* h_out,
+                      const options& opt);
 /// Top-k per segment, padded as kselect/segmented.hpp says: h_values and (when not
 /// null) h_indices are (m, k).
 template <class T>

@@ -91,6 +91,18 @@ void segmented_quantile(const T* d_values, const segmented_shape& shape, const d
 }
 
 template <class T>
+void segmented_median(const T* d_values, const segmented_shape& shape, quantile_value_t<T>* h_out,
+                      const options& opt) {
+  auto stream = static_cast<cudaStream_t>(opt.stream);
+  stream_buffer offsets(0, stream);
+  const device::segment_layout segs = layout_of(shape, offsets, stream);
+  by_pieces<quantile_value_t<T>>(
+      shape.m, 1, h_out, stream, [&](void* w, std::size_t& b, quantile_value_t<T>* out, std::int64_t, std::int64_t) {
+        return device::segmented_median<T>(w, b, d_values, out, segs, false, stream);
+      });
+}
+
+template <class T>
 void segmented_topk(const T* d_values, const segmented_shape& shape, std::int64_t k, bool largest, bool sorted,
                     T* h_values, std::int64_t* h_indices, const options& opt) {
   auto stream = static_cast<cudaStream_t>(opt.stream);
@@ -126,6 +138,7 @@ void segmented_topk(const T* d_values, const segmented_shape& shape, std::int64_
                                          const options&);                                                       \
   template void segmented_quantile<T>(const T*, const segmented_shape&, const double*, std::int64_t,              \
                                       quantile_method, bool, quantile_value_t<T>*, const options&);             \
+  template void segmented_median<T>(const T*, const segmented_shape&, quantile_value_t<T>*, const options&);    \
   template void segmented_topk<T>(const T*, const segmented_shape&, std::int64_t, bool, bool, T*, std::int64_t*, \
                                   const options&);
 KSELECT_FOR_EACH_SEGMENTED_KEY_TYPE(KSELECT_INSTANTIATE_SEGMENTED_BACKEND)

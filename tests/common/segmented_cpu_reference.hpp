@@ -107,6 +107,19 @@ quantile_value_t<T> reference_quantile(const std::vector<comparable_t<T>>& sorte
                                       sorted[static_cast<std::size_t>(p.hi)]));
 }
 
+/// numpy.median of a sorted segment, from its definition (not core::median_of): the
+/// middle value, or the two middle values summed and halved in the result type (float
+/// in float, integers in double); NaN for an empty segment or one with a NaN.
+template <class T>
+quantile_value_t<T> reference_median(const std::vector<comparable_t<T>>& sorted) {
+  using R = quantile_value_t<T>;
+  const auto n = static_cast<std::int64_t>(sorted.size());
+  if (n == 0 || sorted.back() != sorted.back()) return std::numeric_limits<R>::quiet_NaN();
+  const R a = static_cast<R>(sorted[static_cast<std::size_t>((n - 1) / 2)]);
+  const R b = static_cast<R>(sorted[static_cast<std::size_t>(n / 2)]);
+  return n % 2 == 1 ? a : (a + b) / R(2);
+}
+
 /// The first min(k, len) local indices of the stable sort of seg[0..len) (descending:
 /// largest first, NaN first; ties by ascending index either way).
 template <class T>

@@ -167,6 +167,38 @@ std::vector<quantile_value_t<T>> reference_segmented_quantile(std::span<const T>
   return out;
 }
 
+/// segmented_median: numpy.median of every segment written out from its definition,
+/// not from core::median_of: the middle value of the sorted segment, or the two middle
+/// values summed and halved in the result type (np.mean: float in float, integers in
+/// double, 16-bit keys in float). NaN for an empty segment or one holding a NaN;
+/// ignoring NaN, for an all-NaN one.
+template <class T>
+std::vector<quantile_value_t<T>> reference_segmented_median(std::span<const T> values,
+                                                            std::span<const std::int64_t> offsets,
+                                                            bool ignore_nan = false) {
+  using R = quantile_value_t<T>;
+  std::vector<R> out(offsets.size() - 1);
+  const auto as_result = [](T v) {
+    if constexpr (is_half_key_v<T>) return static_cast<R>(to_float(v));
+    else return static_cast<R>(v);
+  };
+  for_each_segment(offsets, [&](std::int64_t i, std::int64_t begin, std::int64_t end) {
+    std::int64_t nans = 0;
+    for (std::int64_t j = begin; j < end; ++j) nans += is_nan_key<T>(key_of(values[j]));
+    const std::int64_t valid = ignore_nan ? end - begin - nans : end - begin;
+    if (valid == 0 || (!ignore_nan && nans > 0)) {
+      out[static_cast<std::size_t>(i)] = std::numeric_limits<R>::quiet_NaN();
+      return;
+    }
+    const std::int64_t middle[2] = {(valid - 1) / 2, valid / 2};
+    T v[2];
+    segment_ranks(values.data(), begin, end, std::span<const std::int64_t>(middle), v);
+    const R sum = as_result(v[0]) + as_result(v[1]);
+    out[static_cast<std::size_t>(i)] = valid % 2 == 1 ? as_result(v[0]) : sum / R(2);
+  });
+  return out;
+}
+
 /// Top-k rows as the calls write them: (m, k) values and indices local to the
 /// segment (empty indices: the call wrote none). The shape of a range selection's answer.
 template <class T>

@@ -176,11 +176,10 @@ void check_quantiles(const batch<T>& b, const options& opt) {
       }
     }
   const auto median = segmented_median(b.values.data(), b.n(), b.segs(), opt);
-  const auto half = segmented_quantile(b.values.data(), b.n(), b.segs(), std::vector<double>{0.5},
-                                       quantile_method::linear, opt);
   ASSERT_EQ(median.size(), static_cast<std::size_t>(b.m()));
   for (std::int64_t i = 0; i < b.m(); ++i)
-    EXPECT_TRUE(test::same_value(median[static_cast<std::size_t>(i)], half(i, 0))) << "segment " << i;
+    EXPECT_TRUE(test::same_value(median[static_cast<std::size_t>(i)], test::reference_median<T>(b.sorted(i))))
+        << "segment " << i;
 }
 
 template <class T>
@@ -371,6 +370,29 @@ TEST(SegmentedHalf, CanonicalZerosAndNansAndPadding) {
   EXPECT_TRUE(std::isnan(q(1, 0)));
   const auto nq = segmented_nanquantile(v.data(), 4, segs, std::vector<double>{0.5});
   EXPECT_EQ(nq(1, 0), 1.0f);
+}
+
+// numpy.median is np.mean of the middle values, not quantile(a, 0.5)'s lerp: the two
+// differ where the difference overflows (float -3e38 and 3e38: mean 0, lerp -inf),
+// and integers are converted to double before they are added.
+TEST(SegmentedMedian, IsNumpysMeanOfTheMiddleValuesNotTheLerp) {
+  const std::vector<float> f = {3e38f, -3e38f, 1.0f, 2.0f, 7.0f};
+  const std::vector<std::int64_t> offsets = {0, 2, 5};
+  const auto median = segmented_median(f.data(), 5, segments::ragged(offsets.data(), 2));
+  EXPECT_EQ(median[0], 0.0f);  // (-3e38 + 3e38) / 2
+  EXPECT_EQ(median[1], 2.0f);  // odd: the middle value itself
+  const auto lerp = segmented_quantile(f.data(), 5, segments::ragged(offsets.data(), 2), std::vector<double>{0.5});
+  EXPECT_TRUE(std::isinf(lerp(0, 0)));  // 3e38 - (3e38 - -3e38) * 0.5: the difference overflowed
+  // int64 near 2^62: NumPy converts each to float64, adds (rounding), halves.
+  const std::int64_t big = (std::int64_t{1} << 62) + 1;
+  const std::vector<std::int64_t> v = {big, big + 2, -5, 4};
+  const auto m = segmented_median(v.data(), 4, segments::rows(2, 2));
+  EXPECT_EQ(m[0], (static_cast<double>(big) + static_cast<double>(big + 2)) / 2.0);
+  EXPECT_EQ(m[1], -0.5);
+  // A huge odd float is returned as it is (the mean of one value is the value: no
+  // a + a overflowing to inf).
+  const std::vector<float> odd = {3.4e38f, 3.4e38f, 3.4e38f};
+  EXPECT_EQ(segmented_median(odd.data(), 3, segments::rows(1, 3))[0], 3.4e38f);
 }
 
 TEST(SegmentedInt, PaddingIsTheTypesExtremes) {

@@ -35,6 +35,7 @@ void expect_cuda_half_type() {
   const std::vector<double> qs = {0.5, 0.0, 1.0, 0.37};
   const quantile_method methods[] = {quantile_method::linear, quantile_method::nearest};
   expect_segmented_quantiles<K, D>(in, qs, methods);
+  expect_segmented_median<K, D>(in);
   expect_segmented_topk<K, D>(in, 40);
 }
 

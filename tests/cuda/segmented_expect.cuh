@@ -60,6 +60,16 @@ void expect_segmented_quantiles(const segmented_input<T>& in, std::span<const do
     }
 }
 
+/// segmented_median (numpy.median's mean of the middle keys), with and without ignore_nan.
+template <class T, class D = T>
+void expect_segmented_median(const segmented_input<T>& in) {
+  for (const bool ignore_nan : {false, true}) {
+    SCOPED_TRACE(ignore_nan ? "segmented_median, ignore_nan" : "segmented_median");
+    EXPECT_TRUE(same_quantiles(gpu_segmented_median<T, D>(in.device(), ignore_nan),
+                               reference_segmented_median<T>(in.values(), in.offsets(), ignore_nan), 1));
+  }
+}
+
 /// segmented_topk, smallest and largest, unsorted and sorted: with int64 indices;
 /// unless `light`, also with int32 indices and with none.
 template <class T, class D = T>

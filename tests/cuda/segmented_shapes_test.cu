@@ -1,6 +1,7 @@
 // The segmented device API on the shapes where a batched implementation changes
 // strategy: lengths 2^k - 1, 2^k, 2^k + 1 up to 2^20 (ragged, and as equal rows);
-// one segment of 2^25 among a million of 1 to 32; a single segment (m = 1); 2^20
+// one segment of 2^25 among a million of 1 to 32; a single segment (m = 1); few
+// segments of the warp tiers' lengths (the small block tier answers them); 2^20
 // short rows; 2^24 segments (rows and ragged). Against the per-segment reference,
 // as segmented_test.cu, with fewer variants per shape to keep the run short.
 #include <gtest/gtest.h>
@@ -35,6 +36,7 @@ TYPED_TEST(SegmentedPowerOfTwoLengths, Ragged) {
   expect_segmented_multiselect(in, ranks);
   const std::vector<double> qs = {0.5, 0.1, 0.9};
   expect_segmented_quantiles<T>(in, qs, some_methods);
+  expect_segmented_median<T>(in);
   expect_segmented_topk(in, 100, true);  // pads the segments of 31 to 65
 }
 
@@ -89,6 +91,40 @@ TEST(SegmentedMixedScales, OneSegment) {
     expect_segmented_quantiles<float>(in, qs, quantile_methods);
     expect_segmented_topk(in, 1000, true);
   }
+}
+
+// Calls of at most few_segments_max (64) segments answer segments of 33 to 1024 keys
+// in the small block tier, not the warp tiers (tables.cuh): rows of those lengths
+// with m = 1, 3 and 64, and m = 65 (the warp tiers again), and few ragged segments
+// of 0 to 1024 keys; many ranks, so that the block tier's rounds of 16 ranks repeat.
+TYPED_TEST(SegmentedPowerOfTwoLengths, FewSegmentsOfWarpLengths) {
+  using T = TypeParam;
+  for (const std::int64_t m : {1, 3, 64, 65})
+    for (const std::int64_t cols : {33, 100, 256, 257, 1000, 1024}) {
+      SCOPED_TRACE(testing::Message() << m << " rows of " << cols);
+      const std::vector<std::int64_t> offsets = row_offsets(m, cols);
+      const segmented_input<T> in(fill_segments<T>(offsets, cycling_dist, 81 + cols + m), offsets, false);
+      const std::vector<std::int64_t> ks = {0, cols / 2, cols - 1};
+      expect_segmented_select(in, ks);
+      std::vector<std::int64_t> ranks;
+      for (std::int64_t r = cols - 1; r >= 0; r -= std::max<std::int64_t>(1, cols / 40)) ranks.push_back(r);
+      expect_segmented_multiselect(in, ranks);
+      const std::vector<double> qs = {0.5, 0.01, 0.99};
+      expect_segmented_quantiles<T>(in, qs, some_methods);
+      expect_segmented_median<T>(in);
+      expect_segmented_topk(in, 50, true);
+    }
+  std::vector<std::int64_t> lengths;
+  for (int i = 0; i < 40; ++i) lengths.push_back((i * 389) % 1025);  // 0 to 1024, some under 33
+  const std::vector<std::int64_t> offsets = offsets_of(lengths);
+  const segmented_input<T> in(fill_segments<T>(offsets, cycling_dist, 97), offsets, true);
+  SCOPED_TRACE("40 ragged segments of 0 to 1024");
+  const std::vector<std::int64_t> ks = {0, 20};
+  expect_segmented_select(in, ks);
+  const std::vector<double> qs = {0.5, 0.3};
+  expect_segmented_quantiles<T>(in, qs, some_methods);
+  expect_segmented_median<T>(in);
+  expect_segmented_topk(in, 30, true);
 }
 
 // m = 2^20 rows of 24.

@@ -38,6 +38,7 @@ TYPED_TEST(SegmentedKeyTypes, EqualRows) {
   const std::vector<std::int64_t> ranks = {cols - 1, 0, cols / 2, 0, 1, 333};
   expect_segmented_multiselect(in, ranks);
   expect_segmented_quantiles<T>(in, test_qs, quantile_methods);
+  expect_segmented_median<T>(in);
   expect_segmented_topk(in, 40);
   expect_segmented_topk(in, cols, true);      // every element
   expect_segmented_topk(in, cols + 3, true);  // every row padded
@@ -55,6 +56,7 @@ TYPED_TEST(SegmentedKeyTypes, Ragged) {
   const std::vector<std::int64_t> ranks = {3, 0, 3, 1, 7};
   expect_segmented_multiselect(in, ranks);
   expect_segmented_quantiles<T>(in, test_qs, quantile_methods);
+  expect_segmented_median<T>(in);
   expect_segmented_topk(in, 40);
   expect_segmented_topk(in, 1, true);
   expect_segmented_topk(in, 4100, true);  // longer than every segment

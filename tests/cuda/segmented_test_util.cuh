@@ -153,6 +153,22 @@ std::vector<quantile_value_t<T>> gpu_segmented_quantile(const device_segments<T>
   return written(out, size);
 }
 
+/// segmented_median (ignore_nan: nanmedian): one value per segment.
+template <class T, class D = T>
+std::vector<quantile_value_t<T>> gpu_segmented_median(const device_segments<T>& in, bool ignore_nan) {
+  using R = quantile_value_t<T>;
+  const std::int64_t size = in.layout.count;
+  test_stream stream;
+  const cudaStream_t s = stream.get();
+  const device_output<R> out(size);
+  out.poison(s);
+  const cudaError_t st = two_phase(s, [&](void* ws, std::size_t& bytes) {
+    return device::segmented_median(ws, bytes, as_device_keys<D>(in.values), out.data(), in.layout, ignore_nan, s);
+  });
+  EXPECT_EQ(st, cudaSuccess) << device::last_error_message();
+  return written(out, size);
+}
+
 /// segmented_topk with IndexT indices, or none (with_indices false: the nullptr
 /// overload; the answer's indices are then empty).
 template <class T, class IndexT, class D = T>

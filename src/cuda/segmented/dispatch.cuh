@@ -106,6 +106,8 @@ request make_request(const device::segment_layout& segs, const kselect::detail::
   r.ks = rq.d_ks;
   r.method = rq.method;
   r.ignore_nan = rq.ignore_nan && is_floating_key_v<K>;  // integers hold no NaN
+  r.numpy_median = rq.numpy_median;
+  r.few_segments = segs.count <= few_segments_max;
   r.floating = is_floating_key_v<K>;
   r.topk_largest = rq.topk.largest;
   if (rq.op == op_kind::multiselect || rq.op == op_kind::quantile) {
@@ -294,17 +296,22 @@ cudaError_t run(void* d_workspace, std::size_t& workspace_bytes, const K* d_in, 
     tiny_tier_kernel<K><<<grid_for(m, 8, 16 * sms), 256, 0, stream>>>(d_in, r, t);
     KSELECT_LAUNCH_CHECK();
   }
-  if (may_hold(tiny_max + 1, warp_max)) {
+  if (r.few_segments) {
+    // The warp tiers' segments go to the small block tier (plan_kernel's tier_of).
+    if (may_hold(tiny_max + 1, small_block_max))
+      KSELECT_CUDA_TRY((launch_block_tier<K, small_block_threads, small_block_items, small_block_min_blocks,
+                                          tier_small_block>(grid_for(m, 1, 8 * sms), d_in, r, t, stream)));
+  } else if (may_hold(tiny_max + 1, warp_max)) {
     warp_tier_kernel<K, warp_items, 4, tier_warp>
         <<<grid_for(std::min(m, n / (tiny_max + 1)), 8, 8 * sms), 256, 0, stream>>>(d_in, r, t);
     KSELECT_LAUNCH_CHECK();
   }
-  if (may_hold(warp_max + 1, wide_warp_max)) {
+  if (!r.few_segments && may_hold(warp_max + 1, wide_warp_max)) {
     warp_tier_kernel<K, wide_warp_items, 1, tier_wide_warp>
         <<<grid_for(std::min(m, n / (warp_max + 1)), 8, 8 * sms), 256, 0, stream>>>(d_in, r, t);
     KSELECT_LAUNCH_CHECK();
   }
-  if (may_hold(wide_warp_max + 1, small_block_max))
+  if (!r.few_segments && may_hold(wide_warp_max + 1, small_block_max))
     KSELECT_CUDA_TRY((launch_block_tier<K, small_block_threads, small_block_items, small_block_min_blocks, tier_small_block>(
         grid_for(std::min(m, n / (wide_warp_max + 1)), 1, 8 * sms), d_in, r, t, stream)));
   if (may_hold(small_block_max + 1, block_max<U>))

@@ -26,6 +26,14 @@ __device__ quantile_value_t<T> quantile_of(const core::quantile_point& p, core::
   else return core::combine<T>(p, x, y);
 }
 
+/// numpy.median of `valid` keys from the middle ones a and b (core::median_of).
+template <class T>
+__device__ quantile_value_t<T> median_of_keys(std::int64_t valid, core::key_t<T> a, core::key_t<T> b) {
+  const T x = core::key_traits<T>::from_key(a), y = core::key_traits<T>::from_key(b);
+  if constexpr (is_half_key_v<T>) return core::median_of<float>(valid, core::widen(x), core::widen(y));
+  else return core::median_of<T>(valid, x, y);
+}
+
 /// One thread per (segment, column).
 template <class T>
 __global__ void finish_kernel(request req, tables<core::key_t<T>> t, void* out, std::int64_t columns,
@@ -58,7 +66,8 @@ __global__ void finish_kernel(request req, tables<core::key_t<T>> t, void* out, 
     }
     const core::quantile_point p = core::quantile_point_of(valid, req.list.qs[req.list.entry_of_column[c]], req.method);
     const std::int64_t* row = t.ranks + s * t.width;
-    result[i] = quantile_of<T>(p, answers[entry_of_rank(row, count, p.lo)], answers[entry_of_rank(row, count, p.hi)]);
+    const U a = answers[entry_of_rank(row, count, p.lo)], b = answers[entry_of_rank(row, count, p.hi)];
+    result[i] = req.numpy_median ? median_of_keys<T>(valid, a, b) : quantile_of<T>(p, a, b);
   }
 }
 

@@ -87,8 +87,9 @@ __device__ int plan_ranks(const request& req, std::int64_t s, std::int64_t len, 
 
 /// Which tier answers a segment of this length.
 template <class U>
-__device__ int tier_of(std::int64_t len) {
+__device__ int tier_of(std::int64_t len, bool few_segments) {
   if (len <= tiny_max) return tier_tiny;
+  if (len <= wide_warp_max && few_segments) return tier_small_block;  // tables.cuh: few_segments_max
   if (len <= warp_max) return tier_warp;
   if (len <= wide_warp_max) return tier_wide_warp;
   if (len <= small_block_max) return tier_small_block;
@@ -118,7 +119,7 @@ __global__ void plan_kernel(request req, tables<U> t, std::int64_t* first_invali
       if (invalid) atomicMin(reinterpret_cast<long long*>(first_invalid), static_cast<long long>(s));
       const bool has_work = req.op == op_kind::topk ? (len > 0 && req.k > 0) : count > 0;
       if (has_work) {
-        my_tier = tier_of<U>(len);
+        my_tier = tier_of<U>(len, req.few_segments);
         my_slot = atomicAdd(&block_count[my_tier], 1);
       }
     }

@@ -34,7 +34,9 @@ struct request {
   const std::int64_t* ks;    ///< select_each
   quantile_method method;
   bool ignore_nan;
+  bool numpy_median;         ///< quantile: numpy.median's mean instead of the lerp
   bool floating;             ///< the key type has NaN
+  bool few_segments;         ///< m <= few_segments_max: no warp tiers (tables.cuh)
   bool topk_largest;
   int rank_width;            ///< R: rank slots per segment in the rank table
   sorted_list list;

@@ -32,6 +32,14 @@ inline constexpr int small_block_max = small_block_threads * small_block_items; 
 /// kernel at 64 registers a thread, with some spills; 3 (85 registers, no spills)
 /// measured slower on the H100: occupancy matters more here (docs/performance.md).
 inline constexpr int small_block_min_blocks = 4;
+/// Calls of at most this many segments answer the warp tiers' segments (33 to 1024
+/// keys) in the small block tier instead: one block of 256 threads per segment, 16
+/// ranks per round, against one warp and two ranks per round. With so few segments
+/// the warp tiers leave the GPU nearly idle and run their passes one after another:
+/// one row of 1000 floats, median (3 ranks): 85 us in the wide warp tier, for the
+/// whole call on the H100 from Python (docs/performance.md, "Issue 22"). Larger
+/// calls keep the warp tiers, which pack 8 segments into a block.
+inline constexpr std::int64_t few_segments_max = 64;
 inline constexpr int block_threads = 512;
 template <class U>
 inline constexpr int block_items = sizeof(U) == 8 ? 16 : 32;
