@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _kselect
-from ._arrays import Input, device_results, host_keys, normalize_axis
+from ._arrays import Input, _torch, device_results, host_keys, normalize_axis
 from ._quantile import check_method, check_q, quantile_of_slices
 from ._typing import ArrayInput, Integer, Op, QuantileMethod, Result, Scalar
 
@@ -18,8 +18,12 @@ _MAX_BATCHED_RANKS = 256  # kselect::device::max_segmented_ranks
 # 16384 keys the batched call finishes a row in one kernel that reads it once and
 # never waits for the host (docs/algorithms.md, "Segmented selection": the block
 # tiers), where the single-array call waits for the host at least once
-# (kselect/device.hpp). Longer arrays take the single-array call.
+# (kselect/device.hpp). Longer arrays take the single-array call, and so do calls for
+# more than _ONE_ROW_MAX_RANKS ranks: the batched call's warp tiers answer a short
+# row's ranks two at a time, so 203 ranks of 1000 keys took 2.3 ms there against
+# 0.04 ms in the single-array call (H100; docs/performance.md, "Issue 22").
 _ONE_ROW_MAX = 16384
+_ONE_ROW_MAX_RANKS = 4
 
 
 def _int64s(values):
@@ -79,8 +83,15 @@ class _Slices:
         self.m = 1 if self.axis is None else math.prod(self.rest)
 
     def values_at(self, ranks):
-        """Values at sorted unique ranks (1-D), the same in every slice: (m, len(ranks))."""
+        """Values at sorted unique ranks (1-D), the same in every slice: (m, len(ranks)),
+        on the host. A CUDA input is selected by the device API into an array of its
+        framework (its caching allocator holds the workspace, which the owning call
+        would allocate and free on every call) and only the answers are copied back."""
         x = self.x
+        if device_results(x):
+            got = self.device_values_at(ranks)
+            if got is not None:
+                return host_keys(x.to_host(got), x.dtype_name).reshape(-1, len(ranks))
         if self.single:
             got = _kselect.multiselect(self.table, _int64s(ranks), x.stream)
             return host_keys(got, x.dtype_name).reshape(1, -1)
@@ -93,7 +104,7 @@ class _Slices:
         x = self.x
         ranks = _int64s(ranks)
         batched = len(ranks) <= _MAX_BATCHED_RANKS
-        if self.single and not (batched and self.n <= _ONE_ROW_MAX):
+        if self.single and not (len(ranks) <= _ONE_ROW_MAX_RANKS and self.n <= _ONE_ROW_MAX):
             out = x.empty((len(ranks),))
             x.run_device(_kselect.device_multiselect, self.table, ranks, out)
             return out.reshape(1, -1)
@@ -308,11 +319,16 @@ def median(a: ArrayInput, axis: Optional[int] = None, keepdims: bool = False) ->
     ranks = sorted(set(middle + ([s.n - 1] if floating else [])))  # the largest: is there a NaN?
     cols = [ranks.index(r) for r in middle]
     shape = s.shape_out((), keepdims)
-    # torch has no arithmetic on its unsigned types: their medians go through the host.
-    if device_results(x) and not (x.kind == "torch" and x.dtype_name in ("uint32", "uint64")):
-        values = s.device_values_at(ranks)
-        if values is not None:
-            return _device_median(x, values, cols, floating).reshape(shape)
+    if device_results(x):
+        if not s.single or s.n <= _ONE_ROW_MAX:
+            # One batched call computes NumPy's median of every row on the GPU (a 1-D
+            # array is one row), straight into an array of the result's shape.
+            out = x.empty(shape, _median_dtype(x.dtype_name))
+            x.run_device(_kselect.device_rows_median, s.table, False, out)
+            return _as_float16(x, out)
+        # torch has no arithmetic on its unsigned types: their medians go through the host.
+        if not (x.kind == "torch" and x.dtype_name in ("uint32", "uint64")):
+            return _device_median(x, s.device_values_at(ranks), cols, floating).reshape(shape)
     if s.single and x.kind == "numpy" and not shape:  # NumPy's scalar, without array overhead
         got = _kselect.multiselect(s.table, np.array(ranks, dtype=np.int64), x.stream)
         return _median_scalar(host_keys(got, x.dtype_name), cols, floating)
@@ -349,6 +365,23 @@ def _median_scalar(values, cols, floating):
         total = total + acc(values[cols[1]])
     result = total / len(cols)
     return dtype.type(result) if dtype == np.float16 else acc(result)
+
+
+def _median_dtype(name):
+    """The dtype device_rows_median writes: float64 for integers, float32 for 16-bit
+    keys (float16's is rounded to float16 afterwards, as NumPy's mean rounds it)."""
+    if name in ("float32", "float64"):
+        return name
+    return "float32" if name in ("float16", "bfloat16") else "float64"
+
+
+def _as_float16(x, result):
+    """A float16 input's median in float16 (NumPy's); other results as they are."""
+    if x.dtype_name != "float16":
+        return result
+    if x.kind == "torch":
+        return result.to(_torch().float16)
+    return result.astype("float16")
 
 
 def _device_median(x, values, cols, floating):

@@ -414,6 +414,23 @@ std::size_t device_rows_multiselect(const input_array& a, const host_int64s& ran
   });
 }
 
+/// out (rows elements, any shape): numpy.median (ignore_nan: numpy.nanmedian) of every
+/// row of a 2-D a (a 1-D a is one row), in quantile_value_t of the key (float64 for
+/// integers, float32 for 16-bit keys).
+std::size_t device_rows_median(const input_array& a, bool ignore_nan, const output_array& out, nb::handle ws,
+                               std::uintptr_t stream) {
+  const auto segs = a.ndim() == 1 ? kselect::device::segment_layout::rows(1, static_cast<std::int64_t>(a.shape(0)))
+                                  : device_rows_of(a);
+  return visit_key_type<true>(a, [&]<class T>(T) {
+    using R = kselect::quantile_value_t<T>;
+    check_output(out, static_cast<std::size_t>(segs.count), nb::dtype<R>(), "out");
+    return run_device(ws, [&](void* w, std::size_t& bytes) {
+      return kselect::device::segmented_median(w, bytes, data_of<T>(a), out_of<R>(out), segs, ignore_nan,
+                                               stream_of(stream));
+    });
+  });
+}
+
 /// values and int64 indices (rows, k): top-k of every row (k <= cols, so no padding).
 std::size_t device_rows_topk(const input_array& a, std::int64_t k, bool largest, bool sorted,
                              const output_array& values, const output_array& indices, nb::handle ws,
@@ -468,6 +485,8 @@ NB_MODULE(_kselect, m) {
         "CUDA a: top-k into values and int64 indices; ws None: the workspace bytes needed.");
   m.def("device_rows_multiselect", &device_rows_multiselect, a, nb::arg("ranks"), nb::arg("out"), ws, stream,
         "CUDA 2-D a: out (rows, len(ranks)); ws None: the workspace bytes needed.");
+  m.def("device_rows_median", &device_rows_median, a, nb::arg("ignore_nan"), nb::arg("out"), ws, stream,
+        "CUDA 2-D a (1-D: one row): numpy.median (or nanmedian) of every row into out; ws None: the bytes needed.");
   m.def("device_rows_topk", &device_rows_topk, a, nb::arg("k"), nb::arg("largest"), nb::arg("sorted"),
         nb::arg("values"), nb::arg("indices"), ws, stream,
         "CUDA 2-D a: top-k of every row into values and int64 indices (rows, k); ws None: the bytes needed.");

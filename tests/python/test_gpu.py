@@ -182,6 +182,8 @@ def test_results_made_on_the_gpu_match_numpy(kind, dtype, n):
     assert np.array_equal(to_host(kselect.multiselect(g, ks)), s[ks])
     med = kselect.median(g)
     assert med.shape == () and to_host(med) == np.median(ref)
+    pcts = [0, 25, 50, 99.9, 100]  # 5 q, up to 11 ranks: the single-array call above 4 ranks
+    assert np.array_equal(to_host(kselect.percentile(g, pcts)), np.percentile(ref, pcts))
     if dtype in ("float32", "float64", "float16") and n > 2:
         with_nan = a.copy()
         with_nan[n // 2] = np.nan
