@@ -5,7 +5,8 @@ bench/python/package_bench.py --json.
 
 Panels: select k = n/2 with the median (dashed), 101 percentiles, top-1024 (sorted, with
 indices); the GPU row (CUDA events; kselect on torch tensors, or on CuPy arrays without
-torch; the C++ owning call as a cross at the sizes kselect-owning-bench ran) and the CPU
+torch; the C++ calls as crosses (owning call) and pluses (device API) at the sizes
+kselect-owning-bench ran) and the CPU
 row (wall-clock; NumPy arrays). Each panel also has the read floor (dotted) and a full
 sort (dash-dot). Where a call refused an input (torch.quantile over 2^24 elements) or was not
 timed, the panel says so.
@@ -86,9 +87,13 @@ def main():
                 ax.plot([n for n, _ in points], [ms for _, ms in points], label=name, **style(first))
             cpp = [r for r in rows if r["side"] == side and r["library"] == "c++" and r["op"] in ops
                    and power_of_two(r["n"]) and r.get("ms") is not None]
+            seen = set()
             for r in cpp:
-                ax.plot([r["n"]], [r["ms"]], linestyle="none", marker="x", markersize=9, color=COLORS["c++"],
-                        label="C++ owning call" if r is cpp[0] else None)
+                device = r.get("input") == "device API"  # else the owning call (older runs: no such input)
+                name = "C++ device API call" if device else "C++ owning call"
+                ax.plot([r["n"]], [r["ms"]], linestyle="none", marker="+" if device else "x", markersize=10,
+                        color=COLORS["c++"], label=None if name in seen else name)
+                seen.add(name)
             notes = []
             refused = [r for r in rows if r["side"] == side and r["op"] in ops and r.get("error")]
             for label in sorted({r["label"] for r in refused}):
