@@ -93,9 +93,11 @@ struct row {
   bool correct;
 };
 
+/// "device" for a device-API row, "owning" for an owning call.
+const char* api_of(const row& r) { return r.call.rfind("kselect::device::", 0) == 0 ? "device" : "owning"; }
+
 void print_row(const row& r) {
-  std::printf("%-16s %-6s %10lld %6lld %10.4f %10.4f %8.2f  %s\n", r.name.c_str(),
-              r.call.rfind("kselect::device::", 0) == 0 ? "device" : "owning", static_cast<long long>(r.n),
+  std::printf("%-16s %-6s %10lld %6lld %10.4f %10.4f %8.2f  %s\n", r.name.c_str(), api_of(r), static_cast<long long>(r.n),
               static_cast<long long>(r.ranks), r.ms, r.floor_ms, r.ms / r.floor_ms, r.correct ? "ok" : "WRONG");
   std::fflush(stdout);
 }
@@ -131,10 +133,14 @@ row time_device_call(const request& r, std::int64_t n, int copies, const std::ve
   call(nullptr, data[0].data());
   device_buffer<unsigned char> workspace(std::max<std::size_t>(bytes, 1));
   const double ms = time_median(stream, copies, o, [&](int c) { call(workspace.data(), data[c].data()); });
-  // The same answers as the owning call (values; top-k's values in order).
+  // The same answers as the owning call (values; top-k's values in order). Top-k's
+  // timed call leaves its values on the device: copy them here.
   call(workspace.data(), data[0].data());
-  cuda_check(cudaMemcpyAsync(host.data(), out.data(), count * sizeof(float), cudaMemcpyDeviceToHost, stream), "copy");
-  cuda_check(cudaStreamSynchronize(stream), "sync");
+  if (r.k != 0) {
+    cuda_check(cudaMemcpyAsync(host.data(), out.data(), count * sizeof(float), cudaMemcpyDeviceToHost, stream),
+               "copy");
+    cuda_check(cudaStreamSynchronize(stream), "sync");
+  }
   kselect::options opt;
   opt.device = kselect::device_kind::cuda;
   opt.stream = stream;
@@ -260,7 +266,7 @@ int main(int argc, char** argv) {
     j["results"] = nlohmann::json::array();
     for (const row& r : rows)
       j["results"].push_back({{"case", r.name}, {"call", r.call},
-                              {"api", r.call.rfind("kselect::device::", 0) == 0 ? "device" : "owning"},
+                              {"api", api_of(r)},
                               {"type", "float"}, {"dist", "uniform"},
                               {"n", r.n}, {"ranks", r.ranks}, {"ours_ms", r.ms}, {"floor_ms", r.floor_ms},
                               {"correct", r.correct}});

@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _kselect
-from ._arrays import Input, _torch, device_results, host_keys, normalize_axis
+from ._arrays import Input, _torch, device_results, host_keys, normalize_axis, signed_twin
 from ._quantile import check_method, check_q, quantile_of_slices
 from ._typing import ArrayInput, Integer, Op, QuantileMethod, Result, Scalar
 
@@ -313,19 +313,19 @@ def median(a: ArrayInput, axis: Optional[int] = None, keepdims: bool = False) ->
     s = _Slices(x, axis)
     if s.n == 0 or s.m == 0:
         raise ValueError("kselect: median of an empty array")
+    shape = s.shape_out((), keepdims)
+    if device_results(x) and (not s.single or s.n <= _ONE_ROW_MAX):
+        # One batched call computes NumPy's median of every row on the GPU (a 1-D
+        # array is one row), straight into an array of the result's shape.
+        out = x.empty(shape, _median_dtype(x.dtype_name))
+        x.run_device(_kselect.device_rows_median, s.table, False, out)
+        return _as_float16(x, out)
     half = s.n // 2
     middle = [half - 1, half] if s.n % 2 == 0 else [half]
     floating = x.dtype_name in _FLOATING
     ranks = sorted(set(middle + ([s.n - 1] if floating else [])))  # the largest: is there a NaN?
     cols = [ranks.index(r) for r in middle]
-    shape = s.shape_out((), keepdims)
     if device_results(x):
-        if not s.single or s.n <= _ONE_ROW_MAX:
-            # One batched call computes NumPy's median of every row on the GPU (a 1-D
-            # array is one row), straight into an array of the result's shape.
-            out = x.empty(shape, _median_dtype(x.dtype_name))
-            x.run_device(_kselect.device_rows_median, s.table, False, out)
-            return _as_float16(x, out)
         # torch has no arithmetic on its unsigned types: their medians go through the host.
         if not (x.kind == "torch" and x.dtype_name in ("uint32", "uint64")):
             return _device_median(x, s.device_values_at(ranks), cols, floating).reshape(shape)
@@ -468,11 +468,9 @@ def multiselect(a: ArrayInput, ks: npt.ArrayLike, axis: Optional[int] = None) ->
 def _gather_columns(x, values, cols):
     """values[:, cols] on the GPU. torch's unsigned types have no indexing kernels:
     they are gathered through the signed type of the same width (the same bits)."""
-    if x.kind == "torch" and x.dtype_name in ("uint32", "uint64"):
-        import torch
-
-        signed, unsigned = (torch.int32, torch.uint32) if x.dtype_name == "uint32" else (torch.int64, torch.uint64)
-        return values.view(signed)[:, cols].view(unsigned)
+    signed = signed_twin(_torch(), values.dtype) if x.kind == "torch" else None
+    if signed is not None:
+        return values.view(signed)[:, cols].view(values.dtype)
     return values[:, cols]
 
 

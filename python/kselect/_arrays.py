@@ -178,8 +178,8 @@ class Input:
         torch = _torch()
         if device_array.dtype == torch.bfloat16:
             return device_array.view(torch.int16).cpu().numpy().view(np.uint16)
-        if device_array.dtype in (torch.uint32, torch.uint64):  # torch's .numpy() refuses these
-            signed = torch.int32 if device_array.dtype == torch.uint32 else torch.int64
+        signed = signed_twin(torch, device_array.dtype)
+        if signed is not None:  # torch's .numpy() refuses its unsigned types
             host = device_array.view(signed).cpu().numpy()
             return host.view(host.dtype.str.replace("i", "u"))
         return device_array.cpu().numpy()
@@ -209,6 +209,12 @@ class Input:
         if self.dtype_name == "float16":
             host = np.asarray(host).view(np.float16)
         return self.wrap(host)
+
+
+def signed_twin(torch, dtype):
+    """The signed torch dtype of an unsigned one's width, or None: torch has few kernels
+    for its unsigned types, so their tensors are moved and indexed through these views."""
+    return {torch.uint32: torch.int32, torch.uint64: torch.int64}.get(dtype)
 
 
 # The workspace bytes of each device call seen (Input.run_device), bounded.

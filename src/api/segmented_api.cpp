@@ -142,11 +142,12 @@ std::vector<T> run_select(const T* values, const batch& b, std::int64_t k, const
   return std::move(out.data);
 }
 
-/// numpy.quantile (ignore_nan false) or numpy.nanquantile of every segment.
+/// numpy.quantile (ignore_nan false) or numpy.nanquantile of every segment; numpy_median
+/// (qs = {0.5}, linear): numpy.median, the middle values' mean instead of the lerp.
 template <class T>
 matrix<quantile_value_t<T>> run_quantile(const T* values, std::int64_t n, const segments& segs,
                                          std::span<const double> qs, quantile_method m, bool ignore_nan,
-                                         const options& opt) {
+                                         bool numpy_median, const options& opt) {
   const batch b(values, n, segs, opt);
   core::validate_quantiles(qs);
   (void)core::quantile_point_for(1, 0.0, m);  // throws for a method value outside the enum
@@ -156,14 +157,16 @@ matrix<quantile_value_t<T>> run_quantile(const T* values, std::int64_t n, const 
   if (r == 0) return out;
 #ifdef KSELECT_WITH_CUDA
   if (where == detail::backend::cuda) {
-    cuda_backend::segmented_quantile(values, b.shape(), qs.data(), r, m, ignore_nan, out.data.data(), opt);
+    if (numpy_median) cuda_backend::segmented_median(values, b.shape(), out.data.data(), opt);
+    else cuda_backend::segmented_quantile(values, b.shape(), qs.data(), r, m, ignore_nan, out.data.data(), opt);
     return out;
   }
 #else
   (void)where;
 #endif
   detail::cpu_call([&] {
-    cpu::segmented_quantile(values, b.on_host(), qs.data(), r, m, ignore_nan, out.data.data(), opt.cpu_threads);
+    if (numpy_median) cpu::segmented_median(values, b.on_host(), out.data.data(), opt.cpu_threads);
+    else cpu::segmented_quantile(values, b.on_host(), qs.data(), r, m, ignore_nan, out.data.data(), opt.cpu_threads);
   });
   return out;
 }
@@ -215,7 +218,7 @@ template <class T>
 matrix<quantile_value_t<T>> segmented_quantile(const T* values, std::int64_t n, const segments& segs,
                                                std::span<const double> qs, quantile_method m, const options& opt) {
   KSELECT_NVTX_RANGE("kselect::segmented_quantile");
-  return run_quantile(values, n, segs, qs, m, false, opt);
+  return run_quantile(values, n, segs, qs, m, false, false, opt);
 }
 
 template <class T>
@@ -223,27 +226,16 @@ matrix<quantile_value_t<T>> segmented_nanquantile(const T* values, std::int64_t 
                                                   std::span<const double> qs, quantile_method m,
                                                   const options& opt) {
   KSELECT_NVTX_RANGE("kselect::segmented_nanquantile");
-  return run_quantile(values, n, segs, qs, m, true, opt);
+  return run_quantile(values, n, segs, qs, m, true, false, opt);
 }
 
 template <class T>
 std::vector<quantile_value_t<T>> segmented_median(const T* values, std::int64_t n, const segments& segs,
                                                   const options& opt) {
   KSELECT_NVTX_RANGE("kselect::segmented_median");
-  const batch b(values, n, segs, opt);
-  const detail::backend where = detail::choose_backend(values, opt);
-  std::vector<quantile_value_t<T>> out(static_cast<std::size_t>(b.count()));
-  if (out.empty()) return out;
-#ifdef KSELECT_WITH_CUDA
-  if (where == detail::backend::cuda) {
-    cuda_backend::segmented_median(values, b.shape(), out.data(), opt);
-    return out;
-  }
-#else
-  (void)where;
-#endif
-  detail::cpu_call([&] { cpu::segmented_median(values, b.on_host(), out.data(), opt.cpu_threads); });
-  return out;
+  const double half = 0.5;
+  return run_quantile(values, n, segs, std::span<const double>(&half, 1), quantile_method::linear, false, true, opt)
+      .data;
 }
 
 template <class T>

@@ -296,12 +296,9 @@ cudaError_t run(void* d_workspace, std::size_t& workspace_bytes, const K* d_in, 
     tiny_tier_kernel<K><<<grid_for(m, 8, 16 * sms), 256, 0, stream>>>(d_in, r, t);
     KSELECT_LAUNCH_CHECK();
   }
-  if (r.few_segments) {
-    // The warp tiers' segments go to the small block tier (plan_kernel's tier_of).
-    if (may_hold(tiny_max + 1, small_block_max))
-      KSELECT_CUDA_TRY((launch_block_tier<K, small_block_threads, small_block_items, small_block_min_blocks,
-                                          tier_small_block>(grid_for(m, 1, 8 * sms), d_in, r, t, stream)));
-  } else if (may_hold(tiny_max + 1, warp_max)) {
+  // A call of few segments sends the warp tiers' segments to the small block tier
+  // (plan_kernel's tier_of), which then starts at tiny_max + 1.
+  if (!r.few_segments && may_hold(tiny_max + 1, warp_max)) {
     warp_tier_kernel<K, warp_items, 4, tier_warp>
         <<<grid_for(std::min(m, n / (tiny_max + 1)), 8, 8 * sms), 256, 0, stream>>>(d_in, r, t);
     KSELECT_LAUNCH_CHECK();
@@ -311,9 +308,10 @@ cudaError_t run(void* d_workspace, std::size_t& workspace_bytes, const K* d_in, 
         <<<grid_for(std::min(m, n / (warp_max + 1)), 8, 8 * sms), 256, 0, stream>>>(d_in, r, t);
     KSELECT_LAUNCH_CHECK();
   }
-  if (!r.few_segments && may_hold(wide_warp_max + 1, small_block_max))
+  const std::int64_t small_block_shortest = (r.few_segments ? tiny_max : wide_warp_max) + 1;
+  if (may_hold(small_block_shortest, small_block_max))
     KSELECT_CUDA_TRY((launch_block_tier<K, small_block_threads, small_block_items, small_block_min_blocks, tier_small_block>(
-        grid_for(std::min(m, n / (wide_warp_max + 1)), 1, 8 * sms), d_in, r, t, stream)));
+        grid_for(std::min(m, n / small_block_shortest), 1, 8 * sms), d_in, r, t, stream)));
   if (may_hold(small_block_max + 1, block_max<U>))
     KSELECT_CUDA_TRY((launch_block_tier<K, block_threads, block_items<U>, 1, tier_block>(
         grid_for(std::min(m, n / (small_block_max + 1)), 1, 2 * sms), d_in, r, t, stream)));
