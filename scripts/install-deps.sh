@@ -25,7 +25,8 @@ case "${1:-}" in
 esac
 
 # Debian package -> how to tell it is there without dpkg.
-packages=(make cmake ninja-build g++ libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev)
+packages=(make cmake ninja-build g++ libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev
+          libopenmpi-dev openmpi-bin)
 
 cmake_ok() {  # cmake on PATH and >= 3.25 (the project's minimum)
   local v
@@ -49,6 +50,10 @@ present_elsewhere() {
     libgmock-dev)       staged 'lib*/cmake/GTest/GMockTargets.cmake' || staged 'lib/*/cmake/GTest/GMockTargets.cmake' ;;
     libcli11-dev)       staged 'share/cmake/CLI11/CLI11Config.cmake' ;;
     nlohmann-json3-dev) staged 'share/cmake/nlohmann_json/nlohmann_jsonConfig.cmake' ;;
+    # Open MPI (the distributed library and its tests): a system install counts, as on
+    # the GPU machine, which has Open MPI 4.1 but no apt.
+    libopenmpi-dev)     command -v mpicxx >/dev/null && mpicxx --showme:version >/dev/null 2>&1 ;;
+    openmpi-bin)        command -v mpirun >/dev/null ;;
     *) return 1 ;;
   esac
 }

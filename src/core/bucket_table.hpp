@@ -1,0 +1,72 @@
+// The buckets of one DIBMS round, shared by the planner (host) and the backends that
+// count keys into them (CPU and CUDA).
+//
+// Keys are the order-preserving unsigned keys of core/key_traits.hpp. A round has
+// `intervals`: disjoint, ascending, inclusive key ranges [lo, hi]. Interval i owns
+// buckets [first, first + count) of the round's bucket array. A key inside interval i
+// goes to bucket first + offset(key - lo): a fixed-point linear projection (the
+// paper's slope * (x - left), done on the integer keys so that every bucket is an
+// exact, non-empty key range and the planner can name each bucket's range without
+// rounding). Keys outside every interval are not counted: they are out of contention.
+//
+// offset(d) = d                      when scale == 0 (the interval has at most `count` keys)
+//           = floor(d * scale / 2^W) otherwise, with scale = floor(count * 2^W / width),
+// W the key's width in bits and width = hi - lo + 1. Then offset is non-decreasing,
+// offset(width - 1) < count, and every bucket of the interval holds at least one key
+// value, so each bucket is strictly narrower than its interval (rounds always progress).
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "hd.hpp"
+
+namespace kselect::core {
+
+template <class U>
+struct bucket_interval {
+  U lo;                 ///< first key of the interval
+  U hi;                 ///< last key of the interval (inclusive)
+  U scale;              ///< fixed-point slope; 0: one bucket per key value
+  std::uint32_t first;  ///< the interval's first bucket in the round's bucket array
+  std::uint32_t count;  ///< the interval's buckets
+};
+
+/// floor(a * b / 2^W) for W-bit unsigned a, b.
+template <class U>
+KSELECT_HD U mul_hi(U a, U b) {
+  static_assert(std::is_same_v<U, std::uint32_t> || std::is_same_v<U, std::uint64_t> ||
+                std::is_same_v<U, std::uint16_t>);
+  if constexpr (sizeof(U) <= 4) {
+    return static_cast<U>((static_cast<std::uint64_t>(a) * b) >> (8 * sizeof(U)));
+  } else {
+#if defined(__CUDA_ARCH__)
+    return __umul64hi(a, b);
+#else
+    return static_cast<U>((static_cast<unsigned __int128>(a) * b) >> 64);
+#endif
+  }
+}
+
+/// The bucket of `key` within interval `iv` (key in [iv.lo, iv.hi]), relative to iv.first.
+template <class U>
+KSELECT_HD std::uint32_t bucket_offset(const bucket_interval<U>& iv, U key) {
+  const U d = static_cast<U>(key - iv.lo);
+  return static_cast<std::uint32_t>(iv.scale == 0 ? d : mul_hi(d, iv.scale));
+}
+
+/// Index of the interval holding `key` among intervals[0..count) (ascending, disjoint),
+/// or -1 when no interval holds it. lo_keys[i] == intervals[i].lo (a separate array so
+/// a kernel can keep it in shared memory); binary search.
+template <class U>
+KSELECT_HD int find_interval(const U* lo_keys, const bucket_interval<U>* intervals, int count, U key) {
+  int left = 0, right = count;  // first interval with lo > key
+  while (left < right) {
+    const int mid = (left + right) / 2;
+    if (lo_keys[mid] <= key) left = mid + 1; else right = mid;
+  }
+  const int i = left - 1;
+  return (i >= 0 && key <= intervals[i].hi) ? i : -1;
+}
+
+}  // namespace kselect::core

@@ -1,0 +1,95 @@
+// A process's local keys during a distributed call, and the local work the
+// distributed algorithms ask of them. One implementation per backend:
+// src/distributed/cpu_shard.cpp (host memory, OpenMP) and src/cuda/distributed/
+// (device memory, the options' stream). Nothing here communicates: the MPI library
+// (src/mpi/, target kselect_mpi) does, so the shards live in the main library and
+// are tested without MPI.
+//
+// The shard starts as the caller's array (never written). count() with compact = true
+// then keeps only the keys inside the round's intervals, as order-preserving keys
+// (core/key_traits.hpp) in storage the shard owns; later rounds read those. Order
+// among the kept keys does not matter.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "core/bucket_table.hpp"
+#include "core/key_traits.hpp"
+#include "kselect/types.hpp"
+
+namespace kselect::distributed {
+
+/// The intervals of one round (host memory; lo_keys[i] == intervals[i].lo) and its
+/// number of buckets.
+template <class U>
+struct round_table {
+  std::vector<U> lo_keys;
+  std::vector<core::bucket_interval<U>> intervals;
+  std::uint32_t buckets = 0;
+};
+
+template <class T>
+class shard {
+ public:
+  using key_type = core::key_t<T>;
+  virtual ~shard() = default;
+
+  /// Keys currently in contention on this process (the whole array until the first
+  /// compacting count).
+  virtual std::int64_t size() const = 0;
+
+  /// Smallest and largest key of the whole array; for an empty array lo = ~0, hi = 0.
+  virtual void min_max(key_type& lo, key_type& hi) = 0;
+
+  /// NaNs in the whole array (0 for integer types).
+  virtual std::int64_t count_nan() = 0;
+
+  /// Keys at `count` positions drawn uniformly (with replacement) from the whole array,
+  /// from `seed`; host memory, out.size() == count. Nothing when the array is empty.
+  virtual void sample(std::uint64_t seed, std::span<key_type> out) = 0;
+
+  /// Counts the keys in contention into the table's buckets: counts[b] (host,
+  /// table.buckets entries, overwritten) for every key inside an interval. With
+  /// minmax, also interval_min[i] / interval_max[i] (host, one per interval;
+  /// ~0 / 0 for an interval with no local key). With compact, the keys in contention
+  /// become the keys inside the intervals; expected_kept is their number (known to
+  /// the caller from the previous round's local counts; a backend may check it).
+  virtual void count(const round_table<key_type>& table, std::uint64_t* counts, bool minmax,
+                     key_type* interval_min, key_type* interval_max, bool compact,
+                     std::int64_t expected_kept) = 0;
+
+  /// The keys in contention that lie inside the table's intervals, appended to `out`
+  /// (host), in any order. Does not change the keys in contention.
+  virtual void extract(const round_table<key_type>& table, std::vector<key_type>& out) = 0;
+
+  /// Every key of the whole array, appended to `out` (host), in any order.
+  virtual void extract_all(std::vector<key_type>& out) = 0;
+
+  /// Sorts keys (host memory) ascending, on this backend (Sort&Choose's sort: CUB's
+  /// radix sort on the GPU after one copy there, the CPU's radix sort otherwise).
+  virtual void sort_keys(std::vector<key_type>& keys) = 0;
+
+  /// Top-k's local part: the elements of the whole array strictly beyond `threshold`
+  /// (key order; beyond = greater when largest, smaller otherwise), then the first
+  /// `take_ties` elements equal to it in index order, merged into index order. Values
+  /// (bit for bit) and local indices, appended to the host vectors (indices only when
+  /// with_indices). counts_beyond_and_equal() gives the two counts first.
+  virtual void counts_beyond_and_equal(key_type threshold, bool largest, std::int64_t& beyond,
+                                       std::int64_t& equal) = 0;
+  virtual void take(key_type threshold, bool largest, std::int64_t take_ties, bool with_indices,
+                    std::vector<T>& values, std::vector<std::int64_t>& indices) = 0;
+};
+
+/// A shard over host memory (values may be null when n == 0).
+template <class T>
+std::unique_ptr<shard<T>> make_cpu_shard(const T* values, std::int64_t n, const kselect::options& opt);
+
+/// A shard over device memory, working on opt.stream. Throws kselect::error in builds
+/// without CUDA.
+template <class T>
+std::unique_ptr<shard<T>> make_cuda_shard(const T* values, std::int64_t n, const kselect::options& opt);
+
+}  // namespace kselect::distributed
