@@ -1,0 +1,221 @@
+// DIBMS's host-side planning (Blanchard, Fu & Knoth 2024, section II), in plain C++:
+// the first round's pivot intervals from a sample, the active buckets after each
+// all-reduce of the counts, the next round's intervals with their proportional
+// allotment of buckets, and exact termination. Every process runs it on the same
+// global counts and so makes the same plan; no communication here.
+//
+// Differences from the paper, each for exactness:
+//  - The projection works on order-preserving integer keys (core/bucket_table.hpp),
+//    so a bucket is an exact key range: the next round's pivot intervals are these
+//    ranges, with no inversion of a floating-point slope (the paper's eq. 10).
+//  - Termination is exact, not the paper's "the count did not change twice" heuristic:
+//    a rank is answered when its bucket is one key value wide, or when the all-reduced
+//    minimum and maximum of its interval are equal (every key in it is the same value:
+//    duplicates, all-equal data, NaN).
+//  - A rank's position is tracked among the keys counted in the round (the union of
+//    the intervals, in key order), so no separate bookkeeping per interval is needed.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/bucket_table.hpp"
+#include "distributed/shard.hpp"
+
+namespace kselect::distributed {
+
+/// An interval [lo, hi] given `buckets` buckets (fewer when it holds fewer key values).
+template <class U>
+core::bucket_interval<U> make_interval(U lo, U hi, std::uint32_t buckets, std::uint32_t first) {
+  constexpr int bits = 8 * sizeof(U);
+  using wide = unsigned __int128;
+  const wide width = static_cast<wide>(hi - lo) + 1;  // up to 2^bits
+  core::bucket_interval<U> iv{lo, hi, U(0), first, buckets};
+  if (width <= buckets) {
+    iv.count = static_cast<std::uint32_t>(width);
+    iv.scale = 0;
+  } else {
+    iv.scale = static_cast<U>((static_cast<wide>(buckets) << bits) / width);  // < 2^bits
+  }
+  return iv;
+}
+
+/// First key of bucket `j` (relative to the interval's first bucket) of interval iv.
+template <class U>
+U bucket_first_key(const core::bucket_interval<U>& iv, std::uint32_t j) {
+  constexpr int bits = 8 * sizeof(U);
+  using wide = unsigned __int128;
+  if (iv.scale == 0) return static_cast<U>(iv.lo + j);
+  const wide numerator = static_cast<wide>(j) << bits;
+  const wide offset = (numerator + iv.scale - 1) / iv.scale;  // ceil(j * 2^bits / scale)
+  return static_cast<U>(iv.lo + static_cast<U>(offset));
+}
+
+/// Last key of bucket j of interval iv.
+template <class U>
+U bucket_last_key(const core::bucket_interval<U>& iv, std::uint32_t j) {
+  return j + 1 >= iv.count ? iv.hi : static_cast<U>(bucket_first_key(iv, j + 1) - 1);
+}
+
+/// A table from ascending, disjoint [lo, hi] ranges and their bucket allotments.
+template <class U>
+round_table<U> make_table(std::span<const U> lo, std::span<const U> hi,
+                          std::span<const std::uint32_t> allot) {
+  round_table<U> t;
+  std::uint32_t first = 0;
+  for (std::size_t i = 0; i < lo.size(); ++i) {
+    t.intervals.push_back(make_interval(lo[i], hi[i], allot[i], first));
+    t.lo_keys.push_back(lo[i]);
+    first += t.intervals.back().count;
+  }
+  t.buckets = first;
+  return t;
+}
+
+/// Phase 1's pivot intervals from the sorted sample of all processes (non-empty):
+/// pivots at the sample's i/P quantiles, equal pivots merged, the intervals between
+/// them given buckets in proportion to the sample keys they hold (at least 2 each).
+/// The table covers every key: below the sample's minimum and above its maximum are
+/// two tail intervals, given the share of one sample key each. So no pass over the
+/// data for its minimum and maximum is needed before the first count.
+template <class U>
+round_table<U> first_round_table(std::span<const U> sorted_sample, int pivot_intervals,
+                                 std::uint32_t buckets) {
+  const std::size_t s = sorted_sample.size();
+  const U smin = sorted_sample.front(), smax = sorted_sample.back();
+  std::vector<U> pivots{smin};
+  for (int i = 1; i < pivot_intervals; ++i) {
+    const U p = sorted_sample[std::min(s - 1, s * static_cast<std::size_t>(i) / pivot_intervals)];
+    if (p > pivots.back()) pivots.push_back(p);
+  }
+  std::vector<U> lo, hi;
+  std::vector<double> weight;
+  const double tail_weight = 1.0;
+  if (smin > U(0)) {
+    lo.push_back(U(0));
+    hi.push_back(static_cast<U>(smin - 1));
+    weight.push_back(tail_weight);
+  }
+  for (std::size_t i = 0; i < pivots.size(); ++i) {
+    lo.push_back(pivots[i]);
+    hi.push_back(i + 1 < pivots.size() ? static_cast<U>(pivots[i + 1] - 1) : smax);
+    // Sample keys in [pivots[i], hi]: the sample is sorted.
+    const auto first = std::lower_bound(sorted_sample.begin(), sorted_sample.end(), lo.back());
+    const auto last = std::upper_bound(sorted_sample.begin(), sorted_sample.end(), hi.back());
+    weight.push_back(static_cast<double>(last - first));
+  }
+  if (smax < static_cast<U>(~U(0))) {
+    lo.push_back(static_cast<U>(smax + 1));
+    hi.push_back(static_cast<U>(~U(0)));
+    weight.push_back(tail_weight);
+  }
+  double total = 0;
+  for (const double w : weight) total += w;
+  std::vector<std::uint32_t> allot(weight.size());
+  for (std::size_t i = 0; i < weight.size(); ++i)
+    allot[i] = std::max<std::uint32_t>(2, static_cast<std::uint32_t>(std::llround(weight[i] / total * buckets)));
+  return make_table<U>(lo, hi, allot);
+}
+
+/// True when the sample repeats a key: the data may hold heavy duplicates, so the
+/// first round should also find each interval's minimum and maximum (an interval
+/// holding one value then answers its ranks at once).
+template <class U>
+bool sample_has_repeats(std::span<const U> sorted_sample) {
+  return std::adjacent_find(sorted_sample.begin(), sorted_sample.end()) != sorted_sample.end();
+}
+
+/// A rank still being looked for: its position among the keys the current round counts
+/// (the union of the round's intervals, in key order), and where its answer goes.
+struct rank_target {
+  std::int64_t position;
+  std::size_t slot;
+};
+
+/// The outcome of one round's planning.
+template <class U>
+struct round_outcome {
+  std::vector<rank_target> pending;  ///< positions among the next round's keys
+  round_table<U> next;               ///< the unresolved active buckets (empty: done)
+  std::int64_t next_keys = 0;        ///< keys inside next's intervals, over all processes
+  /// local_next_keys: this process's keys inside next's intervals (from local counts).
+  std::int64_t local_next_keys = 0;
+};
+
+/// After a round's all-reduce: finds each pending rank's bucket in the global counts,
+/// answers the ranks whose bucket (intersected with the interval's global min/max, when
+/// minmax) holds one key value (answers[slot] = that key), and builds the next round
+/// from the other active buckets with the paper's proportional allotment (eq. 11,
+/// at least 2 buckets each, about `buckets` in all). local_counts: this process's
+/// counts of the same round (to size its next compaction).
+template <class U>
+round_outcome<U> plan_next_round(const round_table<U>& table, std::span<const std::uint64_t> global_counts,
+                                 std::span<const std::uint64_t> local_counts, bool minmax,
+                                 std::span<const U> interval_min, std::span<const U> interval_max,
+                                 std::span<const rank_target> pending, std::uint32_t buckets,
+                                 std::vector<U>& answers) {
+  round_outcome<U> out;
+  // Bucket -> interval, and cumulative counts (global positions of each bucket's first key).
+  const std::size_t nb = table.buckets;
+  std::vector<std::int64_t> start(nb + 1, 0);
+  for (std::size_t b = 0; b < nb; ++b) start[b + 1] = start[b] + static_cast<std::int64_t>(global_counts[b]);
+
+  struct active {
+    std::uint32_t bucket;
+    U lo, hi;
+    std::int64_t count, local_count;
+  };
+  std::vector<active> actives;
+  std::vector<std::pair<std::size_t, std::int64_t>> waiting;  // (index into actives, position within bucket)
+  // `pending` is in ascending position order, so buckets come in ascending order too.
+  std::size_t iv = 0;
+  for (const rank_target& t : pending) {
+    const auto b = static_cast<std::uint32_t>(
+        std::upper_bound(start.begin(), start.end(), t.position) - start.begin() - 1);
+    while (table.intervals[iv].first + table.intervals[iv].count <= b) ++iv;
+    const core::bucket_interval<U>& in = table.intervals[iv];
+    U lo = bucket_first_key(in, b - in.first), hi = bucket_last_key(in, b - in.first);
+    if (minmax) {
+      lo = std::max(lo, interval_min[iv]);
+      hi = std::min(hi, interval_max[iv]);
+    }
+    const std::int64_t within = t.position - start[b];
+    if (lo >= hi) {  // one key value (lo > hi cannot happen for a bucket holding the rank)
+      answers[t.slot] = lo;
+      continue;
+    }
+    if (actives.empty() || actives.back().bucket != b)
+      actives.push_back({b, lo, hi, static_cast<std::int64_t>(global_counts[b]),
+                         static_cast<std::int64_t>(local_counts[b])});
+    waiting.emplace_back(actives.size() - 1, within);
+    out.pending.push_back({0, t.slot});
+  }
+  if (actives.empty()) return out;
+
+  std::int64_t total = 0;
+  for (const active& a : actives) total += a.count;
+  const std::uint32_t target = std::max<std::uint32_t>(buckets, 2 * static_cast<std::uint32_t>(actives.size()));
+  std::vector<U> lo, hi;
+  std::vector<std::uint32_t> allot;
+  std::vector<std::int64_t> before(actives.size());
+  std::int64_t running = 0;
+  for (std::size_t i = 0; i < actives.size(); ++i) {
+    lo.push_back(actives[i].lo);
+    hi.push_back(actives[i].hi);
+    const double share = static_cast<double>(actives[i].count) / static_cast<double>(total);
+    allot.push_back(std::max<std::uint32_t>(2, static_cast<std::uint32_t>(std::llround(share * target))));
+    before[i] = running;
+    running += actives[i].count;
+    out.local_next_keys += actives[i].local_count;
+  }
+  out.next = make_table<U>(lo, hi, allot);
+  out.next_keys = total;
+  for (std::size_t i = 0; i < waiting.size(); ++i)
+    out.pending[i].position = before[waiting[i].first] + waiting[i].second;
+  return out;
+}
+
+}  // namespace kselect::distributed
