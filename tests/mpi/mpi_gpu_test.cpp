@@ -1,0 +1,168 @@
+// The distributed calls over device memory, several processes sharing one GPU (or
+// one GPU each where there are enough): each process copies its slice of the global
+// array to its GPU and the calls pick the CUDA backend from the pointer. Compared
+// with the single-process CPU answer on the concatenation. Suite names contain
+// "Gpu" (CTest runs them as mpi.gpu.np*, label gpu).
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/key_traits.hpp"
+#include "kselect/kselect.hpp"
+#include "kselect/mpi.hpp"
+#include "mpi_test_data.hpp"
+
+namespace kselect::mpi_test {
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+// Binds this process's GPU: local rank modulo the GPUs present.
+void bind_gpu() {
+  static bool bound = false;
+  if (bound) return;
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int local = 0, devices = 0;
+  MPI_Comm_rank(node, &local);
+  MPI_Comm_free(&node);
+  check(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
+  check(cudaSetDevice(local % devices), "cudaSetDevice");
+  bound = true;
+}
+
+template <class T>
+struct device_array {
+  T* p = nullptr;
+  explicit device_array(const T* host, std::int64_t n) {
+    check(cudaMalloc(&p, std::max<std::int64_t>(n, 1) * sizeof(T)), "cudaMalloc");
+    if (n > 0) check(cudaMemcpy(p, host, static_cast<std::size_t>(n) * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+  }
+  ~device_array() { cudaFree(p); }
+};
+
+template <class T>
+bool same_key(T a, T b) {
+  return core::key_traits<T>::to_key(a) == core::key_traits<T>::to_key(b);
+}
+
+template <class T>
+class MpiGpu : public ::testing::Test {
+ protected:
+  void SetUp() override { bind_gpu(); }
+};
+using KeyTypes = ::testing::Types<float, double, std::int32_t, std::uint64_t>;
+TYPED_TEST_SUITE(MpiGpu, KeyTypes);
+
+TYPED_TEST(MpiGpu, MatchesTheSingleProcessAnswer) {
+  using T = TypeParam;
+  using R = quantile_value_t<T>;
+  const int me = world_rank(), processes = world_size();
+  std::vector<double> qs(101);
+  for (int i = 0; i <= 100; ++i) qs[static_cast<std::size_t>(i)] = i / 100.0;
+  std::uint64_t seed = 77;
+  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{1000}, std::int64_t{(1 << 22) + 3}}) {
+    for (const dist d : {dist::uniform, dist::normal, dist::all_equal, dist::sixteen_values, dist::clustered,
+                         dist::specials, dist::sorted}) {
+      const std::vector<T> global = make_global<T>(d, n, ++seed);
+      options local;
+      local.device = device_kind::cpu;
+      const std::vector<R> want = kselect::quantile(global.data(), n, qs, quantile_method::linear, local);
+      const std::vector<R> want_nan = kselect::nanquantile(global.data(), n, qs, quantile_method::linear, local);
+      for (const layout l : {layout::even, layout::uneven, layout::first_empty}) {
+        const auto [begin, end] = slice(l, n, me, processes);
+        device_array<T> mine(global.data() + begin, end - begin);
+        for (const mpi::algorithm a : {mpi::algorithm::dibms, mpi::algorithm::distributed_bms,
+                                       mpi::algorithm::sort_and_choose}) {
+          SCOPED_TRACE(::testing::Message() << "n=" << n << " " << name(d) << " " << name(l) << " "
+                                            << mpi::to_string(a));
+          mpi::options opt;
+          opt.algo = a;
+          mpi::report rep;
+          const std::vector<R> q =
+              mpi::quantile(MPI_COMM_WORLD, mine.p, end - begin, qs, quantile_method::linear, opt, &rep);
+          const std::vector<R> nq =
+              mpi::nanquantile(MPI_COMM_WORLD, mine.p, end - begin, qs, quantile_method::linear, opt, &rep);
+          ASSERT_EQ(q.size(), qs.size());
+          for (std::size_t i = 0; i < qs.size(); ++i) {
+            if constexpr (std::is_floating_point_v<R>) {
+              if (std::isnan(want[i])) { EXPECT_TRUE(std::isnan(q[i])); continue; }
+            }
+            EXPECT_EQ(q[i], want[i]) << "q=" << qs[i];
+          }
+          for (std::size_t i = 0; i < qs.size(); ++i) {
+            if constexpr (std::is_floating_point_v<R>) {
+              if (std::isnan(want_nan[i])) { EXPECT_TRUE(std::isnan(nq[i])); continue; }
+            }
+            EXPECT_EQ(nq[i], want_nan[i]) << "nanquantile q=" << qs[i];
+          }
+          if (a == mpi::algorithm::dibms) {
+            EXPECT_LE(rep.bytes_sent, 1 << 20);
+            if (d == dist::all_equal || d == dist::sixteen_values) EXPECT_LE(rep.rounds, 2);
+          }
+          // Top-k over device memory: this process's part, checked against the input.
+          topk_options t;
+          t.largest = true;
+          const std::int64_t k = std::min<std::int64_t>(n, 1000);
+          const selection<T> part = mpi::topk(MPI_COMM_WORLD, mine.p, end - begin, k, t, opt);
+          long long count = static_cast<long long>(part.values.size()), all = 0;
+          MPI_Allreduce(&count, &all, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+          EXPECT_EQ(all, k);
+          const T kth = mpi::select(MPI_COMM_WORLD, mine.p, end - begin, n - k, opt);
+          for (std::size_t i = 0; i < part.values.size(); ++i) {
+            const std::int64_t g = part.indices[i];
+            ASSERT_TRUE(g >= begin && g < end);
+            ASSERT_EQ(std::memcmp(&part.values[i], &global[static_cast<std::size_t>(g)], sizeof(T)), 0);
+            ASSERT_GE(core::key_traits<T>::to_key(part.values[i]), core::key_traits<T>::to_key(kth));
+          }
+        }
+      }
+    }
+  }
+}
+
+// More than 2^31 keys over the processes' device memory: key (i * 7919) mod M at
+// global index i, as float (exact below 2^24), the reference from counting.
+TEST(MpiGpuLarge, GlobalSizeAboveTwoPow31) {
+  bind_gpu();
+  const int me = world_rank(), processes = world_size();
+  const std::int64_t n = (std::int64_t{1} << 31) + 12345;
+  constexpr std::int64_t m = 1000003;
+  const auto [begin, end] = slice(layout::uneven, n, me, processes);
+  std::vector<float> host(static_cast<std::size_t>(end - begin));
+#pragma omp parallel for
+  for (std::int64_t i = begin; i < end; ++i) host[static_cast<std::size_t>(i - begin)] = static_cast<float>((i * 7919) % m);
+  device_array<float> mine(host.data(), end - begin);
+  std::vector<float>().swap(host);
+  std::vector<std::int64_t> occurrences(m, n / m);
+  for (std::int64_t i = (n / m) * m; i < n; ++i) ++occurrences[static_cast<std::size_t>((i * 7919) % m)];
+  auto reference = [&](std::int64_t rank) {
+    std::int64_t seen = 0;
+    for (std::int64_t v = 0; v < m; ++v) {
+      seen += occurrences[static_cast<std::size_t>(v)];
+      if (seen > rank) return static_cast<float>(v);
+    }
+    return -1.0f;
+  };
+  const std::vector<std::int64_t> ranks = {0, 1, n / 2, (std::int64_t{1} << 31) + 1, n - 1};
+  mpi::report rep;
+  const std::vector<float> got = mpi::multiselect(MPI_COMM_WORLD, mine.p, end - begin, ranks, {}, &rep);
+  EXPECT_EQ(rep.global_size, n);
+  ASSERT_EQ(got.size(), ranks.size());
+  for (std::size_t i = 0; i < ranks.size(); ++i) EXPECT_EQ(got[i], reference(ranks[i])) << "rank " << ranks[i];
+  EXPECT_LE(rep.bytes_sent, 1 << 20);
+  if (me == 0)
+    std::printf("  > 2^31 keys on %d processes: rounds %d, bytes sent %lld\n", processes, rep.rounds,
+                static_cast<long long>(rep.bytes_sent));
+}
+
+}  // namespace
+}  // namespace kselect::mpi_test

@@ -1,0 +1,113 @@
+// Generated shards for the distributed tests: every process generates the same global
+// array from a seed (so each can compute the single-process reference on the whole)
+// and takes its own slice under a layout (even, uneven, with empty processes).
+#pragma once
+
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace kselect::mpi_test {
+
+inline int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+inline int world_size() {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+enum class dist { uniform, normal, sorted, reversed, all_equal, two_values, sixteen_values, clustered,
+                  shared_leading_bits, specials };
+inline const char* name(dist d) {
+  static const char* const names[] = {"uniform", "normal", "sorted", "reversed", "all_equal", "two_values",
+                                      "sixteen_values", "clustered", "shared_leading_bits", "specials"};
+  return names[static_cast<int>(d)];
+}
+inline constexpr dist all_dists[] = {dist::uniform, dist::normal, dist::sorted, dist::reversed,
+                                     dist::all_equal, dist::two_values, dist::sixteen_values,
+                                     dist::clustered, dist::shared_leading_bits, dist::specials};
+
+template <class T>
+std::vector<T> make_global(dist d, std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<T> v(static_cast<std::size_t>(n));
+  constexpr bool floating = std::is_floating_point_v<T>;
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::normal_distribution<double> gauss(0.0, 1.0);
+  auto from_double = [](double x) {
+    if constexpr (floating) return static_cast<T>(x);
+    else if constexpr (std::is_signed_v<T>) return static_cast<T>(std::llround(x * 1e6));
+    else return static_cast<T>(std::llround(std::fabs(x) * 1e6));
+  };
+  for (std::int64_t i = 0; i < n; ++i) {
+    T& x = v[static_cast<std::size_t>(i)];
+    switch (d) {
+      case dist::uniform:
+        if constexpr (floating) x = static_cast<T>(unit(rng));
+        else x = static_cast<T>(rng());
+        break;
+      case dist::normal: x = from_double(gauss(rng)); break;
+      case dist::sorted: x = from_double(static_cast<double>(i) / 7.0); break;
+      case dist::reversed: x = from_double(static_cast<double>(n - i) / 7.0); break;
+      case dist::all_equal: x = from_double(3.25); break;
+      case dist::two_values: x = from_double(rng() % 2 ? 1.5 : -2.5); break;
+      case dist::sixteen_values: x = from_double(static_cast<double>(rng() % 16) * 0.75 - 4); break;
+      case dist::clustered: x = from_double(static_cast<double>(rng() % 8) * 100 + gauss(rng) * 1e-3); break;
+      case dist::shared_leading_bits:
+        if constexpr (floating) x = static_cast<T>(1.0 + static_cast<double>(rng() % 64) * std::numeric_limits<T>::epsilon());
+        else x = static_cast<T>((std::numeric_limits<T>::max() - 64) + static_cast<T>(rng() % 64));
+        break;
+      case dist::specials: {
+        const std::uint64_t r = rng() % 10;
+        if constexpr (floating) {
+          const T specials[] = {std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::infinity(),
+                                -std::numeric_limits<T>::infinity(), T(-0.0), T(0.0),
+                                std::numeric_limits<T>::denorm_min(), -std::numeric_limits<T>::denorm_min(),
+                                std::numeric_limits<T>::max(), std::numeric_limits<T>::lowest()};
+          x = r < 9 ? specials[r] : static_cast<T>(gauss(rng));
+        } else {
+          const T specials[] = {std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), T(0), T(1)};
+          x = r < 4 ? specials[r] : static_cast<T>(rng());
+        }
+        break;
+      }
+    }
+  }
+  return v;
+}
+
+enum class layout { even, uneven, first_empty, all_on_last };
+inline constexpr layout all_layouts[] = {layout::even, layout::uneven, layout::first_empty, layout::all_on_last};
+inline const char* name(layout l) {
+  static const char* const names[] = {"even", "uneven", "first_empty", "all_on_last"};
+  return names[static_cast<int>(l)];
+}
+
+/// [begin, end) of process p's slice of n keys.
+inline std::pair<std::int64_t, std::int64_t> slice(layout l, std::int64_t n, int p, int processes) {
+  std::vector<std::int64_t> weight(static_cast<std::size_t>(processes), 1);
+  for (int q = 0; q < processes; ++q) {
+    if (l == layout::uneven) weight[static_cast<std::size_t>(q)] = q + 1;
+    if (l == layout::first_empty && q == 0 && processes > 1) weight[0] = 0;
+    if (l == layout::all_on_last) weight[static_cast<std::size_t>(q)] = q == processes - 1 ? 1 : 0;
+  }
+  std::int64_t total = 0, before = 0;
+  for (int q = 0; q < processes; ++q) {
+    total += weight[static_cast<std::size_t>(q)];
+    if (q < p) before += weight[static_cast<std::size_t>(q)];
+  }
+  auto at = [&](std::int64_t w) { return static_cast<std::int64_t>(static_cast<__int128>(n) * w / total); };
+  return {at(before), at(before + weight[static_cast<std::size_t>(p)])};
+}
+
+}  // namespace kselect::mpi_test
