@@ -299,10 +299,18 @@ class cpu_shard final : public shard<T> {
     return std::max<std::int64_t>(1, std::min<std::int64_t>(threads(), m / per_chunk));
   }
 
+  /// What the passes rely on (one look at each interval, against writes out of
+  /// bounds): lo_keys match, intervals ascending and disjoint, buckets inside the table.
   static void check_table(const round_table<U>& table) {
     if (table.lo_keys.size() != table.intervals.size())
       throw std::invalid_argument("cpu shard: round table with " + std::to_string(table.lo_keys.size()) +
                                   " lo_keys for " + std::to_string(table.intervals.size()) + " intervals");
+    for (std::size_t i = 0; i < table.intervals.size(); ++i) {
+      const auto& iv = table.intervals[i];
+      const bool ok = table.lo_keys[i] == iv.lo && iv.lo <= iv.hi && (i == 0 || table.intervals[i - 1].hi < iv.lo) &&
+                      static_cast<std::uint64_t>(iv.first) + iv.count <= table.buckets;
+      if (!ok) throw std::invalid_argument("cpu shard: round table's interval " + std::to_string(i) + " is malformed");
+    }
   }
 
   /// f(key_at, m): key_at(i) is key i of the m keys in contention.

@@ -695,6 +695,29 @@ TYPED_TEST(DistributedCpuShard, BadArguments) {
   using T = TypeParam;
   EXPECT_THROW(distributed::make_cpu_shard<T>(nullptr, 3, {}), std::invalid_argument);
   EXPECT_THROW(distributed::make_cpu_shard<T>(nullptr, -1, {}), std::invalid_argument);
+  // Malformed tables are refused before any key is counted.
+  using U = core::key_t<T>;
+  const std::vector<T> values = test::generate<T>(test::dist::uniform, 10, 1);
+  const auto shard = distributed::make_cpu_shard<T>(values.data(), 10, {});
+  std::vector<std::uint64_t> counts(64);
+  const auto refused = [&](round_table<U> t) {
+    EXPECT_THROW(shard->count(t, counts.data(), false, nullptr, nullptr, false, -1), std::invalid_argument);
+    std::vector<U> out;
+    EXPECT_THROW(shard->extract(t, out), std::invalid_argument);
+  };
+  auto t = make_table<U>({{U(0), U(100), 4}, {U(200), U(300), 4}});
+  auto bad = t;
+  bad.lo_keys.pop_back();
+  refused(bad);
+  bad = t;
+  bad.lo_keys[1] = U(201);
+  refused(bad);
+  bad = t;
+  bad.buckets = 7;
+  refused(bad);
+  bad = t;
+  bad.intervals[1].lo = bad.lo_keys[1] = U(100);  // overlaps interval 0
+  refused(bad);
 #ifndef KSELECT_WITH_CUDA
   EXPECT_THROW(distributed::make_cuda_shard<T>(nullptr, 0, {}), kselect::error);
 #endif
