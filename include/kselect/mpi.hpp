@@ -47,6 +47,8 @@ enum class algorithm { dibms, distributed_bms, sort_and_choose };
 /// Options of the distributed calls.
 struct options {
   /// The local backend's options (device, cpu_threads, stream), as in the owning API.
+  /// With several CPU processes on one host, give each a share of the cores
+  /// (cpu_threads, or OMP_NUM_THREADS): 0 lets every process use all of them.
   kselect::options local{};
   algorithm algo = algorithm::dibms;
   /// -1: every process gets the results. r >= 0: only process r does; the others get

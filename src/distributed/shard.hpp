@@ -48,7 +48,8 @@ class shard {
   virtual std::int64_t count_nan() = 0;
 
   /// Keys at `count` positions drawn uniformly (with replacement) from the whole array,
-  /// from `seed`; host memory, out.size() == count. Nothing when the array is empty.
+  /// from `seed` (used as given: the engine passes each process an unrelated seed);
+  /// host memory, out.size() == count, which is 0 when the array is empty.
   virtual void sample(std::uint64_t seed, std::span<key_type> out) = 0;
 
   /// Counts the keys in contention into the table's buckets: counts[b] (host,
@@ -56,7 +57,11 @@ class shard {
   /// minmax, also interval_min[i] / interval_max[i] (host, one per interval;
   /// ~0 / 0 for an interval with no local key). With compact, the keys in contention
   /// become the keys inside the intervals; expected_kept is their number (known to
-  /// the caller from the previous round's local counts; a backend may check it).
+  /// the caller from the previous round's local counts; -1: unknown; a backend may
+  /// check it, and throws kselect::error on a mismatch). interval_min / interval_max
+  /// may be null when minmax is false. A table is valid when lo_keys[i] ==
+  /// intervals[i].lo, the intervals are ascending and disjoint, and every interval's
+  /// buckets lie below table.buckets.
   virtual void count(const round_table<key_type>& table, std::uint64_t* counts, bool minmax,
                      key_type* interval_min, key_type* interval_max, bool compact,
                      std::int64_t expected_kept) = 0;
@@ -74,7 +79,8 @@ class shard {
 
   /// Top-k's local part: the elements of the whole array strictly beyond `threshold`
   /// (key order; beyond = greater when largest, smaller otherwise), then the first
-  /// `take_ties` elements equal to it in index order, merged into index order. Values
+  /// `take_ties` elements equal to it in index order (all of them when take_ties is
+  /// larger), merged into index order. Values
   /// (bit for bit) and local indices, appended to the host vectors (indices only when
   /// with_indices). counts_beyond_and_equal() gives the two counts first.
   virtual void counts_beyond_and_equal(key_type threshold, bool largest, std::int64_t& beyond,

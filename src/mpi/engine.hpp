@@ -53,6 +53,11 @@ void guarded(local_failure& failure, F&& f) {
 
 std::uint64_t key_type_code(std::size_t key_bytes, bool floating, bool is_signed);
 
+/// The sample seed of process `rank`: the options' seed and the rank through a
+/// 64-bit finalizer, so that processes draw unrelated streams whatever generator a
+/// shard builds on the seed.
+std::uint64_t process_seed(std::uint64_t seed, int rank);
+
 template <class T>
 class engine {
  public:
@@ -223,7 +228,7 @@ std::vector<typename engine<T>::U> engine<T>::dibms(std::span<const std::int64_t
   }
   std::vector<U> mine(static_cast<std::size_t>(my_samples));
   local_failure failure;
-  guarded(failure, [&] { shard_->sample(opt_.seed + 0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(comm_.rank() + 1), mine); });
+  guarded(failure, [&] { shard_->sample(process_seed(opt_.seed, comm_.rank()), mine); });
   if (failure) mine.assign(mine.size(), U(0));  // still take part; the round below reports it
   const std::vector<unsigned char> gathered =
       comm_.gather_bytes(mine.data(), my_samples * static_cast<std::int64_t>(sizeof(U)), sample_bytes, -1);
