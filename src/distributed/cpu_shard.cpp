@@ -105,7 +105,7 @@ class cpu_shard final : public shard<T> {
 
   void count(const round_table<U>& table, std::uint64_t* counts, bool minmax, U* interval_min, U* interval_max,
              bool compact, std::int64_t expected_kept) override {
-    check_table(table);
+    check_round_table(table, "cpu shard");
     const int intervals = static_cast<int>(table.intervals.size());
     const std::uint32_t buckets = table.buckets;
     const std::int64_t m = size();
@@ -195,7 +195,7 @@ class cpu_shard final : public shard<T> {
   }
 
   void extract(const round_table<U>& table, std::vector<U>& out) override {
-    check_table(table);
+    check_round_table(table, "cpu shard");
     const int intervals = static_cast<int>(table.intervals.size());
     const U* lo_keys = table.lo_keys.data();
     const core::bucket_interval<U>* ivs = table.intervals.data();
@@ -297,20 +297,6 @@ class cpu_shard final : public shard<T> {
   /// Chunks for m keys of at least `per_chunk` keys each, at most one per thread.
   std::int64_t chunk_count(std::int64_t m, std::int64_t per_chunk) const {
     return std::max<std::int64_t>(1, std::min<std::int64_t>(threads(), m / per_chunk));
-  }
-
-  /// What the passes rely on (one look at each interval, against writes out of
-  /// bounds): lo_keys match, intervals ascending and disjoint, buckets inside the table.
-  static void check_table(const round_table<U>& table) {
-    if (table.lo_keys.size() != table.intervals.size())
-      throw std::invalid_argument("cpu shard: round table with " + std::to_string(table.lo_keys.size()) +
-                                  " lo_keys for " + std::to_string(table.intervals.size()) + " intervals");
-    for (std::size_t i = 0; i < table.intervals.size(); ++i) {
-      const auto& iv = table.intervals[i];
-      const bool ok = table.lo_keys[i] == iv.lo && iv.lo <= iv.hi && (i == 0 || table.intervals[i - 1].hi < iv.lo) &&
-                      static_cast<std::uint64_t>(iv.first) + iv.count <= table.buckets;
-      if (!ok) throw std::invalid_argument("cpu shard: round table's interval " + std::to_string(i) + " is malformed");
-    }
   }
 
   /// f(key_at, m): key_at(i) is key i of the m keys in contention.

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "core/bucket_table.hpp"
@@ -88,6 +90,23 @@ class shard {
   virtual void take(key_type threshold, bool largest, std::int64_t take_ties, bool with_indices,
                     std::vector<T>& values, std::vector<std::int64_t>& indices) = 0;
 };
+
+/// What the backends' passes rely on, one look at each interval (against writes out
+/// of bounds): lo_keys match the intervals, the intervals are ascending and
+/// disjoint, their buckets lie inside the table. Throws std::invalid_argument naming
+/// `who` and the interval otherwise.
+template <class U>
+void check_round_table(const round_table<U>& table, const char* who) {
+  if (table.lo_keys.size() != table.intervals.size())
+    throw std::invalid_argument(std::string(who) + ": round table with " + std::to_string(table.lo_keys.size()) +
+                                " lo_keys for " + std::to_string(table.intervals.size()) + " intervals");
+  for (std::size_t i = 0; i < table.intervals.size(); ++i) {
+    const auto& iv = table.intervals[i];
+    const bool ok = table.lo_keys[i] == iv.lo && iv.lo <= iv.hi && (i == 0 || table.intervals[i - 1].hi < iv.lo) &&
+                    static_cast<std::uint64_t>(iv.first) + iv.count <= table.buckets;
+    if (!ok) throw std::invalid_argument(std::string(who) + ": round table's interval " + std::to_string(i) + " is malformed");
+  }
+}
 
 /// A shard over host memory (values may be null when n == 0).
 template <class T>

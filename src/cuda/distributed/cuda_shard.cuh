@@ -1,0 +1,388 @@
+// The CUDA backend of a distributed call's local work (src/distributed/shard.hpp):
+// the caller's device array on the current device, every pass on options.stream,
+// device memory taken stream-ordered (cudaMallocAsync) and given back when the shard
+// goes. Each method ends with the stream synchronised and its answers on the host
+// (the engine all-reduces them over MPI next).
+//
+// count(): one pass (shard_kernels.cuh's count_kernel) counts into a per-block
+// shared histogram, flushed with one atomic per non-empty bucket, and appends the
+// keys inside the intervals to a new buffer when compacting (in no order: the
+// distributed algorithms need none). take(): two passes and two scans over tiles,
+// so that the first take_ties tied elements in index order are taken and the
+// output is in index order.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/key_traits.hpp"
+#include "core/sampling.hpp"
+#include "cuda/backend.hpp"
+#include "cuda/common.cuh"
+#include "cuda/distributed/cuda_shard.hpp"
+#include "cuda/distributed/shard_kernels.cuh"
+#include "cuda/owning_support.hpp"
+#include "cuda/radix_sort_pairs.hpp"
+#include "distributed/shard.hpp"
+
+namespace kselect::cuda::distributed {
+
+using cuda_backend::check;
+using cuda_backend::stream_buffer;
+using kselect::distributed::round_table;
+
+template <class T>
+class cuda_shard final : public kselect::distributed::shard<T> {
+ public:
+  using U = core::key_t<T>;
+
+  cuda_shard(const T* values, std::int64_t n, const kselect::options& opt, std::int64_t shared_budget)
+      : values_(values), n_(n), opt_(opt), stream_(static_cast<cudaStream_t>(opt.stream)) {
+    int device = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    check(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    int optin = 0;
+    check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "cudaDeviceGetAttribute");
+    shared_budget_ = shared_budget >= 0 ? std::min<std::int64_t>(shared_budget, optin) : optin;
+  }
+
+  std::int64_t size() const override { return compacted_ ? kept_size_ : n_; }
+
+  void min_max(U& lo, U& hi) override {
+    lo = ~U(0);
+    hi = U(0);
+    if (n_ == 0) return;
+    stream_buffer out(2 * sizeof(U), stream_);
+    const U init[2] = {~U(0), U(0)};
+    check(cudaMemcpyAsync(out.get(), init, sizeof init, cudaMemcpyHostToDevice, stream_), "copying to the GPU");
+    min_max_kernel<T><<<blocks_for(n_), shard_tuning::threads, 0, stream_>>>(values_, n_, static_cast<U*>(out.get()));
+    check(cudaGetLastError(), "min_max_kernel launch");
+    U result[2];
+    download(result, out.get(), sizeof result);
+    lo = result[0];
+    hi = result[1];
+  }
+
+  std::int64_t count_nan() override { return n_ == 0 ? 0 : cuda_backend::count_nan<T>(values_, n_, opt_); }
+
+  void sample(std::uint64_t seed, std::span<U> out) override {
+    if (n_ == 0 || out.empty()) return;
+    const auto count = static_cast<std::int64_t>(out.size());
+    stream_buffer keys(out.size_bytes(), stream_);
+    sample_kernel<T><<<static_cast<unsigned>((count + 255) / 256), 256, 0, stream_>>>(
+        values_, n_, core::mix64(seed), count, static_cast<U*>(keys.get()));
+    check(cudaGetLastError(), "sample_kernel launch");
+    download(out.data(), keys.get(), out.size_bytes());
+  }
+
+  void count(const round_table<U>& table, std::uint64_t* counts, bool minmax, U* interval_min, U* interval_max,
+             bool compact, std::int64_t expected_kept) override {
+    kselect::distributed::check_round_table(table, "cuda shard");
+    const std::int64_t ni = static_cast<std::int64_t>(table.intervals.size());
+    const std::int64_t capacity = compact ? (expected_kept >= 0 ? expected_kept : size()) : 0;
+    // One allocation for what the pass reads and writes besides the keys.
+    device_table t(table, stream_, minmax, /*with_counts=*/true);
+    stream_buffer kept(compact ? static_cast<std::size_t>(std::max<std::int64_t>(capacity, 1)) * sizeof(U) : 0, stream_);
+    count_args<U> a = t.args(table);
+    if (compact) {
+      a.kept = static_cast<U*>(kept.get());
+      a.capacity = capacity;
+    }
+    run_count(a);
+    // Counts, the intervals' extremes and the kept count, in one synchronisation.
+    if (table.buckets)
+      check(cudaMemcpyAsync(counts, t.counts(), table.buckets * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream_),
+            "copying counts");
+    if (minmax && ni) {
+      check(cudaMemcpyAsync(interval_min, t.interval_min(), ni * sizeof(U), cudaMemcpyDeviceToHost, stream_),
+            "copying interval minima");
+      check(cudaMemcpyAsync(interval_max, t.interval_max(), ni * sizeof(U), cudaMemcpyDeviceToHost, stream_),
+            "copying interval maxima");
+    }
+    unsigned long long appended = 0;
+    download(&appended, t.kept_count(), sizeof appended);
+    if (!compact) return;
+    const auto total = static_cast<std::int64_t>(appended);
+    if (total > capacity || (expected_kept >= 0 && total != expected_kept))
+      throw kselect::error("cuda shard: count() kept " + std::to_string(total) + " keys, the caller expected " +
+                           (expected_kept >= 0 ? std::to_string(expected_kept) : "at most " + std::to_string(capacity)));
+    keys_ = std::move(kept);
+    kept_size_ = total;
+    compacted_ = true;
+  }
+
+  void extract(const round_table<U>& table, std::vector<U>& out) override {
+    kselect::distributed::check_round_table(table, "cuda shard");
+    if (table.intervals.empty() || size() == 0) return;
+    device_table t(table, stream_, false, /*with_counts=*/false);
+    // A first guess at the room needed; a second pass when more keys are inside.
+    std::int64_t capacity = std::min<std::int64_t>(size(), std::int64_t{1} << 20);
+    for (;;) {
+      stream_buffer kept(static_cast<std::size_t>(std::max<std::int64_t>(capacity, 1)) * sizeof(U), stream_);
+      count_args<U> a = t.args(table);
+      a.counts = nullptr;
+      a.kept = static_cast<U*>(kept.get());
+      a.capacity = capacity;
+      check(cudaMemsetAsync(t.kept_count(), 0, sizeof(unsigned long long), stream_), "cudaMemsetAsync");
+      run_count(a);
+      unsigned long long found = 0;
+      download(&found, t.kept_count(), sizeof found);
+      if (static_cast<std::int64_t>(found) <= capacity) {
+        const std::size_t old = out.size();
+        out.resize(old + found);
+        download(out.data() + old, kept.get(), found * sizeof(U));
+        return;
+      }
+      capacity = static_cast<std::int64_t>(found);
+    }
+  }
+
+  void extract_all(std::vector<U>& out) override {
+    if (n_ == 0) return;
+    stream_buffer keys(static_cast<std::size_t>(n_) * sizeof(U), stream_);
+    to_keys_kernel<T><<<blocks_for(n_), 256, 0, stream_>>>(values_, n_, static_cast<U*>(keys.get()));
+    check(cudaGetLastError(), "to_keys_kernel launch");
+    const std::size_t old = out.size();
+    out.resize(old + static_cast<std::size_t>(n_));
+    download(out.data() + old, keys.get(), static_cast<std::size_t>(n_) * sizeof(U));
+  }
+
+  void sort_keys(std::vector<U>& keys) override {
+    const auto count = static_cast<std::int64_t>(keys.size());
+    if (count < 2) return;
+    const std::size_t bytes = keys.size() * sizeof(U);
+    stream_buffer a(bytes, stream_), b(bytes, stream_);
+    check(cudaMemcpyAsync(a.get(), keys.data(), bytes, cudaMemcpyHostToDevice, stream_), "copying keys to the GPU");
+    using W = std::conditional_t<sizeof(U) == 4, std::uint32_t, std::uint64_t>;
+    cub::DoubleBuffer<W> buffer(static_cast<W*>(a.get()), static_cast<W*>(b.get()));
+    std::size_t temp_bytes = 0;
+    check(cuda::sort_keys<W>(nullptr, temp_bytes, buffer, count, stream_), "sort workspace query");
+    stream_buffer temp(temp_bytes, stream_);
+    check(cuda::sort_keys<W>(temp.get(), temp_bytes, buffer, count, stream_), "sorting keys");
+    download(keys.data(), buffer.Current(), bytes);
+  }
+
+  void counts_beyond_and_equal(U threshold, bool largest, std::int64_t& beyond, std::int64_t& equal) override {
+    beyond = equal = 0;
+    if (n_ == 0) return;
+    stream_buffer totals(2 * sizeof(unsigned long long), stream_);
+    check(cudaMemsetAsync(totals.get(), 0, 2 * sizeof(unsigned long long), stream_), "cudaMemsetAsync");
+    tile_counts_kernel<T><<<tiles(), shard_tuning::take_threads, 0, stream_>>>(
+        values_, n_, threshold, largest, nullptr, nullptr, static_cast<unsigned long long*>(totals.get()));
+    check(cudaGetLastError(), "tile_counts_kernel launch");
+    unsigned long long result[2];
+    download(result, totals.get(), sizeof result);
+    beyond = static_cast<std::int64_t>(result[0]);
+    equal = static_cast<std::int64_t>(result[1]);
+  }
+
+  void take(U threshold, bool largest, std::int64_t take_ties, bool with_indices, std::vector<T>& values,
+            std::vector<std::int64_t>& indices) override {
+    if (n_ == 0) return;
+    const std::int64_t count = tiles();
+    // Per tile: beyond, equal, equal before it, ties taken, taken, output offset; totals.
+    stream_buffer scratch((6 * static_cast<std::size_t>(count) + 2) * sizeof(unsigned long long), stream_);
+    auto* base = static_cast<unsigned long long*>(scratch.get());
+    unsigned long long *tile_beyond = base, *tile_equal = base + count, *equal_before = base + 2 * count,
+                       *tile_ties = base + 3 * count, *tile_taken = base + 4 * count, *tile_offset = base + 5 * count,
+                       *totals = base + 6 * count;
+    check(cudaMemsetAsync(totals, 0, 2 * sizeof(unsigned long long), stream_), "cudaMemsetAsync");
+    tile_counts_kernel<T><<<static_cast<unsigned>(count), shard_tuning::take_threads, 0, stream_>>>(
+        values_, n_, threshold, largest, tile_beyond, tile_equal, totals);
+    check(cudaGetLastError(), "tile_counts_kernel launch");
+    exclusive_sum(tile_equal, equal_before, count);
+    const auto ties = static_cast<unsigned long long>(std::max<std::int64_t>(take_ties, 0));
+    tile_takes_kernel<<<static_cast<unsigned>((count + 255) / 256), 256, 0, stream_>>>(
+        tile_beyond, tile_equal, equal_before, count, ties, tile_ties, tile_taken);
+    check(cudaGetLastError(), "tile_takes_kernel launch");
+    exclusive_sum(tile_taken, tile_offset, count);
+    unsigned long long sums[2];
+    download(sums, totals, sizeof sums);
+    const auto total = static_cast<std::int64_t>(sums[0] + std::min<unsigned long long>(sums[1], ties));
+    if (total == 0) return;
+    stream_buffer out_values(static_cast<std::size_t>(total) * sizeof(T), stream_);
+    stream_buffer out_indices(with_indices ? static_cast<std::size_t>(total) * sizeof(std::int64_t) : 0, stream_);
+    take_kernel<T><<<static_cast<unsigned>(count), shard_tuning::take_threads, 0, stream_>>>(
+        values_, n_, threshold, largest, tile_ties, tile_offset, static_cast<T*>(out_values.get()),
+        static_cast<std::int64_t*>(out_indices.get()));
+    check(cudaGetLastError(), "take_kernel launch");
+    const std::size_t old_values = values.size(), old_indices = indices.size();
+    values.resize(old_values + static_cast<std::size_t>(total));
+    if (with_indices) {
+      indices.resize(old_indices + static_cast<std::size_t>(total));
+      check(cudaMemcpyAsync(indices.data() + old_indices, out_indices.get(),
+                            static_cast<std::size_t>(total) * sizeof(std::int64_t), cudaMemcpyDeviceToHost, stream_),
+            "copying indices");
+    }
+    download(values.data() + old_values, out_values.get(), static_cast<std::size_t>(total) * sizeof(T));
+  }
+
+ private:
+  /// The round's table and the pass's outputs in one device allocation:
+  /// [lo_keys][intervals][counts u64][min][max][kept count].
+  class device_table {
+   public:
+    device_table(const round_table<U>& table, cudaStream_t stream, bool minmax, bool with_counts)
+        : ni_(table.intervals.size()), buckets_(with_counts ? table.buckets : 0), minmax_(minmax) {
+      lo_at_ = 0;
+      iv_at_ = align(lo_at_ + ni_ * sizeof(U));
+      counts_at_ = align(iv_at_ + ni_ * sizeof(core::bucket_interval<U>));
+      min_at_ = align(counts_at_ + buckets_ * sizeof(unsigned long long));
+      max_at_ = min_at_ + (minmax ? ni_ * sizeof(U) : 0);
+      kept_at_ = align(max_at_ + (minmax ? ni_ * sizeof(U) : 0));
+      const std::size_t bytes = kept_at_ + sizeof(unsigned long long);
+      buffer_ = stream_buffer(bytes, stream);
+      // The table goes up with one copy from a host image of the whole front part.
+      std::vector<unsigned char> image(counts_at_);
+      if (ni_) {
+        std::memcpy(image.data() + lo_at_, table.lo_keys.data(), ni_ * sizeof(U));
+        std::memcpy(image.data() + iv_at_, table.intervals.data(), ni_ * sizeof(core::bucket_interval<U>));
+        check(cudaMemcpyAsync(buffer_.get(), image.data(), image.size(), cudaMemcpyHostToDevice, stream),
+              "copying the round table");
+      }
+      // Counts and the kept count start at 0, minima at ~0 (every byte 0xff), maxima at 0.
+      check(cudaMemsetAsync(at(counts_at_), 0, bytes - counts_at_, stream), "cudaMemsetAsync");
+      if (minmax && ni_) check(cudaMemsetAsync(at(min_at_), 0xff, ni_ * sizeof(U), stream), "cudaMemsetAsync");
+      // The host image must outlive the copy from it (pageable memory: the copy is
+      // staged before cudaMemcpyAsync returns).
+    }
+
+    count_args<U> args(const round_table<U>& table) {
+      count_args<U> a{};
+      a.lo_keys = static_cast<const U*>(at(lo_at_));
+      a.intervals = static_cast<const core::bucket_interval<U>*>(at(iv_at_));
+      a.num_intervals = static_cast<int>(ni_);
+      a.buckets = table.buckets;
+      a.counts = buckets_ ? counts() : nullptr;
+      a.interval_min = minmax_ ? interval_min() : nullptr;
+      a.interval_max = minmax_ ? interval_max() : nullptr;
+      a.kept_count = kept_count();
+      return a;
+    }
+    unsigned long long* counts() { return static_cast<unsigned long long*>(at(counts_at_)); }
+    U* interval_min() { return static_cast<U*>(at(min_at_)); }
+    U* interval_max() { return static_cast<U*>(at(max_at_)); }
+    unsigned long long* kept_count() { return static_cast<unsigned long long*>(at(kept_at_)); }
+
+   private:
+    static std::size_t align(std::size_t b) { return (b + 15) / 16 * 16; }
+    void* at(std::size_t offset) { return static_cast<unsigned char*>(buffer_.get()) + offset; }
+    std::size_t ni_, buckets_;
+    bool minmax_;
+    std::size_t lo_at_ = 0, iv_at_ = 0, counts_at_ = 0, min_at_ = 0, max_at_ = 0, kept_at_ = 0;
+    stream_buffer buffer_{0, nullptr};
+  };
+
+  /// Runs count_kernel over the keys in contention: the parts of the table that fit
+  /// the shared-memory budget go to shared memory (the histogram first: it takes the
+  /// atomics), the rest is read and updated in global memory.
+  void run_count(count_args<U>& a) {
+    const std::int64_t m = size();
+    if (m == 0 || a.num_intervals == 0) return;
+    std::int64_t left = shared_budget_;
+    const auto take = [&](std::int64_t bytes) {
+      if (bytes > left) return false;
+      left -= bytes;
+      return true;
+    };
+    // A block's shared counters are 32-bit: a grid of at least one block per SM
+    // keeps each block below 2^31 keys up to m = 2^31 * SMs.
+    a.shared_histogram = a.counts && a.buckets > 0 && m <= (std::int64_t{1} << 31) * sms_ &&
+                         take(a.buckets * std::int64_t{4} + 16);
+    a.shared_lo_keys = take(a.num_intervals * static_cast<std::int64_t>(sizeof(U)) + 16);
+    a.shared_minmax = a.interval_min && take(2 * a.num_intervals * static_cast<std::int64_t>(sizeof(U)));
+    const count_shared_layout<U> layout(a);
+    if (compacted_)
+      launch_count(count_kernel<T, false>, key_source<T, false>{static_cast<const U*>(keys_.get())}, m, a, layout.bytes);
+    else
+      launch_count(count_kernel<T, true>, key_source<T, true>{values_}, m, a, layout.bytes);
+  }
+
+  template <class Kernel, class Source>
+  void launch_count(Kernel kernel, Source src, std::int64_t m, const count_args<U>& a, std::size_t shared_bytes) {
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)),
+          "cudaFuncSetAttribute");
+    int per_sm = 0;
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, shard_tuning::threads, shared_bytes),
+          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    const std::int64_t tiles_needed = (m + shard_tuning::tile - 1) / shard_tuning::tile;
+    const auto blocks = static_cast<unsigned>(std::max<std::int64_t>(
+        1, std::min<std::int64_t>(tiles_needed, static_cast<std::int64_t>(sms_) * std::max(per_sm, 1))));
+    kernel<<<blocks, shard_tuning::threads, shared_bytes, stream_>>>(src, m, a);
+    check(cudaGetLastError(), "count_kernel launch");
+  }
+
+  /// A grid of one wave (2 blocks per SM) for the simple streaming kernels.
+  unsigned blocks_for(std::int64_t m) const {
+    const std::int64_t needed = (m + shard_tuning::tile - 1) / shard_tuning::tile;
+    return static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>(needed, 2 * sms_)));
+  }
+
+  unsigned tiles() const {
+    const std::int64_t count = (n_ + shard_tuning::take_tile - 1) / shard_tuning::take_tile;
+    if (count > 0x7fffffff) throw kselect::error("cuda shard: too many elements for top-k's tiles");
+    return static_cast<unsigned>(count);
+  }
+
+  void exclusive_sum(const unsigned long long* in, unsigned long long* out, std::int64_t count) {
+    std::size_t bytes = 0;
+    check(exclusive_sum_u64(nullptr, bytes, in, out, count, stream_), "scan workspace query");
+    stream_buffer temp(bytes, stream_);
+    check(exclusive_sum_u64(temp.get(), bytes, in, out, count, stream_), "scan");
+  }
+
+  /// Device to host, then waits for the stream: every earlier launch is checked here.
+  void download(void* host, const void* device, std::size_t bytes) {
+    if (bytes) check(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream_), "copying from the GPU");
+    check(cudaStreamSynchronize(stream_), "a distributed pass on the GPU");
+  }
+
+  const T* values_;
+  std::int64_t n_;
+  kselect::options opt_;
+  cudaStream_t stream_;
+  int sms_ = 1;
+  std::int64_t shared_budget_ = 0;
+  bool compacted_ = false;
+  std::int64_t kept_size_ = 0;
+  stream_buffer keys_{0, nullptr};  ///< the keys in contention once compacted
+};
+
+template <class T>
+std::unique_ptr<kselect::distributed::shard<T>> make_cuda_shard_with_shared_budget(const T* values, std::int64_t n,
+                                                                                   const kselect::options& opt,
+                                                                                   std::int64_t shared_budget) {
+  if (n < 0) throw std::invalid_argument("make_cuda_shard: negative size " + std::to_string(n));
+  if (n > 0 && values == nullptr) throw std::invalid_argument("make_cuda_shard: null values for a non-empty array");
+  if (n > 0 && !is_device_accessible(values))
+    throw std::invalid_argument("make_cuda_shard: values is not device memory (a host pointer where the CUDA "
+                                "backend needs a device one)");
+  return std::make_unique<cuda_shard<T>>(values, n, opt, shared_budget);
+}
+
+}  // namespace kselect::cuda::distributed
+
+namespace kselect::distributed {
+
+template <class T>
+std::unique_ptr<shard<T>> make_cuda_shard(const T* values, std::int64_t n, const kselect::options& opt) {
+  return cuda::distributed::make_cuda_shard_with_shared_budget<T>(values, n, opt, -1);
+}
+
+}  // namespace kselect::distributed
+
+/// The definitions for one key type (src/cuda/instantiate/distributed_*.cu).
+#define KSELECT_INSTANTIATE_CUDA_SHARD(T)                                                                  \
+  template std::unique_ptr<kselect::distributed::shard<T>> kselect::distributed::make_cuda_shard<T>(        \
+      const T*, std::int64_t, const kselect::options&);                                                    \
+  template std::unique_ptr<kselect::distributed::shard<T>>                                                 \
+  kselect::cuda::distributed::make_cuda_shard_with_shared_budget<T>(const T*, std::int64_t,               \
+                                                                    const kselect::options&, std::int64_t);

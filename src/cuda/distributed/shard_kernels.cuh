@@ -1,0 +1,346 @@
+// Kernels of the CUDA shard (cuda_shard.cuh): a distributed call's local passes over
+// one process's device keys. Every pass walks block tiles of `shard_tuning` shape
+// (load_tile.cuh: all of a thread's loads issued before any is used) and reads the
+// caller's values (converted to order-preserving keys on the fly) or the shard's
+// compacted keys.
+#pragma once
+
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+
+#include <cstdint>
+
+#include "core/bucket_table.hpp"
+#include "core/key_traits.hpp"
+#include "core/sampling.hpp"
+#include "cuda/kernels/load_tile.cuh"
+
+namespace kselect::cuda::distributed {
+
+/// Launch shape of the passes. 1024 threads x 16 keys: 16 independent loads in
+/// flight per thread, and few blocks, so that the per-block histograms flushed to
+/// global memory at the end of the count pass cost few atomics (one block per SM
+/// flushes 8192 counters, against the 2^26 keys a process counts). Initial choice,
+/// to be measured: bench/mpi (kselect-mpi-bench) times the passes end to end.
+struct shard_tuning {
+  static constexpr int threads = 1024;
+  static constexpr int items = 16;
+  static constexpr int tile = threads * items;
+  /// The top-k take pass: one tile per block (its scans are block-wide).
+  static constexpr int take_threads = 256;
+  static constexpr int take_items = 16;
+  static constexpr int take_tile = take_threads * take_items;
+};
+
+/// Reads key i of the keys in contention: the caller's values through to_key, or the
+/// shard's compacted keys as they are.
+template <class T, bool FromValues>
+struct key_source {
+  using U = core::key_t<T>;
+  using raw_type = std::conditional_t<FromValues, T, U>;
+  const raw_type* data;
+  __device__ __forceinline__ static U key(raw_type raw) {
+    if constexpr (FromValues) return core::key_traits<T>::to_key(raw); else return raw;
+  }
+};
+
+/// The round's table on the device, and where the count pass keeps its state. Null
+/// shared pointers mean the table part lives in global memory only (tables larger
+/// than the shared-memory budget: the host decides, see cuda_shard.cuh).
+template <class U>
+struct count_args {
+  const U* lo_keys;                             ///< global, num_intervals
+  const core::bucket_interval<U>* intervals;    ///< global, num_intervals
+  int num_intervals;
+  std::uint32_t buckets;
+  unsigned long long* counts;                   ///< global, buckets (zeroed by the host); null: no counting
+  U* interval_min;                              ///< global, num_intervals (~0 first); null: no min/max
+  U* interval_max;                              ///< global, num_intervals (0 first)
+  U* kept;                                      ///< compaction target (capacity keys); null: no compaction
+  std::int64_t capacity;
+  unsigned long long* kept_count;               ///< keys appended (written or not); with kept only
+  bool shared_histogram;                        ///< count into shared memory, flushed once per block
+  bool shared_lo_keys;                          ///< binary search over a shared copy of lo_keys
+  bool shared_minmax;                           ///< interval min/max in shared memory
+};
+
+/// Dynamic shared memory of count_kernel: [histogram u32][lo_keys][min][max], each
+/// part present when its flag says so. Offsets in bytes, aligned for U.
+template <class U>
+struct count_shared_layout {
+  std::size_t histogram = 0, lo_keys = 0, minmax = 0, bytes = 0;
+  __host__ __device__ count_shared_layout(const count_args<U>& a) {
+    std::size_t at = 0;
+    histogram = at;
+    if (a.shared_histogram) at += a.buckets * sizeof(std::uint32_t);
+    at = (at + sizeof(U) - 1) / sizeof(U) * sizeof(U);
+    lo_keys = at;
+    if (a.shared_lo_keys) at += static_cast<std::size_t>(a.num_intervals) * sizeof(U);
+    minmax = at;
+    if (a.shared_minmax && a.interval_min) at += 2 * static_cast<std::size_t>(a.num_intervals) * sizeof(U);
+    bytes = at;
+  }
+};
+
+template <class U>
+__device__ __forceinline__ void atomic_min_key(U* p, U v) {
+  if constexpr (sizeof(U) == 4) atomicMin(reinterpret_cast<unsigned*>(p), static_cast<unsigned>(v));
+  else atomicMin(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
+}
+template <class U>
+__device__ __forceinline__ void atomic_max_key(U* p, U v) {
+  if constexpr (sizeof(U) == 4) atomicMax(reinterpret_cast<unsigned*>(p), static_cast<unsigned>(v));
+  else atomicMax(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
+}
+
+/// The count pass of one DIBMS round (also extract(): counts null, kept set): every
+/// key in contention inside an interval goes to its bucket (core/bucket_table.hpp),
+/// updates its interval's min and max, and is appended to `kept` (in no particular
+/// order: one atomic per warp and load step).
+template <class T, bool FromValues>
+__global__ void __launch_bounds__(shard_tuning::threads)
+    count_kernel(key_source<T, FromValues> src, std::int64_t m, count_args<core::key_t<T>> a) {
+  using U = core::key_t<T>;
+  using raw_type = typename key_source<T, FromValues>::raw_type;
+  constexpr int threads = shard_tuning::threads, items = shard_tuning::items, tile = shard_tuning::tile;
+  extern __shared__ __align__(16) unsigned char shared[];
+  const count_shared_layout<U> layout(a);
+  std::uint32_t* s_hist = a.shared_histogram ? reinterpret_cast<std::uint32_t*>(shared + layout.histogram) : nullptr;
+  const U* lo_keys = a.lo_keys;
+  U* s_min = nullptr;
+  U* s_max = nullptr;
+  const bool minmax = a.interval_min != nullptr;
+  if (a.shared_lo_keys) {
+    U* s_lo = reinterpret_cast<U*>(shared + layout.lo_keys);
+    for (int i = threadIdx.x; i < a.num_intervals; i += threads) s_lo[i] = a.lo_keys[i];
+    lo_keys = s_lo;
+  }
+  if (minmax && a.shared_minmax) {
+    s_min = reinterpret_cast<U*>(shared + layout.minmax);
+    s_max = s_min + a.num_intervals;
+    for (int i = threadIdx.x; i < a.num_intervals; i += threads) {
+      s_min[i] = ~U(0);
+      s_max[i] = U(0);
+    }
+  }
+  if (s_hist)
+    for (std::uint32_t b = threadIdx.x; b < a.buckets; b += threads) s_hist[b] = 0;
+  __syncthreads();
+  U* mins = s_min ? s_min : a.interval_min;
+  U* maxs = s_max ? s_max : a.interval_max;
+
+  constexpr std::uint32_t no_bucket = ~std::uint32_t(0);
+  const unsigned lane = threadIdx.x % 32;
+  for (std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * tile; base < m;
+       base += static_cast<std::int64_t>(gridDim.x) * tile) {
+    raw_type raw[items];
+    load_tile<items, threads>(src.data, base, m, raw);
+#pragma unroll
+    for (int i = 0; i < items; ++i) {
+      const bool valid = base + i * threads + threadIdx.x < m;
+      const U key = key_source<T, FromValues>::key(raw[i]);
+      const int iv = valid ? core::find_interval(lo_keys, a.intervals, a.num_intervals, key) : -1;
+      std::uint32_t bucket = no_bucket;
+      if (iv >= 0) {
+        const core::bucket_interval<U> in = a.intervals[iv];
+        bucket = in.first + core::bucket_offset(in, key);
+        if (minmax) {
+          // Reading first: once an interval's extremes are found (few updates on
+          // most data) no atomic is issued.
+          if (key < mins[iv]) atomic_min_key(mins + iv, key);
+          if (key > maxs[iv]) atomic_max_key(maxs + iv, key);
+        }
+      }
+      if (a.counts) {
+        // A warp whose 32 keys share one bucket (all-equal and few-valued data)
+        // adds once: 32 conflicting atomics on one address would serialise.
+        const std::uint32_t first = __shfl_sync(0xffffffffu, bucket, 0);
+        if (__all_sync(0xffffffffu, bucket == first)) {
+          if (lane == 0 && first != no_bucket) {
+            if (s_hist) atomicAdd(s_hist + first, 32u); else atomicAdd(a.counts + first, 32ull);
+          }
+        } else if (bucket != no_bucket) {
+          if (s_hist) atomicAdd(s_hist + bucket, 1u); else atomicAdd(a.counts + bucket, 1ull);
+        }
+      }
+      if (!a.kept) continue;
+      const unsigned inside = __ballot_sync(0xffffffffu, bucket != no_bucket);
+      if (inside == 0) continue;
+      unsigned long long start = 0;
+      if (lane == 0) start = atomicAdd(a.kept_count, static_cast<unsigned long long>(__popc(inside)));
+      start = __shfl_sync(0xffffffffu, start, 0);
+      if (bucket != no_bucket) {
+        const std::int64_t at = static_cast<std::int64_t>(start) + __popc(inside & ((1u << lane) - 1u));
+        if (at < a.capacity) a.kept[at] = key;  // beyond: the host sees the count and fails
+      }
+    }
+  }
+  if (!s_hist && !s_min) return;
+  __syncthreads();
+  if (s_hist)
+    for (std::uint32_t b = threadIdx.x; b < a.buckets; b += threads)
+      if (s_hist[b]) atomicAdd(a.counts + b, static_cast<unsigned long long>(s_hist[b]));
+  if (s_min)
+    for (int i = threadIdx.x; i < a.num_intervals; i += threads) {
+      if (s_min[i] != ~U(0)) atomic_min_key(a.interval_min + i, s_min[i]);
+      if (s_max[i] != U(0)) atomic_max_key(a.interval_max + i, s_max[i]);
+    }
+}
+
+/// Smallest and largest key of the caller's values: out[0] (~0 first), out[1] (0 first).
+template <class T>
+__global__ void __launch_bounds__(shard_tuning::threads)
+    min_max_kernel(const T* values, std::int64_t n, core::key_t<T>* out) {
+  using U = core::key_t<T>;
+  constexpr int threads = shard_tuning::threads, items = shard_tuning::items, tile = shard_tuning::tile;
+  U lo = ~U(0), hi = U(0);
+  for (std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * tile; base < n;
+       base += static_cast<std::int64_t>(gridDim.x) * tile) {
+    T raw[items];
+    load_tile<items, threads>(values, base, n, raw);
+#pragma unroll
+    for (int i = 0; i < items; ++i) {
+      if (base + i * threads + threadIdx.x >= n) continue;
+      const U k = core::key_traits<T>::to_key(raw[i]);
+      lo = k < lo ? k : lo;
+      hi = k > hi ? k : hi;
+    }
+  }
+  for (int offset = 16; offset > 0; offset /= 2) {
+    const U other_lo = __shfl_down_sync(0xffffffffu, lo, offset), other_hi = __shfl_down_sync(0xffffffffu, hi, offset);
+    lo = other_lo < lo ? other_lo : lo;
+    hi = other_hi > hi ? other_hi : hi;
+  }
+  if (threadIdx.x % 32 == 0) {
+    if (lo != ~U(0)) atomic_min_key(out, lo);
+    if (hi != U(0)) atomic_max_key(out + 1, hi);
+  }
+}
+
+/// Keys at count positions drawn from the whole array: the CPU shard's stream
+/// (cpu_shard.cpp), so that a seed draws the same sample on either backend.
+template <class T>
+__global__ void sample_kernel(const T* values, std::int64_t n, std::uint64_t state, std::int64_t count,
+                              core::key_t<T>* out) {
+  const std::int64_t j = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= count) return;
+  const std::uint64_t word = core::mix64(state + static_cast<std::uint64_t>(j) * 0x9e3779b97f4a7c15ull);
+  out[j] = core::key_traits<T>::to_key(values[core::mul_high(word, static_cast<std::uint64_t>(n))]);
+}
+
+/// Every value as its key (Sort&Choose's gather).
+template <class T>
+__global__ void to_keys_kernel(const T* values, std::int64_t n, core::key_t<T>* out) {
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    out[i] = core::key_traits<T>::to_key(values[i]);
+}
+
+/// Whether key k is beyond the top-k threshold (greater when largest, else smaller).
+template <class U>
+__device__ __forceinline__ bool beyond(U k, U threshold, bool largest) {
+  return largest ? k > threshold : k < threshold;
+}
+
+/// Top-k, first pass: per take tile, the elements beyond the threshold and equal to
+/// it (tile_beyond / tile_equal, one entry per tile of shard_tuning::take_tile, when
+/// not null), and their totals added to totals[0] / totals[1].
+template <class T>
+__global__ void __launch_bounds__(shard_tuning::take_threads)
+    tile_counts_kernel(const T* values, std::int64_t n, core::key_t<T> threshold, bool largest,
+                       unsigned long long* tile_beyond, unsigned long long* tile_equal,
+                       unsigned long long* totals) {
+  using U = core::key_t<T>;
+  constexpr int threads = shard_tuning::take_threads, items = shard_tuning::take_items;
+  using block_sum = cub::BlockReduce<unsigned long long, threads>;
+  __shared__ typename block_sum::TempStorage storage[2];
+  const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * shard_tuning::take_tile;
+  T raw[items];
+  load_tile<items, threads>(values, base, n, raw);
+  unsigned long long b = 0, e = 0;
+#pragma unroll
+  for (int i = 0; i < items; ++i) {
+    if (base + i * threads + threadIdx.x >= n) continue;
+    const U k = core::key_traits<T>::to_key(raw[i]);
+    b += beyond(k, threshold, largest) ? 1 : 0;
+    e += k == threshold ? 1 : 0;
+  }
+  b = block_sum(storage[0]).Sum(b);
+  e = block_sum(storage[1]).Sum(e);
+  if (threadIdx.x == 0) {
+    if (tile_beyond) tile_beyond[blockIdx.x] = b;
+    if (tile_equal) tile_equal[blockIdx.x] = e;
+    if (b) atomicAdd(totals, b);
+    if (e) atomicAdd(totals + 1, e);
+  }
+}
+
+/// Top-k, between the passes: per tile, the ties it takes (the first take_ties equal
+/// elements in index order, given the equal elements of the tiles before it,
+/// equal_before = the exclusive sum of tile_equal) and so the elements it writes.
+static __global__ void tile_takes_kernel(const unsigned long long* tile_beyond, const unsigned long long* tile_equal,
+                                  const unsigned long long* equal_before, std::int64_t tiles,
+                                  unsigned long long take_ties, unsigned long long* tile_ties,
+                                  unsigned long long* tile_taken) {
+  const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= tiles) return;
+  const unsigned long long left = take_ties > equal_before[t] ? take_ties - equal_before[t] : 0;
+  const unsigned long long ties = left < tile_equal[t] ? left : tile_equal[t];
+  tile_ties[t] = ties;
+  tile_taken[t] = tile_beyond[t] + ties;
+}
+
+/// Top-k, second pass: each tile writes its elements beyond the threshold and its
+/// first tile_ties equal ones, in index order, from its output offset (the exclusive
+/// sum of tile_taken): values bit for bit, and local indices when asked.
+template <class T>
+__global__ void __launch_bounds__(shard_tuning::take_threads)
+    take_kernel(const T* values, std::int64_t n, core::key_t<T> threshold, bool largest,
+                const unsigned long long* tile_ties, const unsigned long long* tile_offset, T* out_values,
+                std::int64_t* out_indices) {
+  using U = core::key_t<T>;
+  constexpr int threads = shard_tuning::take_threads, items = shard_tuning::take_items;
+  using block_load = cub::BlockLoad<T, threads, items, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using block_scan = cub::BlockScan<int, threads>;
+  __shared__ union {
+    typename block_load::TempStorage load;
+    typename block_scan::TempStorage scan;
+  } storage;
+  const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * shard_tuning::take_tile;
+  // Thread t holds the tile's elements [t * items, (t + 1) * items): a blocked
+  // arrangement (loaded coalesced, transposed through shared memory), so that the
+  // scans run in index order.
+  T raw[items];
+  const std::int64_t left = n - base;
+  block_load(storage.load).Load(values + base, raw, left < shard_tuning::take_tile ? static_cast<int>(left)
+                                                                                    : shard_tuning::take_tile);
+  __syncthreads();
+  int equal_flags[items], equal_rank[items];
+#pragma unroll
+  for (int i = 0; i < items; ++i) {
+    const std::int64_t idx = base + static_cast<std::int64_t>(threadIdx.x) * items + i;
+    equal_flags[i] = idx < n && core::key_traits<T>::to_key(raw[i]) == threshold ? 1 : 0;
+  }
+  block_scan(storage.scan).ExclusiveSum(equal_flags, equal_rank);
+  __syncthreads();
+  const auto ties = static_cast<long long>(tile_ties[blockIdx.x]);
+  int take[items], at[items];
+#pragma unroll
+  for (int i = 0; i < items; ++i) {
+    const std::int64_t idx = base + static_cast<std::int64_t>(threadIdx.x) * items + i;
+    const U k = core::key_traits<T>::to_key(raw[i]);
+    take[i] = idx < n && (beyond(k, threshold, largest) || (equal_flags[i] && equal_rank[i] < ties)) ? 1 : 0;
+  }
+  block_scan(storage.scan).ExclusiveSum(take, at);
+  const auto offset = static_cast<std::int64_t>(tile_offset[blockIdx.x]);
+#pragma unroll
+  for (int i = 0; i < items; ++i) {
+    if (!take[i]) continue;
+    const std::int64_t to = offset + at[i];
+    out_values[to] = raw[i];
+    if (out_indices) out_indices[to] = base + static_cast<std::int64_t>(threadIdx.x) * items + i;
+  }
+}
+
+}  // namespace kselect::cuda::distributed

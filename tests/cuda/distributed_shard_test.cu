@@ -1,0 +1,186 @@
+// The CUDA shard of the distributed calls (src/cuda/distributed/) against brute force:
+// the shard contract of tests/common/shard_conformance.hpp in four variants (the count
+// pass with everything in shared memory, everything in global memory, a budget that
+// fits only small tables, and a stream of its own), the same samples as the CPU shard
+// from the same seed, and a shard of more than 2^31 keys.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/shard_conformance.hpp"
+#include "cuda/distributed/cuda_shard.hpp"
+
+namespace kselect {
+namespace {
+
+using namespace shard_test;
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+/// What a CUDA shard reads: its device copy of the values, and its stream.
+struct device_storage {
+  void* values = nullptr;
+  cudaStream_t stream = nullptr;
+  ~device_storage() {
+    if (values) cudaFree(values);
+    if (stream) cudaStreamDestroy(stream);
+  }
+};
+
+constexpr std::int64_t own_stream = -2;  // variant setting: the device's limit, on a stream of its own
+
+template <class T>
+backend<T> cuda_backend() {
+  backend<T> b;
+  b.make = [](const std::vector<T>& values, const variant& v) {
+    auto storage = std::make_shared<device_storage>();
+    if (!values.empty()) {
+      check(cudaMalloc(&storage->values, values.size() * sizeof(T)), "cudaMalloc");
+      check(cudaMemcpy(storage->values, values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+    }
+    kselect::options opt;
+    opt.device = device_kind::cuda;
+    std::int64_t budget = v.setting;
+    if (v.setting == own_stream) {
+      check(cudaStreamCreateWithFlags(&storage->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+      opt.stream = storage->stream;
+      budget = -1;
+    }
+    made_shard<T> s;
+    s.shard = cuda::distributed::make_cuda_shard_with_shared_budget<T>(static_cast<const T*>(storage->values),
+                                                                       static_cast<std::int64_t>(values.size()), opt,
+                                                                       budget);
+    s.storage = storage;
+    return s;
+  };
+  b.variants = [](std::int64_t) {
+    return std::vector<variant>{{"shared memory", -1},
+                                {"global memory", 0},
+                                {"small tables in shared memory", 512},
+                                {"own stream", own_stream}};
+  };
+  return b;
+}
+
+template <class T>
+backend<T> cpu_backend() {
+  backend<T> b;
+  b.make = [](const std::vector<T>& values, const variant&) {
+    auto copy = std::make_shared<std::vector<T>>(values);
+    made_shard<T> s;
+    s.shard = distributed::make_cpu_shard<T>(copy->empty() ? nullptr : copy->data(),
+                                             static_cast<std::int64_t>(copy->size()), {});
+    s.storage = copy;
+    return s;
+  };
+  b.variants = [](std::int64_t) { return std::vector<variant>{{"cpu", 0}}; };
+  return b;
+}
+
+template <class T>
+class DistributedCudaShard : public ::testing::Test {};
+using KeyTypes = ::testing::Types<float, double, std::int32_t, std::uint32_t, std::int64_t, std::uint64_t>;
+TYPED_TEST_SUITE(DistributedCudaShard, KeyTypes);
+
+TYPED_TEST(DistributedCudaShard, CountRoundsMatchBruteForce) {
+  count_rounds_match_brute_force(cuda_backend<TypeParam>());
+}
+TYPED_TEST(DistributedCudaShard, WholeArrayQueries) { whole_array_queries(cuda_backend<TypeParam>()); }
+TYPED_TEST(DistributedCudaShard, SampleDrawsElementsAsTheCpuShardDoes) {
+  const backend<TypeParam> cpu = cpu_backend<TypeParam>();
+  sample_draws_elements(cuda_backend<TypeParam>(), &cpu);
+}
+TYPED_TEST(DistributedCudaShard, SampleIsUniform) { sample_is_uniform(cuda_backend<TypeParam>()); }
+TYPED_TEST(DistributedCudaShard, SortKeys) { sort_keys(cuda_backend<TypeParam>()); }
+TYPED_TEST(DistributedCudaShard, TakeMatchesStableSort) { take_matches_stable_sort(cuda_backend<TypeParam>()); }
+TYPED_TEST(DistributedCudaShard, EmptyArray) { empty_array(cuda_backend<TypeParam>()); }
+TYPED_TEST(DistributedCudaShard, WrongExpectedKeptThrowsAfterCompacting) {
+  wrong_expected_kept_throws_after_compacting(cuda_backend<TypeParam>());
+}
+TYPED_TEST(DistributedCudaShard, MalformedTablesRefused) { malformed_tables_refused(cuda_backend<TypeParam>()); }
+
+TYPED_TEST(DistributedCudaShard, BadArguments) {
+  using T = TypeParam;
+  EXPECT_THROW(distributed::make_cuda_shard<T>(nullptr, 3, {}), std::invalid_argument);
+  EXPECT_THROW(distributed::make_cuda_shard<T>(nullptr, -1, {}), std::invalid_argument);
+  const std::vector<T> host(4, T(1));
+  try {
+    distributed::make_cuda_shard<T>(host.data(), 4, {});
+    ADD_FAILURE() << "a host pointer was taken as device memory";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("not device memory"), std::string::npos) << e.what();
+  }
+}
+
+// More than 2^31 floats (8.6 GB): zeros, and three planted values past position 2^31.
+// Counts, compaction, top-k's counts and take must carry 64-bit positions.
+TEST(DistributedCudaShardLarge, MoreThan2Pow31Keys) {
+  using U = core::key_t<float>;
+  const std::int64_t n = (std::int64_t{1} << 31) + 1000;
+  float* d = nullptr;
+  check(cudaMalloc(&d, static_cast<std::size_t>(n) * sizeof(float)), "cudaMalloc (8.6 GB)");
+  std::unique_ptr<float, decltype(&cudaFree)> guard(d, &cudaFree);
+  check(cudaMemset(d, 0, static_cast<std::size_t>(n) * sizeof(float)), "cudaMemset");
+  const std::int64_t planted[3] = {(std::int64_t{1} << 31) + 1, (std::int64_t{1} << 31) + 500, n - 1};
+  const float planted_values[3] = {2.0f, 3.0f, 2.0f};
+  for (int i = 0; i < 3; ++i)
+    check(cudaMemcpy(d + planted[i], &planted_values[i], sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy");
+  kselect::options opt;
+  opt.device = device_kind::cuda;
+  const auto shard = distributed::make_cuda_shard<float>(d, n, opt);
+  const U zero = core::key_traits<float>::to_key(0.0f), two = core::key_traits<float>::to_key(2.0f),
+          three = core::key_traits<float>::to_key(3.0f);
+
+  // Two intervals: [0.0] in one bucket, [2.0, 3.0] in four.
+  const auto table = make_table<U>({{zero, zero, 1}, {two, three, 4}});
+  std::vector<std::uint64_t> counts(table.buckets, 7);
+  std::vector<U> mins(2), maxs(2);
+  shard->count(table, counts.data(), true, mins.data(), maxs.data(), false, -1);
+  EXPECT_EQ(counts[0], static_cast<std::uint64_t>(n - 3));
+  std::uint64_t above = 0;
+  for (std::size_t b = 1; b < counts.size(); ++b) above += counts[b];
+  EXPECT_EQ(above, 3u);
+  EXPECT_EQ(mins[1], two);
+  EXPECT_EQ(maxs[1], three);
+
+  // Compaction to the three planted keys, then a count over them alone.
+  const auto planted_only = make_table<U>({{two, three, 4}});
+  std::vector<std::uint64_t> c2(planted_only.buckets);
+  shard->count(planted_only, c2.data(), false, nullptr, nullptr, true, 3);
+  EXPECT_EQ(shard->size(), 3);
+  std::vector<U> kept;
+  shard->extract(planted_only, kept);
+  EXPECT_EQ(sorted(kept), (std::vector<U>{two, two, three}));
+
+  // Top-3 largest: the planted positions, in index order, past 2^31.
+  std::int64_t beyond = -1, equal = -1;
+  shard->counts_beyond_and_equal(two, true, beyond, equal);
+  EXPECT_EQ(beyond, 1);
+  EXPECT_EQ(equal, 2);
+  std::vector<float> values;
+  std::vector<std::int64_t> indices;
+  shard->take(two, true, 2, true, values, indices);
+  EXPECT_EQ(indices, (std::vector<std::int64_t>{planted[0], planted[1], planted[2]}));
+  EXPECT_EQ(values, (std::vector<float>{2.0f, 3.0f, 2.0f}));
+  // One tie only: the first 2.0 in index order.
+  values.clear();
+  indices.clear();
+  shard->take(two, true, 1, true, values, indices);
+  EXPECT_EQ(indices, (std::vector<std::int64_t>{planted[0], planted[1]}));
+
+  U lo = 1, hi = 1;
+  shard->min_max(lo, hi);
+  EXPECT_EQ(lo, zero);
+  EXPECT_EQ(hi, three);
+}
+
+}  // namespace
+}  // namespace kselect
