@@ -149,6 +149,11 @@ void check_ranks(const std::vector<std::int64_t>& ranks, std::int64_t n, std::st
                        std::to_string(n) + (n == 1 ? " value" : " values"));
 }
 
+void check_at_most_n(std::string_view option, std::int64_t count, std::int64_t n) {
+  if (count > n)
+    fail(option, std::to_string(count) + " is more than the number of values (" + std::to_string(n) + ")");
+}
+
 std::int64_t parse_count(std::string_view option, std::string_view text) {
   return static_cast<std::int64_t>(
       read_nonnegative(option, text, static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())));

@@ -20,6 +20,10 @@ std::vector<std::int64_t> parse_ranks(const std::vector<std::string>& items, std
 /// Throws unless every rank lies in [0, n).
 void check_ranks(const std::vector<std::int64_t>& ranks, std::int64_t n, std::string_view option = "-k");
 
+/// Throws unless count <= n: "OPTION: COUNT is more than the number of values (N)"
+/// (topk's -k, range's --hi).
+void check_at_most_n(std::string_view option, std::int64_t count, std::int64_t n);
+
 /// A count option's value (-k of topk, --lo and --hi of range, demo --n): an
 /// integer in [0, 2^63).
 std::int64_t parse_count(std::string_view option, std::string_view text);

@@ -30,26 +30,44 @@ struct timings {
   double compute_ms = 0;   // the kselect call (it returns its results in host memory)
 };
 
-/// Calls f(values, n, options) with `data` where `b` runs: the host array itself,
-/// or a device copy (the owning API then runs on CUDA). `operation` names the
-/// work in the progress line shown when it lasts ("selecting on the cpu: 14 s").
+/// An input where a backend runs: the host array itself, or a device copy.
+template <class T>
+struct placed_input {
+  const T* values = nullptr;
+  std::int64_t n = 0;
+  kselect::options options;  // the device to run on
+  gpu::device_buffer copy;   // the device copy (CUDA); empty on the CPU
+};
+
+/// Places `data` where `b` runs: the host array itself, or a device copy (the
+/// owning API then runs on CUDA), whose transfer time goes to t.transfer_ms.
+template <class T>
+placed_input<T> place_on_backend(const backend& b, const host_array<T>& data, timings& t) {
+  placed_input<T> placed;
+  placed.values = data.data();
+  placed.n = data.size();
+  placed.options.device = b.cuda ? kselect::device_kind::cuda : kselect::device_kind::cpu;
+  if (b.cuda) {
+    const std::size_t bytes = static_cast<std::size_t>(data.size()) * sizeof(T);
+    placed.copy = gpu::device_buffer(bytes);
+    stopwatch transfer;
+    placed.copy.upload(data.data(), bytes);
+    t.transfer_ms = transfer.ms();
+    placed.values = static_cast<const T*>(placed.copy.get());
+  }
+  return placed;
+}
+
+/// Calls f(values, n, options) with `data` where `b` runs (place_on_backend).
+/// `operation` names the work in the progress line shown when it lasts
+/// ("selecting on the cpu: 14 s").
 template <class T, class F>
 auto run_on_backend(const backend& b, const host_array<T>& data, timings& t, F&& f,
                     std::string_view operation = "computing") {
   const progress shown(std::string(operation) + " on the " + std::string(b.name()));
-  kselect::options opt;
-  opt.device = b.cuda ? kselect::device_kind::cuda : kselect::device_kind::cpu;
-  gpu::device_buffer copy;
-  const T* values = data.data();
-  if (b.cuda) {
-    copy = gpu::device_buffer(static_cast<std::size_t>(data.size()) * sizeof(T));
-    stopwatch transfer;
-    copy.upload(data.data(), static_cast<std::size_t>(data.size()) * sizeof(T));
-    t.transfer_ms = transfer.ms();
-    values = static_cast<const T*>(copy.get());
-  }
+  const placed_input<T> placed = place_on_backend(b, data, t);
   stopwatch compute;
-  auto result = f(values, data.size(), opt);
+  auto result = f(placed.values, placed.n, placed.options);
   t.compute_ms = compute.ms();
   return result;
 }

@@ -24,12 +24,17 @@ loaded_input load_command_input(const common_options& common, const std::string&
 
 json_object command_json(std::string_view command, const std::string& file, const loaded_input& in,
                          const backend& b) {
+  return command_json(command, file, dtype_of(in.values), size_of(in.values), b.name());
+}
+
+json_object command_json(std::string_view command, const std::string& file, dtype t, std::int64_t n,
+                         std::string_view device) {
   json_object out;
   out.add("command", json_string(command))
       .add("file", json_string(file))
-      .add("dtype", json_string(dtype_name(dtype_of(in.values))))
-      .add("n", json_number(size_of(in.values)))
-      .add("device", json_string(b.name()));
+      .add("dtype", json_string(dtype_name(t)))
+      .add("n", json_number(n))
+      .add("device", json_string(device));
   return out;
 }
 

@@ -10,6 +10,7 @@
 
 #include "backend.hpp"
 #include "commands.hpp"
+#include "dtype.hpp"
 #include "format.hpp"
 #include "host_array.hpp"
 
@@ -32,6 +33,10 @@ loaded_input load_command_input(const common_options& common, const std::string&
 /// The --json fields select and quantile share: command, file, dtype, n, device.
 json_object command_json(std::string_view command, const std::string& file, const loaded_input& in,
                          const backend& b);
+
+/// The same fields from their values (a distributed run: n is the global size).
+json_object command_json(std::string_view command, const std::string& file, dtype t, std::int64_t n,
+                         std::string_view device);
 
 /// Their "time_ms" object: read, transfer, select.
 std::string timings_json(const timings& t);

@@ -5,6 +5,7 @@
 
 #include "args.hpp"
 #include "backend.hpp"
+#include "command_fields.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
 #include "format.hpp"
@@ -13,17 +14,10 @@
 #include "output.hpp"
 #include "segmented_run.hpp"
 #include "stream_output.hpp"
+#include "values_output.hpp"
 
 namespace kselect_cli {
 namespace {
-
-/// The quantile fields of --json, after the input's.
-void add_quantile_fields(json_object& fields, kselect::quantile_method method, const quantile_options& opts,
-                         const std::vector<double>& qs) {
-  fields.add("method", json_string(kselect::to_string(method)))
-      .add("nan_ignore", json_bool(opts.nan_ignore))
-      .add("quantiles", json_array(qs));
-}
 
 /// One q (-q Q) gives one answer per segment; several, or --percentiles, (m, r).
 int run_segmented_quantile(const common_options& common, const quantile_options& opts, const std::vector<double>& qs,
@@ -72,13 +66,7 @@ int run_quantile(const common_options& common, const quantile_options& opts) {
               return opts.nan_ignore ? kselect::nanquantile(v, n, q, method, opt)
                                      : kselect::quantile(v, n, q, method, opt);
             }, "computing quantiles");
-        if (!common.json) {
-          write_lines(values);
-          return;
-        }
-        write_stdout(fields.open_str() + ",\"values\":");
-        write_json_array(values);
-        write_stdout(",\"time_ms\":" + timings_json(t) + "}\n");
+        print_values(common, fields, values, t);
       },
       in.values);
   return exit_ok;

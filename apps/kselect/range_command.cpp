@@ -21,9 +21,7 @@ int run_range(const common_options& common, const range_command_options& opts) {
   const backend b = choose_backend(common.device);
   const loaded_input in = load_command_input(common, opts.file);
   const std::int64_t n = size_of(in.values);
-  if (hi > n)
-    throw input_error("--hi: " + std::to_string(hi) + " is more than the number of values (" +
-                      std::to_string(n) + ")");
+  check_at_most_n("--hi", hi, n);
 
   const kselect::range_options r{opts.flags.sorted, opts.flags.deterministic, opts.flags.indices};
   json_object fields = command_json("range", opts.file, in, b);

@@ -15,6 +15,7 @@
 #include "output.hpp"
 #include "segmented_run.hpp"
 #include "stream_output.hpp"
+#include "values_output.hpp"
 
 namespace kselect_cli {
 namespace {
@@ -97,19 +98,18 @@ int run_select(const common_options& common, const select_options& opts) {
               }, "selecting");
           for (const auto& a : answers) values.push_back(a.value), exact.push_back(a.rank);
         }
+        if (!opts.approx) {
+          print_values(common, fields, values, t);
+          return;
+        }
         if (!common.json) {
-          if (opts.approx)
-            write_two_columns(values, exact);
-          else
-            write_lines(values);
+          write_two_columns(values, exact);
           return;
         }
         write_stdout(fields.open_str() + ",\"values\":");
         write_json_array(values);
-        if (opts.approx) {
-          write_stdout(",\"exact_ranks\":");
-          write_json_array(exact);
-        }
+        write_stdout(",\"exact_ranks\":");
+        write_json_array(exact);
         write_stdout(",\"time_ms\":" + timings_json(t) + "}\n");
       },
       in.values);

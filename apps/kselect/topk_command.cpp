@@ -6,6 +6,7 @@
 
 #include "args.hpp"
 #include "backend.hpp"
+#include "command_fields.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
 #include "kselect/kselect.hpp"
@@ -15,14 +16,6 @@
 
 namespace kselect_cli {
 namespace {
-
-/// The top-k fields of --json, after the input's.
-void add_topk_fields(json_object& fields, std::int64_t k, const topk_command_options& opts) {
-  fields.add("k", json_number(k))
-      .add("largest", json_bool(opts.largest))
-      .add("sorted", json_bool(opts.flags.sorted))
-      .add("deterministic", json_bool(opts.flags.deterministic));
-}
 
 int run_segmented_topk(const common_options& common, const topk_command_options& opts, std::int64_t k) {
   if (opts.flags.indices && opts.segments.output)
@@ -55,10 +48,7 @@ int run_topk(const common_options& common, const topk_command_options& opts) {
   if (opts.segments.any() || opts.indices_output) return run_segmented_topk(common, opts, k);
   const backend b = choose_backend(common.device);
   const loaded_input in = load_command_input(common, opts.file);
-  const std::int64_t n = size_of(in.values);
-  if (k > n)
-    throw input_error("-k: " + std::to_string(k) + " is more than the number of values (" + std::to_string(n) +
-                      ")");
+  check_at_most_n("-k", k, size_of(in.values));
 
   // Indices only when printed: a top-k may be most of the input, and they cost 8 bytes each.
   const kselect::topk_options t{opts.largest, opts.flags.sorted, opts.flags.deterministic, opts.flags.indices};
