@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -44,14 +45,24 @@ std::size_t byte_reader::read_up_to(void* dst, std::size_t n) {
 }
 
 std::size_t byte_reader::read_file_up_to(void* dst, std::size_t n) {
+  const off_t start = ::lseek(fd_, 0, SEEK_CUR);
+  if (start < 0) return read_up_to(dst, n);
+  const std::size_t got = read_file_at(dst, n, static_cast<std::uint64_t>(start));
+  ::lseek(fd_, start + static_cast<off_t>(got), SEEK_SET);
+  return got;
+}
+
+std::size_t byte_reader::read_file_at(void* dst, std::size_t n, std::uint64_t offset) {
   // Parts of at least 8 MiB, 2 MiB aligned in the destination (each thread
   // faults in its own huge pages), at most 4: past that the memory bus, not the
   // cores, is the limit.
   constexpr std::size_t min_part = std::size_t{8} << 20, align = std::size_t{2} << 20;
   const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t parts = std::min({cores, std::size_t{4}, n / min_part});
-  const off_t start = parts > 1 ? ::lseek(fd_, 0, SEEK_CUR) : -1;
-  if (start < 0) return read_up_to(dst, n);
+  const std::size_t parts = std::max<std::size_t>(1, std::min({cores, std::size_t{4}, n / min_part}));
+  constexpr auto max_offset = static_cast<std::uint64_t>(std::numeric_limits<off_t>::max());
+  if (n > max_offset || offset > max_offset - n)
+    throw input_error("read error: offset " + std::to_string(offset) + " is beyond what this system can address");
+  const auto start = static_cast<off_t>(offset);
 
   auto* out = static_cast<char*>(dst);
   std::atomic<std::uint64_t> done{0};
@@ -97,7 +108,6 @@ std::size_t byte_reader::read_file_up_to(void* dst, std::size_t n) {
   }
   consumed_ += got;
   shown_.set_done(consumed_);
-  ::lseek(fd_, start + static_cast<off_t>(got), SEEK_SET);
   return got;
 }
 

@@ -33,6 +33,13 @@ class byte_reader {
   /// read, fewer only when the file ended early.
   std::size_t read_file_up_to(void* dst, std::size_t n);
 
+  /// Reads up to `n` bytes of a regular file into dst from byte `offset` with
+  /// positioned reads (pread), as read_file_up_to does, without using or moving
+  /// the position: only those bytes are read (a process of a distributed job
+  /// reads its slice of a shared file so). Returns the bytes read, fewer only
+  /// when the file ends before offset + n.
+  std::size_t read_file_at(void* dst, std::size_t n, std::uint64_t offset);
+
   /// Reads and drops the rest of the input; returns how many bytes there were.
   std::uint64_t skip_to_end();
 

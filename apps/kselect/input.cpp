@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <stdexcept>
 #include <utility>
 
 #include "byte_reader.hpp"
@@ -41,9 +42,28 @@ any_array as_array(dtype t, host_buffer bytes, std::uint64_t byte_count) {
   });
 }
 
+/// A .npy input's header, checked: what the data is and where it starts.
+struct npy_layout {
+  dtype type{};
+  std::vector<std::int64_t> shape;
+  std::int64_t count = 0;         // elements (the product of the shape)
+  std::uint64_t data_offset = 0;  // bytes before the data
+  std::uint64_t data_bytes = 0;   // count * the item size
+
+  [[noreturn]] void fail_truncated(const char* holder, std::uint64_t have) const {
+    fail("truncated data: shape " + npy::shape_string(shape) + " of " + std::string(dtype_name(type)) + " needs " +
+         bytes_string(data_bytes) + ", " + holder + " holds " + bytes_string(have));
+  }
+  [[noreturn]] void fail_extra(std::uint64_t bytes) const {
+    fail(bytes_string(bytes) + " of unexpected data after the array of shape " + npy::shape_string(shape));
+  }
+};
+
+/// Reads and checks the header (dtype against --dtype and half_keys; when the
+/// input's size is known, that it holds exactly the data the shape promises).
 /// `first`: the bytes already read from the start of the input (at most
 /// npy::max_preamble_bytes; fewer only when the input is that short).
-any_array load_npy(reading& r, const std::string& first) {
+npy_layout read_npy_header(reading& r, const std::string& first) {
   const npy::preamble pre = npy::parse_preamble(first);
   const std::size_t data_offset = pre.header_offset + pre.header_bytes;
   if (r.size && data_offset > *r.size) fail("truncated .npy header");
@@ -55,58 +75,69 @@ any_array load_npy(reading& r, const std::string& first) {
     fail("truncated .npy header");
 
   const npy::header h = npy::parse_header(text);
-  const dtype t = npy::header_dtype(h);
-  if (t == dtype::float16 && !r.spec.half_keys)
+  npy_layout l;
+  l.type = npy::header_dtype(h);
+  if (l.type == dtype::float16 && !r.spec.half_keys)
     fail("unsupported dtype '" + h.descr + "' here (float16 data is taken by select, quantile and topk with " +
          "--axis, --offsets or -o; otherwise: <f4 <f8 <i4 <u4 <i8 <u8)");
-  if (r.spec.requested && *r.spec.requested != t)
+  if (r.spec.requested && *r.spec.requested != l.type)
     fail("--dtype " + std::string(dtype_name(*r.spec.requested)) + " conflicts with the file's dtype " +
-         std::string(dtype_name(t)) + " ('" + h.descr + "')");
-  const std::int64_t n = npy::header_count(h, dtype_size(t));
-  r.shape = h.shape;
-  const std::uint64_t need = static_cast<std::uint64_t>(n) * dtype_size(t);
-  auto truncated = [&](std::uint64_t have) {
-    fail("truncated data: shape " + npy::shape_string(h.shape) + " of " + std::string(dtype_name(t)) +
-         " needs " + bytes_string(need) + ", " + r.holder() + " holds " + bytes_string(have));
-  };
-  auto extra = [&](std::uint64_t bytes) {
-    fail(bytes_string(bytes) + " of unexpected data after the array of shape " + npy::shape_string(h.shape));
-  };
+         std::string(dtype_name(l.type)) + " ('" + h.descr + "')");
+  l.count = npy::header_count(h, dtype_size(l.type));
+  l.shape = h.shape;
+  l.data_offset = data_offset;
+  l.data_bytes = static_cast<std::uint64_t>(l.count) * dtype_size(l.type);
   if (r.size) {  // a file's size tells before any allocation
     const std::uint64_t have = *r.size - data_offset;
-    if (have < need) truncated(have);
-    if (have > need) extra(have - need);
-  } else {
-    r.shown.set_total(data_offset + need);
+    if (have < l.data_bytes) l.fail_truncated(r.holder(), have);
+    if (have > l.data_bytes) l.fail_extra(have - l.data_bytes);
   }
+  return l;
+}
+
+any_array load_npy(reading& r, const std::string& first) {
+  const npy_layout l = read_npy_header(r, first);
+  r.shape = l.shape;
+  const std::uint64_t need = l.data_bytes;
+  if (!r.size) r.shown.set_total(l.data_offset + need);
   if (need > SIZE_MAX) fail("the array does not fit in memory");
   // A file's array is allocated at once; a stream's grows as its bytes arrive,
   // so a header that promises more than comes never costs the whole allocation.
   host_buffer data(r.size ? static_cast<std::size_t>(need) : 0);
   const std::size_t got = r.size ? r.in.read_file_up_to(data.data(), static_cast<std::size_t>(need))
                                  : r.in.append_up_to(data, 0, static_cast<std::size_t>(need));
-  if (got < need) truncated(got);
-  if (const std::uint64_t rest = r.in.skip_to_end(); rest != 0) extra(rest);
-  return as_array(t, std::move(data), need);
+  if (got < need) l.fail_truncated(r.holder(), got);
+  if (const std::uint64_t rest = r.in.skip_to_end(); rest != 0) l.fail_extra(rest);
+  return as_array(l.type, std::move(data), need);
 }
 
-/// `first`: bytes already read from the start of the input (standard input's
-/// format check), the first bytes of the data.
-any_array load_raw(reading& r, const std::string& first, bool sniffed) {
+/// The --dtype of raw input; fails when it was not given.
+dtype raw_dtype(const reading& r, bool sniffed) {
   if (!r.spec.requested) {
     const std::string need_dtype = "raw input needs --dtype (one of " + std::string(dtype_names_list()) + ")";
     if (sniffed) fail("not .npy data (no \\x93NUMPY magic string at the start), and " + need_dtype);
     fail(need_dtype + ", or a .npy file");
   }
-  const dtype t = *r.spec.requested;
+  return *r.spec.requested;
+}
+
+/// Checks that a raw file of `total` bytes holds whole items of type t.
+void check_raw_file_size(dtype t, std::uint64_t total) {
+  if (total % dtype_size(t) != 0)
+    fail("file size " + bytes_string(total) + " is not a multiple of the " + std::string(dtype_name(t)) +
+         " item size " + std::to_string(dtype_size(t)));
+}
+
+/// `first`: bytes already read from the start of the input (standard input's
+/// format check), the first bytes of the data.
+any_array load_raw(reading& r, const std::string& first, bool sniffed) {
+  const dtype t = raw_dtype(r, sniffed);
   const std::size_t item = dtype_size(t);
   std::size_t got = first.size();
   host_buffer data;
   if (r.size) {
     const std::uint64_t total = *r.size;  // counted from the start, `first` included
-    if (total % item != 0)
-      fail("file size " + bytes_string(total) + " is not a multiple of the " + std::string(dtype_name(t)) +
-           " item size " + std::to_string(item));
+    check_raw_file_size(t, total);
     if (total > SIZE_MAX) fail("the data does not fit in memory");
     data = host_buffer(static_cast<std::size_t>(total));
     std::memcpy(data.data(), first.data(), first.size());
@@ -203,6 +234,49 @@ any_array input_source::read() {
     }();
     shape_ = std::move(r.shape);
     return values;
+  } catch (const input_error& e) {
+    throw input_error(name + ": " + e.what());
+  }
+}
+
+input_part input_source::read_part(std::int64_t index, std::int64_t parts) {
+  const std::string name = input_display_name(spec_.path);
+  try {
+    if (parts < 1 || index < 0 || index >= parts)
+      throw std::logic_error("input_source::read_part: part " + std::to_string(index) + " of " +
+                             std::to_string(parts));
+    // Only a regular file can be read at an offset; a stream only from its start.
+    if (!S_ISREG(st_.st_mode) || !owns_fd_) fail("only a regular file can be read in parts, not a stream");
+    const auto size = static_cast<std::uint64_t>(st_.st_size);
+    progress shown("reading " + name, progress::kind::bytes);
+    byte_reader in(fd_, shown);
+    reading r{in, shown, size, spec_, {}};
+    dtype t{};
+    std::int64_t count = 0;
+    std::uint64_t data_offset = 0;
+    if (!spec_.force_raw && has_npy_extension(spec_.path)) {
+      const npy_layout l = read_npy_header(r, read_first_bytes(in));  // the file's size checked too
+      t = l.type;
+      count = l.count;
+      data_offset = l.data_offset;
+      shape_ = l.shape;
+    } else {
+      t = raw_dtype(r, false);
+      check_raw_file_size(t, size);
+      count = static_cast<std::int64_t>(size / dtype_size(t));
+      shape_ = {count};
+    }
+    // floor(count * i / parts) without the product, which can exceed 2^63.
+    const auto bound = [&](std::int64_t i) { return count / parts * i + count % parts * i / parts; };
+    const std::int64_t begin = bound(index), end = bound(index + 1);
+    const std::uint64_t bytes = static_cast<std::uint64_t>(end - begin) * dtype_size(t);
+    if (bytes > SIZE_MAX) fail("the part does not fit in memory");
+    shown.set_total(bytes);
+    host_buffer data(static_cast<std::size_t>(bytes));
+    const std::uint64_t offset = data_offset + static_cast<std::uint64_t>(begin) * dtype_size(t);
+    if (in.read_file_at(data.data(), static_cast<std::size_t>(bytes), offset) < bytes)
+      fail("unexpected end of file (the file shrank while it was read)");
+    return input_part{as_array(t, std::move(data), bytes), begin, count};
   } catch (const input_error& e) {
     throw input_error(name + ": " + e.what());
   }

@@ -35,6 +35,13 @@ bool has_npy_extension(const std::string& path);
 /// "standard input" for "-".
 std::string input_display_name(const std::string& path);
 
+/// A contiguous part of an input's elements (input_source::read_part).
+struct input_part {
+  any_array values;        // elements [begin, begin + size) of the whole input
+  std::int64_t begin = 0;  // index of the first in the whole input
+  std::int64_t total = 0;  // elements of the whole input
+};
+
 /// An input opened but not read yet, so that what it is can be checked before
 /// any work (filter refuses to write over its input).
 class input_source {
@@ -61,7 +68,18 @@ class input_source {
   /// returned as such; the commands decide that it is an error.
   any_array read();
 
-  /// After read(): the array's shape as the .npy header gives it ({n} for raw
+  /// Reads part `index` of `parts` (0 <= index < parts) of a regular file's
+  /// elements: [n * index / parts, n * (index + 1) / parts), n the number the
+  /// file holds (a .npy's shape, or a raw file's size over the --dtype item
+  /// size), so that `parts` processes read one file between them, each its own
+  /// slice, possibly empty. After the header, only the slice's bytes are read
+  /// (positioned reads). The checks are read()'s (header, dtype, the file's size
+  /// against the shape): every part of a bad file fails alike. A stream
+  /// (standard input, a pipe, a FIFO, a device) cannot be read in parts: throws
+  /// input_error.
+  input_part read_part(std::int64_t index, std::int64_t parts);
+
+  /// After read() or read_part(): the array's shape as the .npy header gives it ({n} for raw
   /// data), for the commands that select along its last axis (--axis).
   const std::vector<std::int64_t>& shape() const noexcept { return shape_; }
 

@@ -120,10 +120,16 @@ struct progress::state {
   }
 };
 
+namespace {
+std::atomic<bool> silenced{false};
+}  // namespace
+
 bool progress::enabled() {
   static const bool tty = ::isatty(STDERR_FILENO) == 1;
-  return tty;
+  return tty && !silenced.load(std::memory_order_relaxed);
 }
+
+void progress::silence() noexcept { silenced.store(true, std::memory_order_relaxed); }
 
 progress::progress(std::string what, kind k, std::uint64_t total_bytes) {
   if (!enabled()) return;

@@ -33,6 +33,10 @@ class progress {
   /// Whether progress can be shown at all (stderr is a terminal).
   static bool enabled();
 
+  /// Shows nothing from now on: the processes of a distributed job other than the
+  /// first, so that a shared terminal gets one progress line, not one per process.
+  static void silence() noexcept;
+
  private:
   struct state;
   std::unique_ptr<state> state_;  // null when disabled: no thread, nothing printed
