@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "kselect/types.hpp"
+#include "usage_check.hpp"
 
 #ifndef KSELECT_CLI_VERSION
 #define KSELECT_CLI_VERSION "unknown"
@@ -26,6 +27,14 @@ constexpr const char* kExitFooter =
     "Exit codes: 0 success; 1 runtime failure (write error, out of memory, CUDA error, demo check\n"
     "failed); 2 bad arguments or bad input.\n";
 constexpr const char* kFileHelp = "Input file (.npy or raw; - for standard input)";
+// select, quantile and topk: FILE, or --shards with --distributed (usage_check.cpp
+// says when FILE is missing).
+constexpr const char* kFileOrShardsHelp =
+    "Input file (.npy or raw; - for standard input); with --distributed, read in slices (or give --shards)";
+constexpr const char* kDistributedFooter =
+    "Distributed: mpirun -np P kselect --distributed select|quantile|topk ... FILE: process r reads\n"
+    "elements [n*r/P, n*(r+1)/P) of FILE; with --shards PATTERN instead, its own file (\"{rank}\" in\n"
+    "PATTERN replaced by r). Ranks, k and indices are global; process 0 prints.\n";
 constexpr const char* kSegmentsFooter =
     "Segments: --axis -1 makes every row along the last axis of a .npy of 2+ dimensions a segment (only\n"
     "the last axis); --offsets OFFSETS.npy (1-D int64 or int32, m + 1 offsets from 0 to n) makes values\n"
@@ -39,7 +48,7 @@ std::string footer_for_input() { return std::string(kInputFooter) + kNumbersFoot
 
 /// The footer of select, quantile and topk, which also take segments.
 std::string footer_for_segments() {
-  return std::string(kInputFooter) + kSegmentsFooter + kNumbersFooter + kExitFooter;
+  return std::string(kInputFooter) + kSegmentsFooter + kDistributedFooter + kNumbersFooter + kExitFooter;
 }
 
 /// --axis, --offsets and -o of select, quantile and topk (segmented_run.hpp).
@@ -89,6 +98,7 @@ command_line::command_line()
   // The common options are accepted before the subcommand and after it (bench
   // takes only --device, before it: its arguments all go to the benchmark).
   add_common_options(app, true);
+  add_distributed_options(app);
   add_select();
   add_topk();
   add_range();
@@ -114,6 +124,20 @@ void command_line::add_common_options(CLI::App& cmd, bool input) {
   cmd.add_flag("--raw", common.raw, "Read FILE as raw binary whatever its extension");
 }
 
+void command_line::add_distributed_options(CLI::App& cmd) {
+  cmd.add_flag("--distributed", distributed.on,
+               "Run as one process of an MPI job (mpirun -np P kselect --distributed ...): each reads its part");
+  cmd.add_option("--shards", distributed.shards,
+                 "With --distributed, instead of FILE: a file per process, {rank} replaced by its rank")
+      ->type_name("PATTERN");
+  const std::vector<std::string> algorithms{"dibms", "dbms", "distributed_bms", "sort", "sort_and_choose"};
+  choices.push_back({cmd.add_option("--algorithm", distributed.algorithm,
+                                    "With --distributed: dibms, dbms (distributed_bms) or sort (sort_and_choose)")
+                         ->check(CLI::IsMember(algorithms))
+                         ->default_str("dibms"),
+                     algorithms});
+}
+
 void command_line::add_select() {
   CLI::App* cmd = select_cmd_ = add_command(app, "select", "Values at 0-based ranks (k-th smallest)");
   cmd->footer(footer_for_segments());
@@ -135,7 +159,8 @@ void command_line::add_select() {
                                     "With --approx: allowed rank error, a count E or a percent of n (0.1%)")
                         ->type_name("E|P%");
   add_segment_options(*cmd, select.segments);
-  cmd->add_option("FILE", select.file, kFileHelp)->required();
+  add_distributed_options(*cmd);
+  cmd->add_option("FILE", select.file, kFileOrShardsHelp);
 }
 
 void command_line::add_topk() {
@@ -151,7 +176,8 @@ void command_line::add_topk() {
   cmd->add_option("--indices-output", topk.indices_output,
                   "Write the (m, K) int64 indices, local to each segment (-1 pads a short one), to IDX.npy")
       ->type_name("IDX.npy");
-  cmd->add_option("FILE", topk.file, kFileHelp)->required();
+  add_distributed_options(*cmd);
+  cmd->add_option("FILE", topk.file, kFileOrShardsHelp);
 }
 
 void command_line::add_range() {
@@ -186,7 +212,8 @@ void command_line::add_quantile() {
                      methods});
   cmd->add_flag("--nan-ignore", quantile.nan_ignore, "Ignore NaNs (numpy.nanquantile)");
   add_segment_options(*cmd, quantile.segments);
-  cmd->add_option("FILE", quantile.file, kFileHelp)->required();
+  add_distributed_options(*cmd);
+  cmd->add_option("FILE", quantile.file, kFileOrShardsHelp);
 }
 
 void command_line::add_filter() {
@@ -238,6 +265,23 @@ void command_line::add_demo_and_bench() {
                            "with the remaining arguments");
   bench_cmd_->prefix_command();
   bench_cmd_->set_help_flag();  // --help goes to the benchmark
+}
+
+std::optional<int> command_line::parse(int argc, char** argv, bool print) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) {  // --help, --version
+      if (!print) return 0;
+      return app.exit(e);
+    }
+    explain_parse_error(e, *this, typed_args(args, app));
+  }
+  const typed_args typed(args, app);
+  check_usage(*this, typed);
+  finish(typed);
+  return std::nullopt;
 }
 
 const CLI::App* command_line::subcommand() const {

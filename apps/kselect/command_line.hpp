@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,7 @@ class command_line {
   std::vector<either_or> alternatives;
 
   common_options common;
+  distributed_options distributed;
   select_options select;
   topk_command_options topk;
   range_command_options range;
@@ -44,6 +46,12 @@ class command_line {
   filter_command_options filter;
   demo_options demo;
   bench_options bench;
+
+  /// Parses argv (all of it, the program's name first) and checks it
+  /// (usage_check.hpp), then finish(). A mistake throws input_error in the tool's
+  /// words. --help and --version return their exit code, having printed their
+  /// text when `print`; otherwise returns std::nullopt.
+  std::optional<int> parse(int argc, char** argv, bool print);
 
   /// The subcommand given (nullptr when none).
   const CLI::App* subcommand() const;
@@ -55,6 +63,8 @@ class command_line {
  private:
   /// --device and --json; with `input`, also --dtype and --raw (for commands that read FILE).
   void add_common_options(CLI::App& cmd, bool input);
+  /// --distributed, --shards and --algorithm (the main app, select, quantile, topk).
+  void add_distributed_options(CLI::App& cmd);
   void add_select();
   void add_topk();
   void add_range();

@@ -18,6 +18,14 @@ struct common_options {
   bool raw = false;
 };
 
+/// --distributed and its options: select, quantile and topk as the processes of
+/// an MPI job, each reading its part of the input (distributed.hpp).
+struct distributed_options {
+  bool on = false;                    // --distributed
+  std::optional<std::string> shards;  // --shards PATTERN: a file per process, "{rank}" replaced
+  std::string algorithm = "dibms";    // --algorithm (kselect::mpi::parse_algorithm's names)
+};
+
 /// What select, quantile and topk take to run segmented (segmented_run.hpp): the
 /// segments, --axis A or --offsets OFFSETS.npy, and -o OUT.npy for the result. Any
 /// of them makes the run segmented (without --axis and --offsets, on one segment).

@@ -64,6 +64,15 @@ bool built_with_cuda() noexcept { return true; }
 
 void initialize() { check(cudaFree(nullptr), "creating the CUDA context"); }
 
+int bind_device(int local_rank) {
+  int count = 0;
+  check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+  if (count <= 0) throw kselect::error("no CUDA device found");
+  const int device = (local_rank < 0 ? 0 : local_rank) % count;
+  check(cudaSetDevice(device), ("cudaSetDevice(" + std::to_string(device) + ")").c_str());
+  return device;
+}
+
 std::string device_name() {
   int dev = 0;
   check(cudaGetDevice(&dev), "cudaGetDevice");

@@ -16,6 +16,12 @@ bool built_with_cuda() noexcept;
 /// Creates the CUDA context now, so later timings do not include it.
 void initialize();
 
+/// Makes device `local_rank` modulo the device count current for this process,
+/// before any context is created (each process of a distributed job on one host
+/// its own GPU while there are enough); returns the device's number. Throws
+/// kselect::error when no device is usable.
+int bind_device(int local_rank);
+
 /// Name of the current CUDA device, e.g. "NVIDIA H100 80GB HBM3".
 std::string device_name();
 

@@ -12,6 +12,7 @@ namespace {
 
 bool built_with_cuda() noexcept { return false; }
 void initialize() { unavailable(); }
+int bind_device(int) { unavailable(); }
 std::string device_name() { unavailable(); }
 
 device_buffer::device_buffer(std::size_t) { unavailable(); }

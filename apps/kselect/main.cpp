@@ -1,43 +1,21 @@
 // kselect: exact selection from the command line. Parsing (command_line.cpp),
 // usage checks (usage_check.cpp) and error reporting; the subcommands live in
-// *_command.cpp.
-#include <CLI/CLI.hpp>
-#include <cstdio>
-#include <exception>
-#include <new>
-#include <stdexcept>
+// *_command.cpp, the distributed mode (--distributed, an MPI job) in
+// distributed_command.cpp.
 #include <string>
-#include <vector>
 
 #include "command_line.hpp"
 #include "commands.hpp"
+#include "distributed.hpp"
 #include "errors.hpp"
-#include "typed_args.hpp"
-#include "usage_check.hpp"
 
 namespace {
 
 using namespace kselect_cli;
 
-void report(const std::string& message) {
-  std::string line = message;
-  for (auto& c : line)
-    if (c == '\n' || c == '\r') c = ' ';
-  std::fprintf(stderr, "kselect: error: %s\n", line.c_str());
-}
-
 int run(int argc, char** argv) {
-  const std::vector<std::string> args(argv + 1, argv + argc);
   command_line cl;
-  try {
-    cl.app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return cl.app.exit(e);  // --help, --version
-    explain_parse_error(e, cl, typed_args(args, cl.app));
-  }
-  const typed_args typed(args, cl.app);
-  check_usage(cl, typed);
-  cl.finish(typed);
+  if (const auto code = cl.parse(argc, argv, true)) return *code;  // --help, --version
 
   const std::string command = cl.subcommand()->get_name();
   if (command == "select") return run_select(cl.common, cl.select);
@@ -52,19 +30,13 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Only --distributed starts MPI: the local tool runs without mpirun, as ever.
+  if (kselect_cli::wants_distributed(argc, argv)) return kselect_cli::run_distributed(argc, argv);
   try {
     return run(argc, argv);
-  } catch (const kselect_cli::input_error& e) {
-    report(e.what());
-    return kselect_cli::exit_usage;
-  } catch (const std::invalid_argument& e) {  // the owning API's caller mistakes
-    report(kselect_cli::library_words(e));
-    return kselect_cli::exit_usage;
-  } catch (const std::bad_alloc&) {
-    report("out of memory");
-    return kselect_cli::exit_failure;
-  } catch (const std::exception& e) {
-    report(e.what());
-    return kselect_cli::exit_failure;
+  } catch (...) {
+    const kselect_cli::failure_report f = kselect_cli::describe_current_exception();
+    kselect_cli::report_error(f.message);
+    return f.code;
   }
 }

@@ -8,6 +8,7 @@
 
 #include "command_line.hpp"
 #include "errors.hpp"
+#include "input.hpp"
 #include "typed_args.hpp"
 
 namespace kselect_cli {
@@ -139,14 +140,30 @@ void check_value_counts(const CLI::App& owner, const typed_args& args) {
   }
 }
 
-void check_required(const CLI::App& command) {
+/// Whether `name` was given, before or after the subcommand's name.
+bool given(const CLI::App& app, const CLI::App& command, const std::string& name) {
+  for (const CLI::App* owner : {&app, &command})
+    if (const CLI::Option* o = owner->get_option_no_throw(name); o != nullptr && o->count() > 0) return true;
+  return false;
+}
+
+[[noreturn]] void fail_file_required(const CLI::App& command) {
+  fail(command.get_name() + ": FILE is required (an input file, or - for standard input)");
+}
+
+void check_required(const CLI::App& app, const CLI::App& command) {
   for (const CLI::Option* o : command.get_options()) {
     if (!o->get_required() || o->count() > 0) continue;
     const std::string name = display_name(*o);
-    if (o->get_positional())
-      fail(command.get_name() + ": " + name + " is required (an input file, or - for standard input)");
+    if (o->get_positional()) fail_file_required(command);
     fail(command.get_name() + ": " + name + " is required (give " + name + " " + o->get_type_name() + ")");
   }
+  // select, quantile and topk read FILE, or the files of --shards (command_line.cpp).
+  const CLI::Option* file = command.get_option_no_throw("FILE");
+  if (file == nullptr || file->get_required() || command.get_option_no_throw("--shards") == nullptr) return;
+  const bool shards = given(app, command, "--shards");
+  if (shards && file->count() > 0) fail(command.get_name() + ": give either FILE or --shards, not both");
+  if (!shards && file->count() == 0) fail_file_required(command);
 }
 
 void check_alternatives(const command_line& cl, const CLI::App& command, const typed_args& args) {
@@ -193,11 +210,48 @@ const CLI::Option* find_option(const CLI::App& app, const std::string& name) {
   fail("an option's value is missing " + help_hint(nullptr));
 }
 
+/// --distributed on a subcommand that does not run distributed, before the checks
+/// that would call it an unknown option of that subcommand.
+void check_distributed_command(const CLI::App& app, const CLI::App& command, const typed_args& args) {
+  if (command.get_option_no_throw("--distributed") != nullptr) return;
+  for (const CLI::App* owner : {&app, &command})
+    for (const auto& token : args.of(*owner))
+      if (option_name_of(token) == "--distributed")
+        fail(command.get_name() + " does not run distributed (--distributed is for select, quantile and topk)");
+}
+
+/// What --distributed does not take, and --shards and --algorithm without it.
+void check_distributed_options(const command_line& cl, const CLI::App& command, const typed_args& args) {
+  if (command.get_option_no_throw("--distributed") == nullptr) return;
+  if (!cl.distributed.on) {
+    for (const char* name : {"--shards", "--algorithm"})
+      if (given(cl.app, command, name)) fail(std::string(name) + " needs --distributed");
+    return;
+  }
+  // The distributed commands answer for the whole input, one question at a time.
+  for (const char* name :
+       {"--axis", "--offsets", "-o", "--ks-file", "--indices-output", "--approx", "--max-rank-error"}) {
+    const CLI::Option* o = command.get_option_no_throw(name);
+    if (o != nullptr && o->count() > 0)
+      fail(args.spelled(command, *o) + " is not available with --distributed (" + command.get_name() +
+           " answers for the whole input there)");
+  }
+  const CLI::Option* file = command.get_option_no_throw("FILE");
+  if (file != nullptr && file->count() > 0 && is_stdin_path(file->as<std::string>()))
+    fail("--distributed: standard input cannot be split among processes (give a file, or a file per process "
+         "with --shards PATTERN)");
+  if (cl.distributed.shards && cl.distributed.shards->find("{rank}") == std::string::npos)
+    fail("--shards: '" + *cl.distributed.shards +
+         "' has no {rank} (each process reads its own file; to split one file among the processes, give it as "
+         "FILE)");
+}
+
 }  // namespace
 
 void check_usage(const command_line& cl, const typed_args& args) {
   const CLI::App* command = cl.subcommand();
   check_main_extras(cl.app, command, args);
+  check_distributed_command(cl.app, *command, args);
   check_equals(cl.app, args);
   if (!command->get_prefix_command()) {  // bench's arguments are the benchmark's
     check_equals(*command, args);
@@ -206,9 +260,10 @@ void check_usage(const command_line& cl, const typed_args& args) {
   check_options_before(cl.app, *command, args);
   check_value_counts(cl.app, args);
   check_value_counts(*command, args);
-  check_required(*command);
+  check_required(cl.app, *command);
   check_alternatives(cl, *command, args);
   check_choices(cl);
+  check_distributed_options(cl, *command, args);
 }
 
 void explain_parse_error(const CLI::ParseError& e, const command_line& cl, const typed_args& args) {
