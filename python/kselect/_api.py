@@ -10,7 +10,7 @@ import numpy.typing as npt
 from . import _kselect
 from ._arrays import Input, _torch, device_results, host_keys, normalize_axis, signed_twin
 from ._quantile import check_method, check_q, quantile_of_slices
-from ._typing import ArrayInput, Integer, Op, QuantileMethod, Result, Scalar
+from ._typing import Algorithm, ArrayInput, Communicator, Integer, Op, QuantileMethod, Report, Result, Scalar
 
 _FLOATING = ("float16", "bfloat16", "float32", "float64")
 _MAX_BATCHED_RANKS = 256  # kselect::device::max_segmented_ranks
@@ -53,6 +53,19 @@ def _ranks(ks, n):
 def _nonempty(x, what):
     if x.size == 0:
         raise ValueError(f"kselect: {what} of an empty array")
+
+
+def _distributed():
+    """kselect._mpi, the calls with comm= (imported on their first use)."""
+    from . import _mpi
+
+    return _mpi
+
+
+def _local_only(algorithm, report, root=None):
+    """Refuses the distributed calls' own arguments in a call without comm=."""
+    if algorithm != "dibms" or report is not None or root is not None:
+        raise ValueError("kselect: algorithm=, report= and root= are for distributed calls: pass comm= as well")
 
 
 # ---- order statistics of slices -------------------------------------------------------------
@@ -114,6 +127,10 @@ class _Slices:
         table = self.table.reshape(1, -1) if self.single else self.table
         x.run_device(_kselect.device_rows_multiselect, table, ranks, out)
         return out
+
+    def non_nan_counts(self):
+        """How many non-NaN values each slice holds: (m,) int64 on the host."""
+        return _non_nan_counts(self.x, self)
 
     def values_each(self, ks):
         """Value at rank ks[i] of slice i: (m,)."""
@@ -184,16 +201,25 @@ def _quantile(a, q, axis, method, keepdims, nan, weak=None):
     if weak is None:
         q, weak = check_q(q)
     x = Input(a)
-    s = _Slices(x, axis)
+    return _quantile_of(x, _Slices(x, axis), q, method, keepdims, nan, weak)
+
+
+def _quantile_of(x, s, q, method, keepdims, nan, weak):
+    """The quantiles q of the slices s of x (NumPy's recipe on the order statistics
+    that s selects): a local _Slices, or the distributed calls' _mpi._Shards."""
     if s.n == 0 or s.m == 0:
-        if nan and s.m > 0:
-            return _finish(x, np.full(q.shape + (s.m,), np.nan), s.shape_out(q.shape, keepdims))
+        if nan:
+            # numpy.nanquantile of an empty array is np.nanmean(a, axis, keepdims=keepdims):
+            # NaN in the mean's dtype (float64 for integers), whatever q's shape.
+            shape = s.shape_out((), keepdims)
+            mean_dtype = np.float64 if x.dtype_name not in _FLOATING else np.float32 if x.dtype_name == "bfloat16" else x.dtype_name
+            return _finish(x, np.full(shape, np.nan, dtype=mean_dtype), shape)
         raise ValueError("kselect: quantile of an empty array")
     floating = x.dtype_name in _FLOATING
     dtype = np.float32 if x.dtype_name == "bfloat16" else np.dtype(x.dtype_name)
     valid = None
     if nan and floating:
-        valid = _non_nan_counts(x, s)
+        valid = s.non_nan_counts()
         if (valid == s.n).all():
             valid = None
     if valid is None:
@@ -241,6 +267,10 @@ def quantile(
     axis: Optional[int] = None,
     method: QuantileMethod = "linear",
     keepdims: bool = False,
+    *,
+    comm: Optional[Communicator] = None,
+    algorithm: Algorithm = "dibms",
+    report: Optional[Report] = None,
 ) -> Result:
     """numpy.quantile(a, q, axis, method=method, keepdims=keepdims), by selection.
 
@@ -251,7 +281,29 @@ def quantile(
     >>> import numpy as np, kselect
     >>> kselect.quantile(np.array([4.0, 1.0, 3.0, 2.0]), [0.25, 0.5])
     array([1.75, 2.5 ])
+
+    Distributed (MPI): with comm= (an mpi4py communicator), `a` is this process's
+    shard (read flattened; it may be empty) and every process gets the quantiles of
+    the concatenation of all processes' shards in rank order, NumPy's bit for bit,
+    without gathering the data. The call is collective: every process passes the same
+    q, method and dtype; axis must be None; keepdims keeps the concatenation's one
+    axis. algorithm= picks the distributed algorithm ("dibms", the default;
+    "distributed_bms"; "sort_and_choose"); report=, a dict, is filled with what the
+    call did (rounds, collectives, bytes_sent, ...). A mistake on any process raises
+    the same exception on every process. The same arguments are taken by
+    nanquantile, percentile, nanpercentile, median, select, kth and multiselect, and
+    with root= by topk. Under mpirun -np 2 (two processes: not run as a doctest; the
+    distributed tests run it, tests/mpi_python):
+
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
+        shard = np.arange(5.0) + 5 * comm.rank              # 0..4 on process 0, 5..9 on 1
+        kselect.quantile(shard, [0.1, 0.5], comm=comm)      # array([0.9, 4.5]) on both
     """
+    if comm is not None:
+        return _distributed().quantile(a, q, axis, method, keepdims, False, False, comm, algorithm, report)
+    if report is not None or algorithm != "dibms":
+        _local_only(algorithm, report)
     return _quantile(a, q, axis, method, keepdims, nan=False)
 
 
@@ -261,12 +313,22 @@ def nanquantile(
     axis: Optional[int] = None,
     method: QuantileMethod = "linear",
     keepdims: bool = False,
+    *,
+    comm: Optional[Communicator] = None,
+    algorithm: Algorithm = "dibms",
+    report: Optional[Report] = None,
 ) -> Result:
     """numpy.nanquantile: as quantile, ignoring NaNs; an all-NaN slice gives NaN.
 
     >>> kselect.nanquantile(np.array([1.0, np.nan, 3.0]), 0.5)
     np.float64(2.0)
+
+    comm=, algorithm=, report=: distributed over MPI, as in quantile.
     """
+    if comm is not None:
+        return _distributed().quantile(a, q, axis, method, keepdims, True, False, comm, algorithm, report)
+    if report is not None or algorithm != "dibms":
+        _local_only(algorithm, report)
     return _quantile(a, q, axis, method, keepdims, nan=True)
 
 
@@ -276,12 +338,22 @@ def percentile(
     axis: Optional[int] = None,
     method: QuantileMethod = "linear",
     keepdims: bool = False,
+    *,
+    comm: Optional[Communicator] = None,
+    algorithm: Algorithm = "dibms",
+    report: Optional[Report] = None,
 ) -> Result:
     """numpy.percentile: quantile with q in [0, 100].
 
     >>> kselect.percentile(np.arange(101.0), [1, 50, 99])
     array([ 1., 50., 99.])
+
+    comm=, algorithm=, report=: distributed over MPI, as in quantile.
     """
+    if comm is not None:
+        return _distributed().quantile(a, q, axis, method, keepdims, False, True, comm, algorithm, report)
+    if report is not None or algorithm != "dibms":
+        _local_only(algorithm, report)
     q, weak = check_q(q, percent=True)
     return _quantile(a, q, axis, method, keepdims, nan=False, weak=weak)
 
@@ -292,23 +364,47 @@ def nanpercentile(
     axis: Optional[int] = None,
     method: QuantileMethod = "linear",
     keepdims: bool = False,
+    *,
+    comm: Optional[Communicator] = None,
+    algorithm: Algorithm = "dibms",
+    report: Optional[Report] = None,
 ) -> Result:
     """numpy.nanpercentile: nanquantile with q in [0, 100].
 
     >>> kselect.nanpercentile(np.array([[1.0, np.nan, 3.0], [4.0, 5.0, 6.0]]), 50, axis=1)
     array([2., 5.])
+
+    comm=, algorithm=, report=: distributed over MPI, as in quantile.
     """
+    if comm is not None:
+        return _distributed().quantile(a, q, axis, method, keepdims, True, True, comm, algorithm, report)
+    if report is not None or algorithm != "dibms":
+        _local_only(algorithm, report)
     q, weak = check_q(q, percent=True)
     return _quantile(a, q, axis, method, keepdims, nan=True, weak=weak)
 
 
-def median(a: ArrayInput, axis: Optional[int] = None, keepdims: bool = False) -> Result:
+def median(
+    a: ArrayInput,
+    axis: Optional[int] = None,
+    keepdims: bool = False,
+    *,
+    comm: Optional[Communicator] = None,
+    algorithm: Algorithm = "dibms",
+    report: Optional[Report] = None,
+) -> Result:
     """numpy.median: the middle value, or the mean of the two middle values (as NumPy
     computes it); NaN if the slice holds a NaN.
 
     >>> kselect.median(np.array([3, 1, 2, 10]))
     np.float64(2.5)
+
+    comm=, algorithm=, report=: distributed over MPI, as in quantile.
     """
+    if comm is not None:
+        return _distributed().median(a, axis, keepdims, comm, algorithm, report)
+    if report is not None or algorithm != "dibms":
+        _local_only(algorithm, report)
     x = Input(a)
     s = _Slices(x, axis)
     if s.n == 0 or s.m == 0:
@@ -413,13 +509,28 @@ def _device_median(x, values, cols, floating):
 # ---- selection ------------------------------------------------------------------------------
 
 
-def select(a: ArrayInput, k: Integer, axis: Optional[int] = None) -> Result:
+def select(
+    a: ArrayInput,
+    k: Integer,
+    axis: Optional[int] = None,
+    *,
+    comm: Optional[Communicator] = None,
+    algorithm: Algorithm = "dibms",
+    report: Optional[Report] = None,
+) -> Result:
     """The k-th smallest value (0-based, as NumPy's `kth`; negative k counts from the
     end), of the flattened array or along `axis`. NaN sorts last, -0.0 equals +0.0.
 
     >>> kselect.select(np.array([5, 1, 4, 2]), 1)
     np.int64(2)
+
+    comm=, algorithm=, report=: distributed over MPI, as in quantile (k is a rank of
+    the concatenation of all processes' shards; every process gets the value).
     """
+    if comm is not None:
+        return _distributed().select(a, k, axis, comm, algorithm, report)
+    if report is not None or algorithm != "dibms":
+        _local_only(algorithm, report)
     x = Input(a)
     s = _Slices(x, axis)
     _nonempty(x, "select")
@@ -430,7 +541,15 @@ def select(a: ArrayInput, k: Integer, axis: Optional[int] = None) -> Result:
     return _keys_back(x, values, s.shape_out((), False))
 
 
-def kth(a: ArrayInput, k: Integer, axis: Optional[int] = None) -> Result:
+def kth(
+    a: ArrayInput,
+    k: Integer,
+    axis: Optional[int] = None,
+    *,
+    comm: Optional[Communicator] = None,
+    algorithm: Algorithm = "dibms",
+    report: Optional[Report] = None,
+) -> Result:
     """select under NumPy's name for the rank (np.partition(a, kth)): the k-th smallest,
     0-based. (torch.kthvalue's k is 1-based: its k is kselect's k + 1.)
 
@@ -440,16 +559,31 @@ def kth(a: ArrayInput, k: Integer, axis: Optional[int] = None) -> Result:
     >>> np.array_equal(kselect.kth(a, -1, axis=1), np.partition(a, -1, axis=1)[:, -1])
     True
     """
-    return select(a, k, axis)
+    return select(a, k, axis, comm=comm, algorithm=algorithm, report=report)
 
 
-def multiselect(a: ArrayInput, ks: npt.ArrayLike, axis: Optional[int] = None) -> Result:
+def multiselect(
+    a: ArrayInput,
+    ks: npt.ArrayLike,
+    axis: Optional[int] = None,
+    *,
+    comm: Optional[Communicator] = None,
+    algorithm: Algorithm = "dibms",
+    report: Optional[Report] = None,
+) -> Result:
     """The values at ranks ks (any order, repeats allowed): shape ks.shape, or
     ks.shape + the other axes with axis=.
 
     >>> kselect.multiselect(np.array([5.0, 1.0, 4.0, 2.0]), [0, 3])
     array([1., 5.])
+
+    comm=, algorithm=, report=: distributed over MPI, as in quantile (ks are ranks of
+    the concatenation of all processes' shards; every process gets the values).
     """
+    if comm is not None:
+        return _distributed().multiselect(a, ks, axis, comm, algorithm, report)
+    if report is not None or algorithm != "dibms":
+        _local_only(algorithm, report)
     x = Input(a)
     s = _Slices(x, axis)
     _nonempty(x, "multiselect")
@@ -493,6 +627,11 @@ def topk(
     largest: bool = True,
     sorted: bool = True,
     deterministic: bool = False,
+    *,
+    comm: Optional[Communicator] = None,
+    root: Optional[int] = None,
+    algorithm: Algorithm = "dibms",
+    report: Optional[Report] = None,
 ) -> tuple[Result, Result]:
     """(values, indices) of the k largest (or smallest) elements along axis, as
     torch.topk(a, k, dim=axis, largest, sorted); axis=None: of the flattened array.
@@ -504,7 +643,27 @@ def topk(
     (array([9., 7.]), array([1, 3]))
     >>> kselect.topk(np.array([3, 7, 7, 1, 7]), 2, deterministic=True)  # ties: smaller index first
     (array([7, 7]), array([1, 2]))
+
+    Distributed (MPI): with comm= (see quantile), k is global: the k largest (or
+    smallest) of the concatenation of all processes' shards (each read flattened;
+    axis None, or the default -1 of a 1-D shard), ties at the k-th value going to the
+    lowest global indices (deterministic, whatever deterministic= says). With root=None
+    each process gets its own part of the answer: its elements among the k, values bit
+    for bit and indices global (into the concatenation), in the answer's order
+    (sorted=True) or in index order. With root=r process r gets the whole answer (in
+    index order unless sorted) and the others empty arrays. Under mpirun -np 2 (not
+    run as a doctest):
+
+        shard = np.array([3.0, 9.0]) if comm.rank == 0 else np.array([7.0, 1.0, 8.0])
+        kselect.topk(shard, 3, comm=comm)          # process 0: (array([9.]), array([1]))
+                                                   # process 1: (array([8., 7.]), array([4, 2]))
+        kselect.topk(shard, 3, comm=comm, root=0)  # process 0: (array([9., 8., 7.]), array([1, 4, 2]))
+                                                   # process 1: empty arrays
     """
+    if comm is not None:
+        return _distributed().topk(a, k, axis, largest, sorted, comm, root, algorithm, report)
+    if report is not None or algorithm != "dibms" or root is not None:
+        _local_only(algorithm, report, root)
     x = Input(a)
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise TypeError(f"kselect: k must be an integer, not {type(k).__name__}")

@@ -74,3 +74,19 @@ checks they agree)."""
 
 Op = Literal["lt", "le", "gt", "ge", "eq", "ne"]
 """filter's and count's comparisons: x < value, x <= value, ..., x != value."""
+
+Communicator = Any
+"""comm= of the distributed calls: an mpi4py communicator (mpi4py.MPI.Comm, an
+intracommunicator such as MPI.COMM_WORLD). Typed Any: mpi4py is optional, and every
+annotation must resolve without it."""
+
+Algorithm = Literal["dibms", "distributed_bms", "sort_and_choose"]
+"""The distributed algorithm (kselect::mpi::algorithm): DIBMS, rounds of bucket counts
+until every rank is exact (the default; traffic does not grow with the data);
+DistributedBMS, one round then the candidates gathered and sorted; Sort&Choose, every
+key gathered to one process and sorted (a baseline)."""
+
+Report = Dict[str, Any]
+"""What a distributed call did on this process (report= dict, filled by the call):
+algorithm, rounds, collectives, bytes_sent, global_size, candidates_after_round (a
+list), gathered_keys: kselect::mpi::report's fields."""
