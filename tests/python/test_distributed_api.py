@@ -85,3 +85,21 @@ def test_nanquantile_of_an_empty_array_is_numpys(dtype, shape, axis, keepdims):
         for g in (got, got_p):
             assert type(g) is type(want) and g.dtype == want.dtype and np.shape(g) == np.shape(want), (g, want)
             assert np.array_equal(g, want, equal_nan=True)
+
+
+def test_generated_stub_of_the_mpi_extension():
+    # Where the package has its distributed calls, their extension's stub is installed
+    # next to it and lists its functions (nanobind's stubgen, as for _kselect).
+    if not kselect.mpi_available():
+        pytest.skip("kselect was built without MPI")
+    from pathlib import Path
+
+    from kselect import _kselect_mpi
+
+    stub = Path(_kselect_mpi.__file__).parent / "_kselect_mpi.pyi"
+    assert stub.is_file(), f"no generated stub {stub}"
+    text = stub.read_text()
+    functions = [n for n, f in vars(_kselect_mpi).items() if callable(f) and not n.startswith("__")]
+    assert {"multiselect", "topk", "library_version"} <= set(functions)
+    for n in functions:
+        assert f"def {n}(" in text, f"the stub lacks _kselect_mpi.{n}"
