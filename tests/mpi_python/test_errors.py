@@ -158,3 +158,18 @@ def test_library_errors_map_to_python_exceptions(comm):
     assert beyond[0] == "ValueError" and "outside" in beyond[1], beyond
     assert bad_algorithm[0] == "ValueError" and "unknown distributed algorithm" in bad_algorithm[1], bad_algorithm
 
+
+
+def test_an_mpi_failure_is_a_runtime_error(comm, monkeypatch):
+    # kselect::error (an MPI or CUDA failure) comes back as RuntimeError. The library's
+    # fault injection fails a process's second collective; on MPI.COMM_SELF no other
+    # process is left waiting for it.
+    from mpi4py import MPI
+
+    shard = _shard(comm)
+    monkeypatch.setenv("KSELECT_MPI_INJECT_FAILURE", "0")
+    failed = outcome(lambda: kselect.median(shard, comm=MPI.COMM_SELF))
+    monkeypatch.delenv("KSELECT_MPI_INJECT_FAILURE")
+    after = kselect.median(shard, comm=MPI.COMM_SELF)
+    assert failed[0] == "RuntimeError" and "injected MPI failure" in failed[1], failed
+    assert after == np.median(shard)
