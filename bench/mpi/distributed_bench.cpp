@@ -250,11 +250,14 @@ config parse(int argc, char** argv) {
     } else if (a == "--single-threads") {
       c.single_threads = parse_int(a, v, 1);
     } else if (a == "--buckets") {
-      c.buckets = parse_int(a, v, 1);
+      c.buckets = parse_int(a, v, 4);
+      if (c.buckets > (1 << 24)) bad_usage("--buckets = " + v + " is above 2^24 (kselect::mpi::options::buckets)");
     } else if (a == "--gather-keys") {
       c.gather_keys = parse_count(a, v, 0);
     } else if (a == "--topk-k") {
       c.topk_k = parse_count(a, v, 0);
+      // The check gathers the answer's indices on rank 0 in one int-sized message.
+      if (c.topk_k > (std::int64_t{1} << 27)) bad_usage("--topk-k = " + v + " is above 2^27");
     } else if (a == "--seed") {
       c.seed = static_cast<std::uint64_t>(parse_count(a, v, 0));
     } else if (a == "--commit") {
@@ -581,7 +584,7 @@ struct measured {
 
 // Warm-up calls, then `repeats` timed ones: (GPU: stream synchronised) barrier,
 // wall clock around call(rep) on each process, the maximum over processes.
-// check(rep) runs after each call, untimed (collective).
+// check(i) runs after call i, untimed (collective).
 measured time_distributed(const context& ctx, const std::function<void(kselect::mpi::report&)>& call,
                           const std::function<void(int)>& check) {
   const config& c = ctx.cfg;
@@ -607,7 +610,7 @@ measured time_distributed(const context& ctx, const std::function<void(kselect::
 }
 
 // Rank 0 alone: warm-up calls, then `repeats` timed ones (wall clock; GPU: the stream
-// synchronised before each), the others sleeping in a barrier. check(rep) after each.
+// synchronised before each), the others sleeping in a barrier. check(i) after call i.
 timing time_on_root(const context& ctx, int warmup, const std::function<void()>& call,
                     const std::function<void(int)>& check) {
   std::vector<double> ms;
