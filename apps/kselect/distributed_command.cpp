@@ -12,6 +12,7 @@
 // (an MPI failure) may come on one process while the others wait inside a
 // collective, so they end the job with MPI_Abort.
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <functional>
 #include <memory>
@@ -218,10 +219,30 @@ int distributed_topk(distributed_run& run, const common_options& common, const t
   return exit_ok;
 }
 
+/// Fails every process unless all were given the same arguments. A launcher can
+/// start processes with different ones (mpirun's "A : B"); they would then take
+/// different steps, collectives that do not match, and wait forever.
+void agree_on_arguments(mpi_job& job, int argc, char** argv) {
+  std::uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a over the arguments, each ended by a NUL
+  for (int i = 1; i < argc; ++i)
+    for (const char* c = argv[i];; ++c) {
+      hash = (hash ^ static_cast<unsigned char>(*c)) * 0x100000001b3ull;
+      if (*c == '\0') break;
+    }
+  const std::vector<std::int64_t> all = job.allgather({static_cast<std::int64_t>(hash)});
+  for (int p = 1; p < job.size(); ++p)
+    if (all[static_cast<std::size_t>(p)] != all[0])
+      throw agreed_failure("process " + std::to_string(p) +
+                               " was given other arguments than process 0 (every process of the job must run the "
+                               "same kselect command line)",
+                           exit_usage);
+}
+
 /// The job's work after MPI_Init: parse, run, agree. Throws agreed_failure (or the
 /// library's std::invalid_argument) alike on every process; anything else may be
 /// this process's alone.
 int run_job(mpi_job& job, int argc, char** argv) {
+  agree_on_arguments(job, argc, argv);
   command_line cl;
   std::optional<int> done;
   job.step([&] { done = cl.parse(argc, argv, job.rank() == 0); });  // --help, --version: process 0 prints

@@ -123,6 +123,20 @@ TEST_F(DistributedErrors, ShardsOptions) {
   expect_exact({"--algorithm", "sort", "select", "-k", "0", file}, "--algorithm needs --distributed");
 }
 
+TEST_F(DistributedErrors, ProcessesGivenDifferentArguments) {
+  // mpirun's MPMD form starts processes with different command lines: refused, not a hang.
+  std::vector<std::string> args{"-k", "10", std::to_string(kHangSeconds)};
+  args.insert(args.end(), {KSELECT_MPIEXEC_ARGS});
+  args.insert(args.end(), {"-np", "2", KSELECT_CLI_PATH, "--distributed", "select", "-k", "0", file, ":", "-np", "1",
+                           KSELECT_CLI_PATH, "--distributed", "quantile", "-q", "0.5", file});
+  const tool_result r = run_tool_at(dir_, "timeout", args);
+  EXPECT_FALSE(timed_out(r.exit_code)) << "hung";
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("kselect: error: process 2 was given other arguments than process 0"), std::string::npos)
+      << r.err;
+}
+
 TEST_F(DistributedErrors, HelpOnceFromTheJob) {
   const tool_result r = run_np(3, {"select", "--help"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
