@@ -43,7 +43,7 @@ template <class T>
 struct device_array {
   T* p = nullptr;
   explicit device_array(const T* host, std::int64_t n) {
-    check(cudaMalloc(&p, std::max<std::int64_t>(n, 1) * sizeof(T)), "cudaMalloc");
+    check(cudaMalloc(reinterpret_cast<void**>(&p), std::max<std::int64_t>(n, 1) * sizeof(T)), "cudaMalloc");
     if (n > 0) check(cudaMemcpy(p, host, static_cast<std::size_t>(n) * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
   }
   ~device_array() { cudaFree(p); }
