@@ -94,7 +94,7 @@ test: build
 # 1, 2, 3 and 4 processes (oversubscribed on small machines), each run bounded by
 # `timeout` on top of the suite's own per-test watchdog.
 PY_VENV := $(BUILD_DIR)/python-venv
-MPIEXEC ?= mpirun --allow-run-as-root --oversubscribe
+MPIEXEC ?= mpirun --allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1
 MPI_NPS ?= 1 2 3 4
 python-test:
 	@if [[ ! -x $(PY_VENV)/bin/python ]]; then python3 -m venv $(PY_VENV) || \

@@ -22,8 +22,10 @@
 // CUDA failures throw kselect::error; an MPI failure can leave the other processes
 // inside a collective, so a program should then call MPI_Abort (the CLI does).
 //
-// Answers are keys mapped back to values: -0.0 comes back as +0.0 and a NaN as the
-// canonical quiet NaN (top-k returns the input's elements bit for bit).
+// Answers are elements of the input, bit for bit, as in the owning API: the element
+// the ascending stable sort of the concatenation (ties by global index) holds at the
+// rank, so -0.0 and +0.0, and NaNs of different sign or payload, come back as the
+// input holds them; quantiles are numpy.quantile's bits on the concatenation.
 #pragma once
 
 #include <mpi.h>

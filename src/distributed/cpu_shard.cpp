@@ -240,6 +240,22 @@ class cpu_shard final : public shard<T> {
     }
   }
 
+  T equal_element(U key, std::int64_t ordinal) override {
+    const std::int64_t chunks = chunk_count(n_, min_chunk);
+    std::vector<std::int64_t> beyond(static_cast<std::size_t>(chunks)), equal(static_cast<std::size_t>(chunks));
+    count_beyond_equal_chunks(key, false, chunks, beyond, equal);
+    std::int64_t left = ordinal;
+    for (std::int64_t c = 0; c < chunks && left >= 0; ++c) {
+      if (left >= equal[static_cast<std::size_t>(c)]) {
+        left -= equal[static_cast<std::size_t>(c)];
+        continue;
+      }
+      for (std::int64_t i = chunk_begin(n_, chunks, c);; ++i)
+        if (traits::to_key(values_[i]) == key && left-- == 0) return values_[i];
+    }
+    throw std::out_of_range("cpu shard: no element " + std::to_string(ordinal) + " of key " + std::to_string(key));
+  }
+
   void take(U threshold, bool largest, std::int64_t take_ties, bool with_indices, std::vector<T>& values,
             std::vector<std::int64_t>& indices) override {
     const std::int64_t chunks = chunk_count(n_, min_chunk);

@@ -89,6 +89,12 @@ class shard {
                                        std::int64_t& equal) = 0;
   virtual void take(key_type threshold, bool largest, std::int64_t take_ties, bool with_indices,
                     std::vector<T>& values, std::vector<std::int64_t>& indices) = 0;
+
+  /// The element of the whole array (bits as stored) at `ordinal` among those whose
+  /// key is `key`, in index order: which -0.0 or +0.0, which NaN, a rank's answer is
+  /// (elements equal in key differ in bits only for zeros and NaNs). Throws
+  /// std::out_of_range when fewer than ordinal + 1 elements have that key.
+  virtual T equal_element(key_type key, std::int64_t ordinal) = 0;
 };
 
 /// What the backends' passes rely on, one look at each interval (against writes out

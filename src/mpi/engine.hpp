@@ -120,6 +120,13 @@ class engine {
   /// opt.root only when root_only (the others get an empty vector).
   std::vector<U> select_keys(std::span<const std::int64_t> ranks, bool root_only);
 
+  /// The elements at `ranks` (as select_keys), bit for bit: the element the stable sort
+  /// of the concatenation (ties by global index) holds at each rank, as the owning API
+  /// answers. A key maps back to its value exactly except for zeros and NaNs (one key,
+  /// several bit patterns); for those, the element is found among the equal ones in
+  /// global index order (equal_element()).
+  std::vector<T> elements_at(std::span<const std::int64_t> ranks, bool root_only);
+
   /// Runs a local step on every process and agrees on its failures (one collective).
   template <class F>
   void step(F&& f) {
@@ -133,6 +140,8 @@ class engine {
   std::string describe_word(std::size_t w) const;
   std::vector<U> dibms(std::span<const std::int64_t> ranks, int root, bool gather_after_first_round);
   std::vector<U> sort_and_choose(std::span<const std::int64_t> ranks, int root);
+  void resolve_equal_elements(std::span<const std::int64_t> ranks, const std::vector<U>& keys, std::vector<T>& out,
+                              int root);
   std::vector<U> gather_and_answer(const distributed::round_table<U>& table, std::span<const distributed::rank_target> pending,
                                    std::vector<U>& answers, int root, std::int64_t local_keys);
 
@@ -205,6 +214,78 @@ std::vector<typename engine<T>::U> engine<T>::select_keys(std::span<const std::i
     case algorithm::dibms: break;
   }
   return dibms(ranks, root, false);
+}
+
+template <class T>
+std::vector<T> engine<T>::elements_at(std::span<const std::int64_t> ranks, bool root_only) {
+  const std::vector<U> keys = select_keys(ranks, root_only);
+  std::vector<T> out(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) out[i] = core::key_traits<T>::from_key(keys[i]);
+  if constexpr (std::is_floating_point_v<T>) resolve_equal_elements(ranks, keys, out, root_only ? opt_.root : -1);
+  return out;
+}
+
+template <class T>
+void engine<T>::resolve_equal_elements(std::span<const std::int64_t> ranks, const std::vector<U>& keys,
+                                       std::vector<T>& out, int root) {
+  using traits = core::key_traits<T>;
+  const U zero = traits::to_key(T(0)), nan = traits::nan_key;
+  // The answers whose key is a zero or a NaN: (index into ranks, key). Every process
+  // must know them; with a root, only the root has the answers and says.
+  std::vector<std::uint64_t> ambiguous;
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    if (keys[i] == zero || keys[i] == nan) ambiguous.insert(ambiguous.end(), {i, keys[i]});
+  if (root >= 0) {
+    std::uint64_t count = ambiguous.size();
+    comm_.bcast(&count, sizeof count, root);
+    ambiguous.resize(count);
+    comm_.bcast(ambiguous.data(), static_cast<std::int64_t>(count * sizeof(std::uint64_t)), root);
+  }
+  if (ambiguous.empty()) return;
+  // Each process's elements below and equal to each of the two keys (one pass each,
+  // for the keys asked), in one all-gather: (failed, below zero, equal zero, below NaN,
+  // equal NaN).
+  bool want[2] = {false, false};
+  for (std::size_t a = 1; a < ambiguous.size(); a += 2) want[ambiguous[a] == zero ? 0 : 1] = true;
+  local_failure failure;
+  std::int64_t mine[5] = {0, 0, 0, 0, 0};
+  guarded(failure, [&] {
+    for (int w = 0; w < 2; ++w)
+      if (want[w]) shard_->counts_beyond_and_equal(w == 0 ? zero : nan, false, mine[1 + 2 * w], mine[2 + 2 * w]);
+  });
+  mine[0] = failure ? 1 : 0;
+  const std::vector<std::int64_t> all = comm_.allgather(mine, 5);
+  for (int p = 0; p < comm_.size(); ++p)
+    if (all[5 * static_cast<std::size_t>(p)] != 0) comm_.agree(failure.message, failure.caller_mistake);
+  // The element at rank r of key K is the (r - below)-th element of key K in global
+  // index order: held by the process whose equal elements span that ordinal. It reads
+  // it; one OR all-reduce gives everyone the bits (plus a failure slot).
+  const std::size_t count = ambiguous.size() / 2;
+  std::vector<std::uint64_t> bits(count + 1, 0);
+  guarded(failure, [&] {
+    for (std::size_t a = 0; a < count; ++a) {
+      const int w = ambiguous[2 * a + 1] == zero ? 0 : 1;
+      std::int64_t below = 0;
+      for (int p = 0; p < comm_.size(); ++p) below += all[5 * static_cast<std::size_t>(p) + 1 + 2 * w];
+      std::int64_t ordinal = ranks[ambiguous[2 * a]] - below;
+      for (int p = 0; p < comm_.size(); ++p) {
+        const std::int64_t equal = all[5 * static_cast<std::size_t>(p) + 2 + 2 * w];
+        if (ordinal < equal) {
+          if (p == comm_.rank()) {
+            const T element = shard_->equal_element(static_cast<U>(ambiguous[2 * a + 1]), ordinal);
+            std::memcpy(&bits[a], &element, sizeof(T));
+          }
+          break;
+        }
+        ordinal -= equal;
+      }
+    }
+  });
+  bits[count] = failure ? 1 : 0;
+  comm_.allreduce(bits.data(), bits.size(), MPI_BOR);
+  if (bits[count] != 0) comm_.agree(failure.message, failure.caller_mistake);
+  if (out.empty()) return;
+  for (std::size_t a = 0; a < count; ++a) std::memcpy(&out[ambiguous[2 * a]], &bits[a], sizeof(T));
 }
 
 template <class T>

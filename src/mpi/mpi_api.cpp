@@ -30,16 +30,8 @@ struct report_slot {
 };
 
 template <class T>
-T value_of(core::key_t<T> key) {
-  return core::key_traits<T>::from_key(key);
-}
-
-template <class T>
 std::vector<T> values_at(engine<T>& e, std::span<const std::int64_t> sorted_ranks, bool root_only) {
-  const auto keys = e.select_keys(sorted_ranks, root_only);
-  std::vector<T> out(keys.size());
-  for (std::size_t i = 0; i < keys.size(); ++i) out[i] = value_of<T>(keys[i]);
-  return out;
+  return e.elements_at(sorted_ranks, root_only);
 }
 
 template <class T>

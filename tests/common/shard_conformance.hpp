@@ -10,8 +10,9 @@
 // contiguous covers, intervals with gaps, one-key and scale-0 intervals, the buckets of
 // the previous round, no interval at all), with and without compaction: counts per
 // bucket, interval minima and maxima, the keys kept (a multiset), extract(). Then
-// min_max, count_nan, extract_all, sample, sort_keys, and top-k's
-// counts_beyond_and_equal / take against a std::stable_sort reference.
+// min_max, count_nan, extract_all, sample, sort_keys, top-k's
+// counts_beyond_and_equal / take against a std::stable_sort reference, and
+// equal_element (which zero or NaN a rank's answer is) against a scan.
 //
 // The reference works on the sorted keys in contention: an interval's keys are one
 // range of them (lower_bound / upper_bound), and a key's bucket is computed here with
@@ -662,6 +663,42 @@ void take_matches_stable_sort(const backend<T>& b) {
   }
 }
 
+/// equal_element against a scan in index order: for the keys of the first elements and
+/// the most common key (zeros and NaNs of many bit patterns in the payload inputs),
+/// ordinals first, second, middle and last, bit for bit; one past the last throws.
+template <class T>
+void equal_element_in_index_order(const backend<T>& b) {
+  using U = core::key_t<T>;
+  for (const input_kind& kind : input_kinds<T>()) {
+    for (const std::int64_t n : sizes) {
+      if (n == 0) continue;
+      const std::vector<T> values = make_input<T>(kind, n, 5000 + static_cast<std::uint64_t>(n));
+      const std::vector<U> keys = keys_of(values);
+      std::vector<U> asked = {keys[0], keys[static_cast<std::size_t>(n / 2)], keys.back()};
+      std::vector<U> s = sorted(keys);
+      asked.push_back(s[static_cast<std::size_t>(n / 3)]);
+      for (const variant& v : b.variants(n)) {
+        SCOPED_TRACE(testing::Message() << kind.name << ", n = " << n << ", " << v.name);
+        const made_shard<T> shard = b.make(values, v);
+        for (const U key : asked) {
+          std::vector<std::int64_t> at;  // positions of the elements of this key, in index order
+          for (std::int64_t i = 0; i < n; ++i)
+            if (keys[static_cast<std::size_t>(i)] == key) at.push_back(i);
+          const auto count = static_cast<std::int64_t>(at.size());
+          for (const std::int64_t o : {std::int64_t{0}, std::int64_t{1}, count / 2, count - 1}) {
+            if (o < 0 || o >= count) continue;
+            const T got = shard->equal_element(key, o);
+            const T& want = values[static_cast<std::size_t>(at[static_cast<std::size_t>(o)])];
+            ASSERT_EQ(std::memcmp(&got, &want, sizeof(T)), 0) << "key " << key << ", ordinal " << o;
+          }
+          EXPECT_THROW(shard->equal_element(key, count), std::out_of_range);
+          EXPECT_THROW(shard->equal_element(key, -1), std::out_of_range);
+        }
+      }
+    }
+  }
+}
+
 template <class T>
 void empty_array(const backend<T>& b) {
   using U = core::key_t<T>;
@@ -699,6 +736,7 @@ void empty_array(const backend<T>& b) {
   shard->take(U(0), false, 3, true, values, indices);
   EXPECT_TRUE(values.empty());
   EXPECT_TRUE(indices.empty());
+  EXPECT_THROW(shard->equal_element(U(0), 0), std::out_of_range);
 }
 
 template <class T>

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -36,6 +37,18 @@ inline const char* name(dist d) {
 inline constexpr dist all_dists[] = {dist::uniform, dist::normal, dist::sorted, dist::reversed,
                                      dist::all_equal, dist::two_values, dist::sixteen_values,
                                      dist::clustered, dist::shared_leading_bits, dist::specials};
+
+/// A quiet NaN with a payload (low mantissa bits set), sign bit clear.
+template <class T>
+T nan_with_payload() {
+  using U = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  T x = std::numeric_limits<T>::quiet_NaN();
+  U bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  bits |= U(0x2a);
+  std::memcpy(&x, &bits, sizeof x);
+  return x;
+}
 
 template <class T>
 std::vector<T> make_global(dist d, std::int64_t n, std::uint64_t seed) {
@@ -68,13 +81,16 @@ std::vector<T> make_global(dist d, std::int64_t n, std::uint64_t seed) {
         else x = static_cast<T>((std::numeric_limits<T>::max() - 64) + static_cast<T>(rng() % 64));
         break;
       case dist::specials: {
-        const std::uint64_t r = rng() % 10;
+        const std::uint64_t r = rng() % 12;
         if constexpr (floating) {
+          // NaNs of both signs and two payloads, both zeros: elements equal in key that
+          // differ in bits, so answers must be the right element, not just the right key.
           const T specials[] = {std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::infinity(),
                                 -std::numeric_limits<T>::infinity(), T(-0.0), T(0.0),
                                 std::numeric_limits<T>::denorm_min(), -std::numeric_limits<T>::denorm_min(),
-                                std::numeric_limits<T>::max(), std::numeric_limits<T>::lowest()};
-          x = r < 9 ? specials[r] : static_cast<T>(gauss(rng));
+                                std::numeric_limits<T>::max(), std::numeric_limits<T>::lowest(),
+                                -std::numeric_limits<T>::quiet_NaN(), nan_with_payload<T>()};
+          x = r < 11 ? specials[r] : static_cast<T>(gauss(rng));
         } else {
           const T specials[] = {std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), T(0), T(1)};
           x = r < 4 ? specials[r] : static_cast<T>(rng());

@@ -225,6 +225,33 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     download(values.data() + old_values, out_values.get(), static_cast<std::size_t>(total) * sizeof(T));
   }
 
+  T equal_element(U key, std::int64_t ordinal) override {
+    const std::int64_t count = n_ == 0 ? 0 : tiles();
+    // Per tile: equal, equal before it; the totals; the element.
+    stream_buffer scratch((2 * static_cast<std::size_t>(count) + 2) * sizeof(unsigned long long) + sizeof(T), stream_);
+    auto* base = static_cast<unsigned long long*>(scratch.get());
+    unsigned long long *tile_equal = base, *equal_before = base + count, *totals = base + 2 * count;
+    T* element = reinterpret_cast<T*>(totals + 2);
+    unsigned long long sums[2] = {0, 0};
+    if (count > 0) {
+      check(cudaMemsetAsync(totals, 0, 2 * sizeof(unsigned long long), stream_), "cudaMemsetAsync");
+      tile_counts_kernel<T><<<static_cast<unsigned>(count), shard_tuning::take_threads, 0, stream_>>>(
+          values_, n_, key, false, nullptr, tile_equal, totals);
+      check(cudaGetLastError(), "tile_counts_kernel launch");
+      exclusive_sum(tile_equal, equal_before, count);
+      download(sums, totals, sizeof sums);
+    }
+    if (ordinal < 0 || static_cast<unsigned long long>(ordinal) >= sums[1])
+      throw std::out_of_range("cuda shard: no element " + std::to_string(ordinal) + " of key " + std::to_string(key) +
+                              " (" + std::to_string(sums[1]) + " such elements)");
+    pick_equal_kernel<T><<<static_cast<unsigned>(count), shard_tuning::take_threads, 0, stream_>>>(
+        values_, n_, key, equal_before, tile_equal, static_cast<unsigned long long>(ordinal), element);
+    check(cudaGetLastError(), "pick_equal_kernel launch");
+    T out;
+    download(&out, element, sizeof out);
+    return out;
+  }
+
  private:
   /// The round's table and the pass's outputs in one device allocation:
   /// [lo_keys][intervals][counts u64][min][max][kept count].

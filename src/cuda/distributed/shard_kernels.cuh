@@ -343,4 +343,38 @@ __global__ void __launch_bounds__(shard_tuning::take_threads)
   }
 }
 
+/// equal_element: the tile holding the ordinal-th element of key `key` (in index
+/// order; equal_before = the exclusive sum of the tiles' equal counts) writes it,
+/// bits as stored, to *out; every other tile returns at once.
+template <class T>
+__global__ void __launch_bounds__(shard_tuning::take_threads)
+    pick_equal_kernel(const T* values, std::int64_t n, core::key_t<T> key, const unsigned long long* equal_before,
+                      const unsigned long long* tile_equal, unsigned long long ordinal, T* out) {
+  constexpr int threads = shard_tuning::take_threads, items = shard_tuning::take_items;
+  if (ordinal < equal_before[blockIdx.x] || ordinal >= equal_before[blockIdx.x] + tile_equal[blockIdx.x]) return;
+  using block_load = cub::BlockLoad<T, threads, items, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using block_scan = cub::BlockScan<int, threads>;
+  __shared__ union {
+    typename block_load::TempStorage load;
+    typename block_scan::TempStorage scan;
+  } storage;
+  const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * shard_tuning::take_tile;
+  T raw[items];
+  const std::int64_t left = n - base;
+  block_load(storage.load).Load(values + base, raw, left < shard_tuning::take_tile ? static_cast<int>(left)
+                                                                                    : shard_tuning::take_tile);
+  __syncthreads();
+  int flags[items], rank[items];
+#pragma unroll
+  for (int i = 0; i < items; ++i) {
+    const std::int64_t idx = base + static_cast<std::int64_t>(threadIdx.x) * items + i;
+    flags[i] = idx < n && core::key_traits<T>::to_key(raw[i]) == key ? 1 : 0;
+  }
+  block_scan(storage.scan).ExclusiveSum(flags, rank);
+  const auto wanted = static_cast<int>(ordinal - equal_before[blockIdx.x]);
+#pragma unroll
+  for (int i = 0; i < items; ++i)
+    if (flags[i] && rank[i] == wanted) *out = raw[i];
+}
+
 }  // namespace kselect::cuda::distributed
