@@ -268,13 +268,30 @@ _DESCRIPTIONS = {
 
 def _widened(x):
     """x's data flattened, of a key type the distributed library takes: float16 and
-    bfloat16 as float32 (exact, and the order is kept)."""
+    bfloat16 as float32 (exact, and the order is kept). A float16 NaN keeps its sign
+    and payload (on the GPU a half-to-float conversion answers the canonical NaN, so
+    that an answer converted back would not be the input's element)."""
     flat = x.flat()
     if x.dtype_name not in HALF_TYPES:
         return flat
     if x.kind == "torch":
-        return flat.float()
-    return flat.astype("float32")
+        wide = flat.float()
+        if x.dtype_name == "float16":
+            import torch
+
+            h = flat.view(torch.int16).to(torch.int64) & 0xFFFF
+            nan_bits = ((h & 0x8000) << 16) | 0x7F800000 | ((h & 0x3FF) << 13)
+            nan_bits = torch.where(nan_bits >= 2**31, nan_bits - 2**32, nan_bits).to(torch.int32)
+            wide = torch.where(torch.isnan(wide), nan_bits, wide.view(torch.int32)).view(torch.float32)
+        return wide
+    wide = flat.astype("float32")
+    if x.dtype_name == "float16" and x.kind == "cupy":
+        import cupy
+
+        h = flat.view(cupy.uint16).astype(cupy.uint32)
+        nan_bits = ((h & 0x8000) << 16) | 0x7F800000 | ((h & 0x3FF) << 13)
+        wide = cupy.where(cupy.isnan(wide), nan_bits, wide.view(cupy.uint32)).view(cupy.float32)
+    return wide
 
 
 def _check_integer(value, what):

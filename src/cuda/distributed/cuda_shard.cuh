@@ -27,6 +27,7 @@
 #include "core/sampling.hpp"
 #include "cuda/backend.hpp"
 #include "cuda/common.cuh"
+#include "cuda/dispatch/profiler.hpp"
 #include "cuda/distributed/cuda_shard.hpp"
 #include "cuda/distributed/shard_kernels.cuh"
 #include "cuda/owning_support.hpp"
@@ -53,6 +54,9 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "cudaDeviceGetAttribute");
     shared_budget_ = shared_budget >= 0 ? std::min<std::int64_t>(shared_budget, optin) : optin;
   }
+
+  /// KSELECT_PROFILE=1: the call's passes, one line each, when the shard goes.
+  ~cuda_shard() override { profiler_.report(); }
 
   std::int64_t size() const override { return compacted_ ? kept_size_ : n_; }
 
@@ -86,62 +90,58 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   void count(const round_table<U>& table, std::uint64_t* counts, bool minmax, U* interval_min, U* interval_max,
              bool compact, std::int64_t expected_kept) override {
     kselect::distributed::check_round_table(table, "cuda shard");
-    const std::int64_t ni = static_cast<std::int64_t>(table.intervals.size());
+    const std::size_t ni = table.intervals.size();
     const std::int64_t capacity = compact ? (expected_kept >= 0 ? expected_kept : size()) : 0;
-    // One allocation for what the pass reads and writes besides the keys.
-    device_table t(table, stream_, minmax, /*with_counts=*/true);
+    round_.upload(table, minmax, /*with_counts=*/true, stream_);
     stream_buffer kept(compact ? static_cast<std::size_t>(std::max<std::int64_t>(capacity, 1)) * sizeof(U) : 0, stream_);
-    count_args<U> a = t.args(table);
+    count_args<U> a = round_.args(table);
     if (compact) {
       a.kept = static_cast<U*>(kept.get());
       a.capacity = capacity;
     }
     run_count(a);
-    // Counts, the intervals' extremes and the kept count, in one synchronisation.
-    if (table.buckets)
-      check(cudaMemcpyAsync(counts, t.counts(), table.buckets * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream_),
-            "copying counts");
+    round_.download_outputs(stream_);
+    if (table.buckets) std::memcpy(counts, round_.host_counts(), table.buckets * sizeof(std::uint64_t));
     if (minmax && ni) {
-      check(cudaMemcpyAsync(interval_min, t.interval_min(), ni * sizeof(U), cudaMemcpyDeviceToHost, stream_),
-            "copying interval minima");
-      check(cudaMemcpyAsync(interval_max, t.interval_max(), ni * sizeof(U), cudaMemcpyDeviceToHost, stream_),
-            "copying interval maxima");
+      std::memcpy(interval_min, round_.host_min(), ni * sizeof(U));
+      std::memcpy(interval_max, round_.host_max(), ni * sizeof(U));
     }
-    unsigned long long appended = 0;
-    download(&appended, t.kept_count(), sizeof appended);
     if (!compact) return;
-    const auto total = static_cast<std::int64_t>(appended);
-    if (total > capacity || (expected_kept >= 0 && total != expected_kept))
+    const auto total = static_cast<std::int64_t>(round_.host_kept());
+    // More keys than the buffer holds: some were not written, the shard stays as it
+    // was. Otherwise the compaction is done, whatever the caller expected.
+    const bool complete = total <= capacity;
+    if (complete) {
+      keys_ = std::move(kept);
+      kept_size_ = total;
+      compacted_ = true;
+    }
+    if (!complete || (expected_kept >= 0 && total != expected_kept))
       throw kselect::error("cuda shard: count() kept " + std::to_string(total) + " keys, the caller expected " +
                            (expected_kept >= 0 ? std::to_string(expected_kept) : "at most " + std::to_string(capacity)));
-    keys_ = std::move(kept);
-    kept_size_ = total;
-    compacted_ = true;
   }
 
   void extract(const round_table<U>& table, std::vector<U>& out) override {
     kselect::distributed::check_round_table(table, "cuda shard");
     if (table.intervals.empty() || size() == 0) return;
-    device_table t(table, stream_, false, /*with_counts=*/false);
     // A first guess at the room needed; a second pass when more keys are inside.
     std::int64_t capacity = std::min<std::int64_t>(size(), std::int64_t{1} << 20);
     for (;;) {
+      round_.upload(table, false, /*with_counts=*/false, stream_);
       stream_buffer kept(static_cast<std::size_t>(std::max<std::int64_t>(capacity, 1)) * sizeof(U), stream_);
-      count_args<U> a = t.args(table);
-      a.counts = nullptr;
+      count_args<U> a = round_.args(table);
       a.kept = static_cast<U*>(kept.get());
       a.capacity = capacity;
-      check(cudaMemsetAsync(t.kept_count(), 0, sizeof(unsigned long long), stream_), "cudaMemsetAsync");
       run_count(a);
-      unsigned long long found = 0;
-      download(&found, t.kept_count(), sizeof found);
-      if (static_cast<std::int64_t>(found) <= capacity) {
+      round_.download_outputs(stream_);
+      const auto found = static_cast<std::int64_t>(round_.host_kept());
+      if (found <= capacity) {
         const std::size_t old = out.size();
-        out.resize(old + found);
-        download(out.data() + old, kept.get(), found * sizeof(U));
+        out.resize(old + static_cast<std::size_t>(found));
+        download(out.data() + old, kept.get(), static_cast<std::size_t>(found) * sizeof(U));
         return;
       }
-      capacity = static_cast<std::int64_t>(found);
+      capacity = found;
     }
   }
 
@@ -253,59 +253,78 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   }
 
  private:
-  /// The round's table and the pass's outputs in one device allocation:
-  /// [lo_keys][intervals][counts u64][min][max][kept count].
-  class device_table {
+  /// A round's table and the count pass's outputs in one device buffer, kept for the
+  /// shard's life (grown when a table needs more), and its host image: the table with
+  /// the outputs' initial values goes up in one copy and the outputs come back in one,
+  /// so that a round is three operations on the GPU (a copy, the pass, a copy).
+  /// Processes that share a GPU without MPS take turns on it, and each operation can
+  /// cost a turn. Layout: [lo_keys][intervals][counts u64][min][max][kept count].
+  class round_buffers {
    public:
-    device_table(const round_table<U>& table, cudaStream_t stream, bool minmax, bool with_counts)
-        : ni_(table.intervals.size()), buckets_(with_counts ? table.buckets : 0), minmax_(minmax) {
-      lo_at_ = 0;
-      iv_at_ = align(lo_at_ + ni_ * sizeof(U));
+    void upload(const round_table<U>& table, bool minmax, bool with_counts, cudaStream_t stream) {
+      ni_ = table.intervals.size();
+      buckets_ = with_counts ? table.buckets : 0;
+      minmax_ = minmax;
+      iv_at_ = align(ni_ * sizeof(U));
       counts_at_ = align(iv_at_ + ni_ * sizeof(core::bucket_interval<U>));
-      min_at_ = align(counts_at_ + buckets_ * sizeof(unsigned long long));
+      min_at_ = counts_at_ + buckets_ * sizeof(unsigned long long);
       max_at_ = min_at_ + (minmax ? ni_ * sizeof(U) : 0);
       kept_at_ = align(max_at_ + (minmax ? ni_ * sizeof(U) : 0));
-      const std::size_t bytes = kept_at_ + sizeof(unsigned long long);
-      buffer_ = stream_buffer(bytes, stream);
-      // The table goes up with one copy from a host image of the whole front part.
-      std::vector<unsigned char> image(counts_at_);
-      if (ni_) {
-        std::memcpy(image.data() + lo_at_, table.lo_keys.data(), ni_ * sizeof(U));
-        std::memcpy(image.data() + iv_at_, table.intervals.data(), ni_ * sizeof(core::bucket_interval<U>));
-        check(cudaMemcpyAsync(buffer_.get(), image.data(), image.size(), cudaMemcpyHostToDevice, stream),
-              "copying the round table");
+      bytes_ = kept_at_ + sizeof(unsigned long long);
+      if (bytes_ > capacity_) {
+        device_ = stream_buffer(0, stream);
+        device_ = stream_buffer(bytes_, stream);
+        capacity_ = bytes_;
       }
-      // Counts and the kept count start at 0, minima at ~0 (every byte 0xff), maxima at 0.
-      check(cudaMemsetAsync(at(counts_at_), 0, bytes - counts_at_, stream), "cudaMemsetAsync");
-      if (minmax && ni_) check(cudaMemsetAsync(at(min_at_), 0xff, ni_ * sizeof(U), stream), "cudaMemsetAsync");
-      // The host image must outlive the copy from it (pageable memory: the copy is
-      // staged before cudaMemcpyAsync returns).
+      host_.assign(bytes_, 0);
+      if (ni_) {
+        std::memcpy(host_.data(), table.lo_keys.data(), ni_ * sizeof(U));
+        std::memcpy(host_.data() + iv_at_, table.intervals.data(), ni_ * sizeof(core::bucket_interval<U>));
+      }
+      if (minmax) std::memset(host_.data() + min_at_, 0xff, ni_ * sizeof(U));  // minima start at ~0
+      check(cudaMemcpyAsync(device_.get(), host_.data(), bytes_, cudaMemcpyHostToDevice, stream),
+            "copying the round table");
     }
 
-    count_args<U> args(const round_table<U>& table) {
+    count_args<U> args(const round_table<U>& table) const {
       count_args<U> a{};
-      a.lo_keys = static_cast<const U*>(at(lo_at_));
-      a.intervals = static_cast<const core::bucket_interval<U>*>(at(iv_at_));
+      a.lo_keys = reinterpret_cast<const U*>(at(0));
+      a.intervals = reinterpret_cast<const core::bucket_interval<U>*>(at(iv_at_));
       a.num_intervals = static_cast<int>(ni_);
       a.buckets = table.buckets;
-      a.counts = buckets_ ? counts() : nullptr;
-      a.interval_min = minmax_ ? interval_min() : nullptr;
-      a.interval_max = minmax_ ? interval_max() : nullptr;
-      a.kept_count = kept_count();
+      a.counts = buckets_ ? reinterpret_cast<unsigned long long*>(at(counts_at_)) : nullptr;
+      a.interval_min = minmax_ ? reinterpret_cast<U*>(at(min_at_)) : nullptr;
+      a.interval_max = minmax_ ? reinterpret_cast<U*>(at(max_at_)) : nullptr;
+      a.kept_count = reinterpret_cast<unsigned long long*>(at(kept_at_));
       return a;
     }
-    unsigned long long* counts() { return static_cast<unsigned long long*>(at(counts_at_)); }
-    U* interval_min() { return static_cast<U*>(at(min_at_)); }
-    U* interval_max() { return static_cast<U*>(at(max_at_)); }
-    unsigned long long* kept_count() { return static_cast<unsigned long long*>(at(kept_at_)); }
+
+    /// The outputs, device to host (pageable memory: the copy is done when it returns).
+    void download_outputs(cudaStream_t stream) {
+      check(cudaMemcpyAsync(host_.data() + counts_at_, at(counts_at_), bytes_ - counts_at_, cudaMemcpyDeviceToHost,
+                            stream),
+            "copying the round's counts");
+      check(cudaStreamSynchronize(stream), "a distributed counting pass on the GPU");
+    }
+    const unsigned long long* host_counts() const {
+      return reinterpret_cast<const unsigned long long*>(host_.data() + counts_at_);
+    }
+    const U* host_min() const { return reinterpret_cast<const U*>(host_.data() + min_at_); }
+    const U* host_max() const { return reinterpret_cast<const U*>(host_.data() + max_at_); }
+    unsigned long long host_kept() const {
+      unsigned long long k = 0;
+      std::memcpy(&k, host_.data() + kept_at_, sizeof k);
+      return k;
+    }
 
    private:
     static std::size_t align(std::size_t b) { return (b + 15) / 16 * 16; }
-    void* at(std::size_t offset) { return static_cast<unsigned char*>(buffer_.get()) + offset; }
-    std::size_t ni_, buckets_;
-    bool minmax_;
-    std::size_t lo_at_ = 0, iv_at_ = 0, counts_at_ = 0, min_at_ = 0, max_at_ = 0, kept_at_ = 0;
-    stream_buffer buffer_{0, nullptr};
+    unsigned char* at(std::size_t offset) const { return static_cast<unsigned char*>(device_.get()) + offset; }
+    std::size_t ni_ = 0, buckets_ = 0, bytes_ = 0, capacity_ = 0;
+    bool minmax_ = false;
+    std::size_t iv_at_ = 0, counts_at_ = 0, min_at_ = 0, max_at_ = 0, kept_at_ = 0;
+    stream_buffer device_{0, nullptr};
+    std::vector<unsigned char> host_;  ///< 16-byte aligned by the allocator; offsets are multiples of 16 or of sizeof(U)
   };
 
   /// Runs count_kernel over the keys in contention: the parts of the table that fit
@@ -343,7 +362,10 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     const std::int64_t tiles_needed = (m + shard_tuning::tile - 1) / shard_tuning::tile;
     const auto blocks = static_cast<unsigned>(std::max<std::int64_t>(
         1, std::min<std::int64_t>(tiles_needed, static_cast<std::int64_t>(sms_) * std::max(per_sm, 1))));
+    profiler_.start(stream_, "distributed count: " + std::to_string(m) + " keys, " +
+                                 std::to_string(a.num_intervals) + " intervals" + (a.kept ? ", keeping" : ""));
     kernel<<<blocks, shard_tuning::threads, shared_bytes, stream_>>>(src, m, a);
+    profiler_.stop(stream_);
     check(cudaGetLastError(), "count_kernel launch");
   }
 
@@ -381,6 +403,8 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   bool compacted_ = false;
   std::int64_t kept_size_ = 0;
   stream_buffer keys_{0, nullptr};  ///< the keys in contention once compacted
+  round_buffers round_;
+  launch_profiler profiler_;
 };
 
 template <class T>
