@@ -258,15 +258,17 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   /// the outputs' initial values goes up in one copy and the outputs come back in one,
   /// so that a round is three operations on the GPU (a copy, the pass, a copy).
   /// Processes that share a GPU without MPS take turns on it, and each operation can
-  /// cost a turn. Layout: [lo_keys][intervals][counts u64][min][max][kept count].
+  /// cost a turn. Layout: [lo][hi][scale][first u32][counts u64][min][max][kept count].
   class round_buffers {
    public:
     void upload(const round_table<U>& table, bool minmax, bool with_counts, cudaStream_t stream) {
       ni_ = table.intervals.size();
       buckets_ = with_counts ? table.buckets : 0;
       minmax_ = minmax;
-      iv_at_ = align(ni_ * sizeof(U));
-      counts_at_ = align(iv_at_ + ni_ * sizeof(core::bucket_interval<U>));
+      hi_at_ = ni_ * sizeof(U);
+      scale_at_ = 2 * ni_ * sizeof(U);
+      first_at_ = 3 * ni_ * sizeof(U);
+      counts_at_ = align(first_at_ + ni_ * sizeof(std::uint32_t));
       min_at_ = counts_at_ + buckets_ * sizeof(unsigned long long);
       max_at_ = min_at_ + (minmax ? ni_ * sizeof(U) : 0);
       kept_at_ = align(max_at_ + (minmax ? ni_ * sizeof(U) : 0));
@@ -277,9 +279,12 @@ class cuda_shard final : public kselect::distributed::shard<T> {
         capacity_ = bytes_;
       }
       host_.assign(bytes_, 0);
-      if (ni_) {
-        std::memcpy(host_.data(), table.lo_keys.data(), ni_ * sizeof(U));
-        std::memcpy(host_.data() + iv_at_, table.intervals.data(), ni_ * sizeof(core::bucket_interval<U>));
+      for (std::size_t i = 0; i < ni_; ++i) {
+        const core::bucket_interval<U>& iv = table.intervals[i];
+        std::memcpy(host_.data() + i * sizeof(U), &iv.lo, sizeof(U));
+        std::memcpy(host_.data() + hi_at_ + i * sizeof(U), &iv.hi, sizeof(U));
+        std::memcpy(host_.data() + scale_at_ + i * sizeof(U), &iv.scale, sizeof(U));
+        std::memcpy(host_.data() + first_at_ + i * sizeof(std::uint32_t), &iv.first, sizeof(std::uint32_t));
       }
       if (minmax) std::memset(host_.data() + min_at_, 0xff, ni_ * sizeof(U));  // minima start at ~0
       check(cudaMemcpyAsync(device_.get(), host_.data(), bytes_, cudaMemcpyHostToDevice, stream),
@@ -288,8 +293,10 @@ class cuda_shard final : public kselect::distributed::shard<T> {
 
     count_args<U> args(const round_table<U>& table) const {
       count_args<U> a{};
-      a.lo_keys = reinterpret_cast<const U*>(at(0));
-      a.intervals = reinterpret_cast<const core::bucket_interval<U>*>(at(iv_at_));
+      a.lo = reinterpret_cast<const U*>(at(0));
+      a.hi = reinterpret_cast<const U*>(at(hi_at_));
+      a.scale = reinterpret_cast<const U*>(at(scale_at_));
+      a.first = reinterpret_cast<const std::uint32_t*>(at(first_at_));
       a.num_intervals = static_cast<int>(ni_);
       a.buckets = table.buckets;
       a.counts = buckets_ ? reinterpret_cast<unsigned long long*>(at(counts_at_)) : nullptr;
@@ -322,7 +329,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     unsigned char* at(std::size_t offset) const { return static_cast<unsigned char*>(device_.get()) + offset; }
     std::size_t ni_ = 0, buckets_ = 0, bytes_ = 0, capacity_ = 0;
     bool minmax_ = false;
-    std::size_t iv_at_ = 0, counts_at_ = 0, min_at_ = 0, max_at_ = 0, kept_at_ = 0;
+    std::size_t hi_at_ = 0, scale_at_ = 0, first_at_ = 0, counts_at_ = 0, min_at_ = 0, max_at_ = 0, kept_at_ = 0;
     stream_buffer device_{0, nullptr};
     std::vector<unsigned char> host_;  ///< 16-byte aligned by the allocator; offsets are multiples of 16 or of sizeof(U)
   };
@@ -343,7 +350,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     // keeps each block below 2^31 keys up to m = 2^31 * SMs.
     a.shared_histogram = a.counts && a.buckets > 0 && m <= (std::int64_t{1} << 31) * sms_ &&
                          take(a.buckets * std::int64_t{4} + 16);
-    a.shared_lo_keys = take(a.num_intervals * static_cast<std::int64_t>(sizeof(U)) + 16);
+    a.shared_table = take(static_cast<std::int64_t>(count_shared_layout<U>::table_bytes(a.num_intervals)));
     a.shared_minmax = a.interval_min && take(2 * a.num_intervals * static_cast<std::int64_t>(sizeof(U)));
     const count_shared_layout<U> layout(a);
     if (compacted_)

@@ -45,13 +45,15 @@ struct key_source {
   }
 };
 
-/// The round's table on the device, and where the count pass keeps its state. Null
-/// shared pointers mean the table part lives in global memory only (tables larger
-/// than the shared-memory budget: the host decides, see cuda_shard.cuh).
+/// The round's table on the device as four arrays (structure of arrays: the count
+/// pass reads one field at a time, from shared memory when the table fits), and where
+/// the pass keeps its state.
 template <class U>
 struct count_args {
-  const U* lo_keys;                             ///< global, num_intervals
-  const core::bucket_interval<U>* intervals;    ///< global, num_intervals
+  const U* lo;                                  ///< global, num_intervals: each interval's first key
+  const U* hi;                                  ///< global, num_intervals: its last key
+  const U* scale;                               ///< global, num_intervals: core::bucket_interval::scale
+  const std::uint32_t* first;                   ///< global, num_intervals: its first bucket
   int num_intervals;
   std::uint32_t buckets;
   unsigned long long* counts;                   ///< global, buckets (zeroed by the host); null: no counting
@@ -61,27 +63,46 @@ struct count_args {
   std::int64_t capacity;
   unsigned long long* kept_count;               ///< keys appended (written or not); with kept only
   bool shared_histogram;                        ///< count into shared memory, flushed once per block
-  bool shared_lo_keys;                          ///< binary search over a shared copy of lo_keys
+  bool shared_table;                            ///< a shared copy of the four table arrays
   bool shared_minmax;                           ///< interval min/max in shared memory
 };
 
-/// Dynamic shared memory of count_kernel: [histogram u32][lo_keys][min][max], each
-/// part present when its flag says so. Offsets in bytes, aligned for U.
+/// Dynamic shared memory of count_kernel: [histogram u32][lo][hi][scale][first u32]
+/// [min][max], each part present when its flag says so. Offsets in bytes, aligned for U.
 template <class U>
 struct count_shared_layout {
-  std::size_t histogram = 0, lo_keys = 0, minmax = 0, bytes = 0;
-  __host__ __device__ count_shared_layout(const count_args<U>& a) {
+  std::size_t histogram = 0, table = 0, minmax = 0, bytes = 0;
+  __host__ __device__ explicit count_shared_layout(const count_args<U>& a) {
+    const auto ni = static_cast<std::size_t>(a.num_intervals);
     std::size_t at = 0;
     histogram = at;
     if (a.shared_histogram) at += a.buckets * sizeof(std::uint32_t);
     at = (at + sizeof(U) - 1) / sizeof(U) * sizeof(U);
-    lo_keys = at;
-    if (a.shared_lo_keys) at += static_cast<std::size_t>(a.num_intervals) * sizeof(U);
+    table = at;
+    if (a.shared_table) at += ni * (3 * sizeof(U) + sizeof(std::uint32_t));
+    at = (at + sizeof(U) - 1) / sizeof(U) * sizeof(U);
     minmax = at;
-    if (a.shared_minmax && a.interval_min) at += 2 * static_cast<std::size_t>(a.num_intervals) * sizeof(U);
+    if (a.shared_minmax && a.interval_min) at += 2 * ni * sizeof(U);
     bytes = at;
   }
+  /// Shared bytes of a table of ni intervals (with alignment slack).
+  static std::size_t table_bytes(std::size_t ni) { return ni * (3 * sizeof(U) + sizeof(std::uint32_t)) + 16; }
 };
+
+/// The last interval whose first key is at most `key` (lo ascending, count >= 1), or
+/// 0 when none is: a search of fixed depth ceil(log2(count)) with a select per step
+/// instead of a branch, so that the lanes of a warp never diverge in it. The caller
+/// checks lo[i] <= key <= hi[i].
+template <class U>
+__device__ __forceinline__ int last_interval_at_most(const U* lo, int count, U key) {
+  int i = 0;
+  for (int len = count; len > 1;) {
+    const int half = len / 2;
+    i = lo[i + half] <= key ? i + half : i;
+    len -= half;
+  }
+  return i;
+}
 
 template <class U>
 __device__ __forceinline__ void atomic_min_key(U* p, U v) {
@@ -94,10 +115,40 @@ __device__ __forceinline__ void atomic_max_key(U* p, U v) {
   else atomicMax(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
 }
 
+/// One key of the count pass: its bucket (no_bucket when it is outside every
+/// interval), with the interval's min and max updated.
+template <class U>
+struct count_view {
+  const U* lo;
+  const U* hi;
+  const U* scale;
+  const std::uint32_t* first;
+  int num_intervals;
+  U* mins;  ///< null: no min/max
+  U* maxs;
+  static constexpr std::uint32_t no_bucket = ~std::uint32_t(0);
+
+  __device__ __forceinline__ std::uint32_t bucket_of(U key) const {
+    const int iv = last_interval_at_most(lo, num_intervals, key);
+    const U l = lo[iv];
+    if (key < l || key > hi[iv]) return no_bucket;
+    const U d = static_cast<U>(key - l), sc = scale[iv];
+    const auto offset = static_cast<std::uint32_t>(sc == 0 ? d : core::mul_hi(d, sc));
+    if (mins) {
+      // Reading first: once an interval's extremes are found (few updates on most
+      // data) no atomic is issued.
+      if (key < mins[iv]) atomic_min_key(mins + iv, key);
+      if (key > maxs[iv]) atomic_max_key(maxs + iv, key);
+    }
+    return first[iv] + offset;
+  }
+};
+
 /// The count pass of one DIBMS round (also extract(): counts null, kept set): every
 /// key in contention inside an interval goes to its bucket (core/bucket_table.hpp),
 /// updates its interval's min and max, and is appended to `kept` (in no particular
-/// order: one atomic per warp and load step).
+/// order: one atomic per warp and load step). Full tiles take a path without bounds
+/// checks.
 template <class T, bool FromValues>
 __global__ void __launch_bounds__(shard_tuning::threads)
     count_kernel(key_source<T, FromValues> src, std::int64_t m, count_args<core::key_t<T>> a) {
@@ -106,73 +157,81 @@ __global__ void __launch_bounds__(shard_tuning::threads)
   constexpr int threads = shard_tuning::threads, items = shard_tuning::items, tile = shard_tuning::tile;
   extern __shared__ __align__(16) unsigned char shared[];
   const count_shared_layout<U> layout(a);
+  const int ni = a.num_intervals;
   std::uint32_t* s_hist = a.shared_histogram ? reinterpret_cast<std::uint32_t*>(shared + layout.histogram) : nullptr;
-  const U* lo_keys = a.lo_keys;
+  count_view<U> view{a.lo, a.hi, a.scale, a.first, ni, a.interval_min, a.interval_max};
+  if (a.shared_table) {
+    U* s_lo = reinterpret_cast<U*>(shared + layout.table);
+    U* s_hi = s_lo + ni;
+    U* s_scale = s_hi + ni;
+    auto* s_first = reinterpret_cast<std::uint32_t*>(s_scale + ni);
+    for (int i = threadIdx.x; i < ni; i += threads) {
+      s_lo[i] = a.lo[i];
+      s_hi[i] = a.hi[i];
+      s_scale[i] = a.scale[i];
+      s_first[i] = a.first[i];
+    }
+    view.lo = s_lo;
+    view.hi = s_hi;
+    view.scale = s_scale;
+    view.first = s_first;
+  }
   U* s_min = nullptr;
   U* s_max = nullptr;
-  const bool minmax = a.interval_min != nullptr;
-  if (a.shared_lo_keys) {
-    U* s_lo = reinterpret_cast<U*>(shared + layout.lo_keys);
-    for (int i = threadIdx.x; i < a.num_intervals; i += threads) s_lo[i] = a.lo_keys[i];
-    lo_keys = s_lo;
-  }
-  if (minmax && a.shared_minmax) {
+  if (a.interval_min && a.shared_minmax) {
     s_min = reinterpret_cast<U*>(shared + layout.minmax);
-    s_max = s_min + a.num_intervals;
-    for (int i = threadIdx.x; i < a.num_intervals; i += threads) {
+    s_max = s_min + ni;
+    for (int i = threadIdx.x; i < ni; i += threads) {
       s_min[i] = ~U(0);
       s_max[i] = U(0);
     }
+    view.mins = s_min;
+    view.maxs = s_max;
   }
   if (s_hist)
     for (std::uint32_t b = threadIdx.x; b < a.buckets; b += threads) s_hist[b] = 0;
   __syncthreads();
-  U* mins = s_min ? s_min : a.interval_min;
-  U* maxs = s_max ? s_max : a.interval_max;
 
-  constexpr std::uint32_t no_bucket = ~std::uint32_t(0);
+  constexpr std::uint32_t no_bucket = count_view<U>::no_bucket;
   const unsigned lane = threadIdx.x % 32;
-  for (std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * tile; base < m;
-       base += static_cast<std::int64_t>(gridDim.x) * tile) {
-    raw_type raw[items];
-    load_tile<items, threads>(src.data, base, m, raw);
+  // One key of a tile: counted (once per warp when all 32 lanes share a bucket:
+  // all-equal and few-valued data would otherwise serialise 32 conflicting atomics
+  // on one address), then appended when compacting.
+  const auto take_key = [&](U key, bool valid) {
+    const std::uint32_t bucket = valid ? view.bucket_of(key) : no_bucket;
+    if (a.counts) {
+      const std::uint32_t first = __shfl_sync(0xffffffffu, bucket, 0);
+      if (__all_sync(0xffffffffu, bucket == first)) {
+        if (lane == 0 && first != no_bucket) {
+          if (s_hist) atomicAdd(s_hist + first, 32u); else atomicAdd(a.counts + first, 32ull);
+        }
+      } else if (bucket != no_bucket) {
+        if (s_hist) atomicAdd(s_hist + bucket, 1u); else atomicAdd(a.counts + bucket, 1ull);
+      }
+    }
+    if (!a.kept) return;
+    const unsigned inside = __ballot_sync(0xffffffffu, bucket != no_bucket);
+    if (inside == 0) return;
+    unsigned long long start = 0;
+    if (lane == 0) start = atomicAdd(a.kept_count, static_cast<unsigned long long>(__popc(inside)));
+    start = __shfl_sync(0xffffffffu, start, 0);
+    if (bucket != no_bucket) {
+      const std::int64_t at = static_cast<std::int64_t>(start) + __popc(inside & ((1u << lane) - 1u));
+      if (at < a.capacity) a.kept[at] = key;  // beyond: the host sees the count and fails
+    }
+  };
+  if (ni > 0) {
+    for (std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * tile; base < m;
+         base += static_cast<std::int64_t>(gridDim.x) * tile) {
+      raw_type raw[items];
+      load_tile<items, threads>(src.data, base, m, raw);
+      if (base + tile <= m) {
 #pragma unroll
-    for (int i = 0; i < items; ++i) {
-      const bool valid = base + i * threads + threadIdx.x < m;
-      const U key = key_source<T, FromValues>::key(raw[i]);
-      const int iv = valid ? core::find_interval(lo_keys, a.intervals, a.num_intervals, key) : -1;
-      std::uint32_t bucket = no_bucket;
-      if (iv >= 0) {
-        const core::bucket_interval<U> in = a.intervals[iv];
-        bucket = in.first + core::bucket_offset(in, key);
-        if (minmax) {
-          // Reading first: once an interval's extremes are found (few updates on
-          // most data) no atomic is issued.
-          if (key < mins[iv]) atomic_min_key(mins + iv, key);
-          if (key > maxs[iv]) atomic_max_key(maxs + iv, key);
-        }
-      }
-      if (a.counts) {
-        // A warp whose 32 keys share one bucket (all-equal and few-valued data)
-        // adds once: 32 conflicting atomics on one address would serialise.
-        const std::uint32_t first = __shfl_sync(0xffffffffu, bucket, 0);
-        if (__all_sync(0xffffffffu, bucket == first)) {
-          if (lane == 0 && first != no_bucket) {
-            if (s_hist) atomicAdd(s_hist + first, 32u); else atomicAdd(a.counts + first, 32ull);
-          }
-        } else if (bucket != no_bucket) {
-          if (s_hist) atomicAdd(s_hist + bucket, 1u); else atomicAdd(a.counts + bucket, 1ull);
-        }
-      }
-      if (!a.kept) continue;
-      const unsigned inside = __ballot_sync(0xffffffffu, bucket != no_bucket);
-      if (inside == 0) continue;
-      unsigned long long start = 0;
-      if (lane == 0) start = atomicAdd(a.kept_count, static_cast<unsigned long long>(__popc(inside)));
-      start = __shfl_sync(0xffffffffu, start, 0);
-      if (bucket != no_bucket) {
-        const std::int64_t at = static_cast<std::int64_t>(start) + __popc(inside & ((1u << lane) - 1u));
-        if (at < a.capacity) a.kept[at] = key;  // beyond: the host sees the count and fails
+        for (int i = 0; i < items; ++i) take_key(key_source<T, FromValues>::key(raw[i]), true);
+      } else {
+#pragma unroll
+        for (int i = 0; i < items; ++i)
+          take_key(key_source<T, FromValues>::key(raw[i]), base + i * threads + threadIdx.x < m);
       }
     }
   }
@@ -182,7 +241,7 @@ __global__ void __launch_bounds__(shard_tuning::threads)
     for (std::uint32_t b = threadIdx.x; b < a.buckets; b += threads)
       if (s_hist[b]) atomicAdd(a.counts + b, static_cast<unsigned long long>(s_hist[b]));
   if (s_min)
-    for (int i = threadIdx.x; i < a.num_intervals; i += threads) {
+    for (int i = threadIdx.x; i < ni; i += threads) {
       if (s_min[i] != ~U(0)) atomic_min_key(a.interval_min + i, s_min[i]);
       if (s_max[i] != U(0)) atomic_max_key(a.interval_max + i, s_max[i]);
     }
