@@ -55,18 +55,29 @@ KSELECT_HD std::uint32_t bucket_offset(const bucket_interval<U>& iv, U key) {
   return static_cast<std::uint32_t>(iv.scale == 0 ? d : mul_hi(d, iv.scale));
 }
 
+/// The last of lo[0..count) (ascending, count >= 1) that is at most `key`, or 0 when
+/// none is: a search of fixed depth ceil(log2(count)) with a select per step instead
+/// of a branch, so that a CPU core does not mispredict on random keys and the lanes of
+/// a GPU warp never diverge. The caller checks lo[i] <= key <= hi[i].
+template <class U>
+KSELECT_HD int last_interval_at_most(const U* lo, int count, U key) {
+  int i = 0;
+  for (int len = count; len > 1;) {
+    const int half = len / 2;
+    i = lo[i + half] <= key ? i + half : i;
+    len -= half;
+  }
+  return i;
+}
+
 /// Index of the interval holding `key` among intervals[0..count) (ascending, disjoint),
 /// or -1 when no interval holds it. lo_keys[i] == intervals[i].lo (a separate array so
-/// a kernel can keep it in shared memory); binary search.
+/// a kernel can keep it in shared memory).
 template <class U>
 KSELECT_HD int find_interval(const U* lo_keys, const bucket_interval<U>* intervals, int count, U key) {
-  int left = 0, right = count;  // first interval with lo > key
-  while (left < right) {
-    const int mid = (left + right) / 2;
-    if (lo_keys[mid] <= key) left = mid + 1; else right = mid;
-  }
-  const int i = left - 1;
-  return (i >= 0 && key <= intervals[i].hi) ? i : -1;
+  if (count <= 0) return -1;
+  const int i = last_interval_at_most(lo_keys, count, key);
+  return (lo_keys[i] <= key && key <= intervals[i].hi) ? i : -1;
 }
 
 }  // namespace kselect::core

@@ -89,21 +89,6 @@ struct count_shared_layout {
   static std::size_t table_bytes(std::size_t ni) { return ni * (3 * sizeof(U) + sizeof(std::uint32_t)) + 16; }
 };
 
-/// The last interval whose first key is at most `key` (lo ascending, count >= 1), or
-/// 0 when none is: a search of fixed depth ceil(log2(count)) with a select per step
-/// instead of a branch, so that the lanes of a warp never diverge in it. The caller
-/// checks lo[i] <= key <= hi[i].
-template <class U>
-__device__ __forceinline__ int last_interval_at_most(const U* lo, int count, U key) {
-  int i = 0;
-  for (int len = count; len > 1;) {
-    const int half = len / 2;
-    i = lo[i + half] <= key ? i + half : i;
-    len -= half;
-  }
-  return i;
-}
-
 template <class U>
 __device__ __forceinline__ void atomic_min_key(U* p, U v) {
   if constexpr (sizeof(U) == 4) atomicMin(reinterpret_cast<unsigned*>(p), static_cast<unsigned>(v));
@@ -129,7 +114,7 @@ struct count_view {
   static constexpr std::uint32_t no_bucket = ~std::uint32_t(0);
 
   __device__ __forceinline__ std::uint32_t bucket_of(U key) const {
-    const int iv = last_interval_at_most(lo, num_intervals, key);
+    const int iv = core::last_interval_at_most(lo, num_intervals, key);
     const U l = lo[iv];
     if (key < l || key > hi[iv]) return no_bucket;
     const U d = static_cast<U>(key - l), sc = scale[iv];
