@@ -335,6 +335,40 @@ static __global__ void tile_takes_kernel(const unsigned long long* tile_beyond, 
   tile_taken[t] = tile_beyond[t] + ties;
 }
 
+/// One tile of the take passes in a blocked arrangement: thread t holds the tile's
+/// elements [t * items, (t + 1) * items) (loaded coalesced, transposed through shared
+/// memory), so that block scans run in index order; with the flags of the elements
+/// whose key is `key` and their exclusive ranks among the tile's.
+template <class T>
+struct blocked_tile {
+  static constexpr int threads = shard_tuning::take_threads, items = shard_tuning::take_items;
+  using block_load = cub::BlockLoad<T, threads, items, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using block_scan = cub::BlockScan<int, threads>;
+  union storage_type {
+    typename block_load::TempStorage load;
+    typename block_scan::TempStorage scan;
+  };
+
+  std::int64_t base;
+  T raw[items];
+  int equal[items], equal_rank[items];
+
+  __device__ __forceinline__ void load_and_rank(storage_type& storage, const T* values, std::int64_t n,
+                                                core::key_t<T> key) {
+    base = static_cast<std::int64_t>(blockIdx.x) * shard_tuning::take_tile;
+    const std::int64_t left = n - base;
+    block_load(storage.load).Load(values + base, raw, left < shard_tuning::take_tile ? static_cast<int>(left)
+                                                                                      : shard_tuning::take_tile);
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < items; ++i) equal[i] = index(i) < n && core::key_traits<T>::to_key(raw[i]) == key ? 1 : 0;
+    block_scan(storage.scan).ExclusiveSum(equal, equal_rank);
+  }
+  __device__ __forceinline__ std::int64_t index(int i) const {
+    return base + static_cast<std::int64_t>(threadIdx.x) * items + i;
+  }
+};
+
 /// Top-k, second pass: each tile writes its elements beyond the threshold and its
 /// first tile_ties equal ones, in index order, from its output offset (the exclusive
 /// sum of tile_taken): values bit for bit, and local indices when asked.
@@ -344,46 +378,28 @@ __global__ void __launch_bounds__(shard_tuning::take_threads)
                 const unsigned long long* tile_ties, const unsigned long long* tile_offset, T* out_values,
                 std::int64_t* out_indices) {
   using U = core::key_t<T>;
-  constexpr int threads = shard_tuning::take_threads, items = shard_tuning::take_items;
-  using block_load = cub::BlockLoad<T, threads, items, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
-  using block_scan = cub::BlockScan<int, threads>;
-  __shared__ union {
-    typename block_load::TempStorage load;
-    typename block_scan::TempStorage scan;
-  } storage;
-  const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * shard_tuning::take_tile;
-  // Thread t holds the tile's elements [t * items, (t + 1) * items): a blocked
-  // arrangement (loaded coalesced, transposed through shared memory), so that the
-  // scans run in index order.
-  T raw[items];
-  const std::int64_t left = n - base;
-  block_load(storage.load).Load(values + base, raw, left < shard_tuning::take_tile ? static_cast<int>(left)
-                                                                                    : shard_tuning::take_tile);
-  __syncthreads();
-  int equal_flags[items], equal_rank[items];
-#pragma unroll
-  for (int i = 0; i < items; ++i) {
-    const std::int64_t idx = base + static_cast<std::int64_t>(threadIdx.x) * items + i;
-    equal_flags[i] = idx < n && core::key_traits<T>::to_key(raw[i]) == threshold ? 1 : 0;
-  }
-  block_scan(storage.scan).ExclusiveSum(equal_flags, equal_rank);
+  using tile_type = blocked_tile<T>;
+  constexpr int items = tile_type::items;
+  __shared__ typename tile_type::storage_type storage;
+  tile_type tile;
+  tile.load_and_rank(storage, values, n, threshold);
   __syncthreads();
   const auto ties = static_cast<long long>(tile_ties[blockIdx.x]);
   int take[items], at[items];
 #pragma unroll
   for (int i = 0; i < items; ++i) {
-    const std::int64_t idx = base + static_cast<std::int64_t>(threadIdx.x) * items + i;
-    const U k = core::key_traits<T>::to_key(raw[i]);
-    take[i] = idx < n && (beyond(k, threshold, largest) || (equal_flags[i] && equal_rank[i] < ties)) ? 1 : 0;
+    const U k = core::key_traits<T>::to_key(tile.raw[i]);
+    take[i] = tile.index(i) < n && (beyond(k, threshold, largest) || (tile.equal[i] && tile.equal_rank[i] < ties))
+                  ? 1 : 0;
   }
-  block_scan(storage.scan).ExclusiveSum(take, at);
+  typename tile_type::block_scan(storage.scan).ExclusiveSum(take, at);
   const auto offset = static_cast<std::int64_t>(tile_offset[blockIdx.x]);
 #pragma unroll
   for (int i = 0; i < items; ++i) {
     if (!take[i]) continue;
     const std::int64_t to = offset + at[i];
-    out_values[to] = raw[i];
-    if (out_indices) out_indices[to] = base + static_cast<std::int64_t>(threadIdx.x) * items + i;
+    out_values[to] = tile.raw[i];
+    if (out_indices) out_indices[to] = tile.index(i);
   }
 }
 
@@ -394,31 +410,15 @@ template <class T>
 __global__ void __launch_bounds__(shard_tuning::take_threads)
     pick_equal_kernel(const T* values, std::int64_t n, core::key_t<T> key, const unsigned long long* equal_before,
                       const unsigned long long* tile_equal, unsigned long long ordinal, T* out) {
-  constexpr int threads = shard_tuning::take_threads, items = shard_tuning::take_items;
   if (ordinal < equal_before[blockIdx.x] || ordinal >= equal_before[blockIdx.x] + tile_equal[blockIdx.x]) return;
-  using block_load = cub::BlockLoad<T, threads, items, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
-  using block_scan = cub::BlockScan<int, threads>;
-  __shared__ union {
-    typename block_load::TempStorage load;
-    typename block_scan::TempStorage scan;
-  } storage;
-  const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * shard_tuning::take_tile;
-  T raw[items];
-  const std::int64_t left = n - base;
-  block_load(storage.load).Load(values + base, raw, left < shard_tuning::take_tile ? static_cast<int>(left)
-                                                                                    : shard_tuning::take_tile);
-  __syncthreads();
-  int flags[items], rank[items];
-#pragma unroll
-  for (int i = 0; i < items; ++i) {
-    const std::int64_t idx = base + static_cast<std::int64_t>(threadIdx.x) * items + i;
-    flags[i] = idx < n && core::key_traits<T>::to_key(raw[i]) == key ? 1 : 0;
-  }
-  block_scan(storage.scan).ExclusiveSum(flags, rank);
+  using tile_type = blocked_tile<T>;
+  __shared__ typename tile_type::storage_type storage;
+  tile_type tile;
+  tile.load_and_rank(storage, values, n, key);
   const auto wanted = static_cast<int>(ordinal - equal_before[blockIdx.x]);
 #pragma unroll
-  for (int i = 0; i < items; ++i)
-    if (flags[i] && rank[i] == wanted) *out = raw[i];
+  for (int i = 0; i < tile_type::items; ++i)
+    if (tile.equal[i] && tile.equal_rank[i] == wanted) *out = tile.raw[i];
 }
 
 }  // namespace kselect::cuda::distributed
