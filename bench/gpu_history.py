@@ -4,8 +4,8 @@
 usage: bench/gpu_history.py --header
        bench/gpu_history.py FILE.json... >> bench/results/gpu-history.csv
 
-Reads the JSON of kselect-gpu-bench, kselect-filter-bench, kselect-approx-bench
-and bench/python/compare_*.py (their list of rows: "results" or "rows") and writes
+Reads the JSON of kselect-gpu-bench, kselect-filter-bench, kselect-approx-bench,
+kselect-mpi-bench and bench/python/compare_*.py (their list of rows: "results" or "rows") and writes
 one CSV row per run and case: the date, machine, commit and benchmark, the case
 (its non-timing fields, key=value joined by ';') and its timings in ms (the
 fields named ms or *_ms, likewise joined). The commit is the file's own field, or
@@ -21,7 +21,10 @@ HEADER = ["date", "machine", "commit", "bench", "case", "timings_ms"]
 NAME = re.compile(r"^(?P<machine>[a-z0-9]+)-(?P<date>\d{4}-\d\d-\d\d)-(?P<commit>[0-9a-f]{7})(?:-(?P<bench>.+))?\.json$")
 # Fields that vary with the measurement rather than name the case.
 MEASURED = {"correct", "check", "gbps", "copy_gbps", "pct_copy", "vs_cub", "ideal_ms", "selected", "candidates",
-            "max_error_fraction", "bytes"}
+            "max_error_fraction", "bytes",
+            # kselect-mpi-bench: the call's report and its description
+            "call", "runs", "rounds", "rounds_min", "collectives", "bytes_sent_max", "bytes_sent_mean",
+            "bytes_sent_per_process", "candidates_after_round", "gathered_keys", "per_process_median_ms"}
 
 
 def rows_of(path):
