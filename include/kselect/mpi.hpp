@@ -7,6 +7,12 @@
 // last, -0.0 equal to +0.0). Shards may be uneven; a process may hold no data (n = 0,
 // values may then be null). All processes of `comm` must call, collectively.
 //
+// A device shard must be on the process's current CUDA device; the work runs on
+// options.local.stream. Bind one GPU per process where there are enough (the tool and
+// the benchmark take the process's rank on its host modulo the device count).
+// Processes that share one GPU take turns on it unless the MPS daemon runs
+// (nvidia-cuda-mps-control -d); docs/performance.md, "Issue 23", says what it costs.
+//
 // The default algorithm is DIBMS (Blanchard, Fu & Knoth, "Fast distributed selection
 // with graphics processing units", 2024): sample and min/max build pivot intervals,
 // keys are counted into buckets by a linear projection, one all-reduce of the counts
