@@ -17,7 +17,9 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <type_traits>
+#include <vector>
 
 #include "hd.hpp"
 
@@ -78,6 +80,67 @@ KSELECT_HD int find_interval(const U* lo_keys, const bucket_interval<U>* interva
   if (count <= 0) return -1;
   const int i = last_interval_at_most(lo_keys, count, key);
   return (lo_keys[i] <= key && key <= intervals[i].hi) ? i : -1;
+}
+
+/// A lookup of a round's intervals by the high bits of the key, so that a pass finds a
+/// key's interval with one load and (on most keys) no search: slot j covers the keys
+/// [base + j * 2^shift, base + (j + 1) * 2^shift), and entry[j] is the last interval
+/// whose lo is at most the slot's first key (0 when none), for j in [0, slots]. The
+/// interval holding a key of slot j, if any, is then among entry[j] .. entry[j + 1].
+/// The slots span the intervals but a wide first or last one (the first round's tails
+/// below and above the sample, which hold few keys): keys outside the slots take the
+/// search over every interval.
+template <class U>
+struct interval_directory {
+  U base = 0;
+  int shift = 0;
+  int slots = 0;                     ///< 0: no directory (every key takes the full search)
+  std::vector<std::uint32_t> entry;  ///< slots + 1
+};
+
+/// The directory of ascending, disjoint intervals [lo[i], hi[i]] with at most
+/// max(max_slots, 2) slots (two halves of the key range at the coarsest).
+template <class U>
+interval_directory<U> make_interval_directory(std::span<const U> lo, std::span<const U> hi, int max_slots) {
+  interval_directory<U> d;
+  const std::size_t ni = lo.size();
+  if (ni == 0) return d;
+  max_slots = max_slots < 2 ? 2 : max_slots;
+  // The span covered: every interval but a first or last one wider than the others together.
+  std::size_t first = 0, last = ni - 1;
+  if (ni >= 3) {
+    const U inner = static_cast<U>(hi[ni - 2] - lo[1]);
+    if (static_cast<U>(hi[0] - lo[0]) > inner) first = 1;
+    if (static_cast<U>(hi[ni - 1] - lo[ni - 1]) > inner) last = ni - 2;
+  }
+  d.base = lo[first];
+  const U span = static_cast<U>(hi[last] - d.base);
+  constexpr int bits = 8 * sizeof(U);
+  while (d.shift < bits - 1 && (span >> d.shift) >= static_cast<U>(max_slots)) ++d.shift;
+  d.slots = static_cast<int>(span >> d.shift) + 1;
+  d.entry.resize(static_cast<std::size_t>(d.slots) + 1);
+  std::size_t at = 0;  // last interval with lo <= the slot's first key: non-decreasing in j
+  for (int j = 0; j <= d.slots; ++j) {
+    const U offset = static_cast<U>(static_cast<U>(j) << d.shift);
+    const bool beyond = j > 0 && (offset >> d.shift) != static_cast<U>(j);  // j << shift overflowed
+    const U start = beyond || offset > static_cast<U>(~d.base) ? static_cast<U>(~U(0)) : static_cast<U>(d.base + offset);
+    while (at + 1 < ni && lo[at + 1] <= start) ++at;
+    d.entry[static_cast<std::size_t>(j)] = static_cast<std::uint32_t>(at);
+  }
+  return d;
+}
+
+/// last_interval_at_most(lo, count, key) through a directory's arrays (entry with
+/// slots + 1 values; slots = 0: none).
+template <class U>
+KSELECT_HD int directory_lookup(const U* lo, int count, const std::uint32_t* entry, int slots, U base, int shift,
+                                U key) {
+  const U slot = static_cast<U>(static_cast<U>(key - base) >> shift);
+  if (key >= base && slot < static_cast<U>(slots)) {
+    const int first = static_cast<int>(entry[slot]);
+    return first + last_interval_at_most(lo + first, static_cast<int>(entry[slot + 1]) - first + 1, key);
+  }
+  return last_interval_at_most(lo, count, key);
 }
 
 }  // namespace kselect::core

@@ -26,6 +26,69 @@ long long bucket_of(const round_table<U>& t, U key) {
   return t.intervals[static_cast<std::size_t>(i)].first + core::bucket_offset(t.intervals[static_cast<std::size_t>(i)], key);
 }
 
+// The directory (core/bucket_table.hpp) finds the interval the full search finds, for
+// keys inside, between, around and far from intervals of every shape: first-round
+// tails, narrow clusters sharing one slot, intervals at the ends of the key range.
+TYPED_TEST(DibmsPlan, DirectoryLookupMatchesTheFullSearch) {
+  using U = TypeParam;
+  std::mt19937_64 rng(11);
+  const U max = static_cast<U>(~U(0));
+  auto intervals_from = [](std::vector<U> bounds) {  // sorted distinct bounds -> [b0, b1], [b2, b3], ...
+    std::sort(bounds.begin(), bounds.end());
+    bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+    if (bounds.size() % 2) bounds.pop_back();
+    std::vector<U> lo, hi;
+    for (std::size_t i = 0; i + 1 < bounds.size(); i += 2) {
+      lo.push_back(bounds[i]);
+      hi.push_back(bounds[i + 1]);
+    }
+    return std::pair{lo, hi};
+  };
+  std::vector<std::vector<U>> shapes = {
+      {0, max},                                        // one interval over everything
+      {7, 7},                                          // one key
+      {0, 99, 100, 5000, 5001, max},                   // first-round tails around a middle
+      {max - 10, max},                                 // at the top
+      {0, 0, 1, 1, 2, 2, 3, max},                      // single keys then a tail
+  };
+  for (int r = 0; r < 40; ++r) {  // random: uniform spread, or clusters of narrow intervals
+    std::vector<U> b;
+    const int count = 2 * (1 + static_cast<int>(rng() % 300));
+    const U centre = static_cast<U>(rng());
+    for (int i = 0; i < count; ++i)
+      b.push_back(r % 2 ? static_cast<U>(rng()) : static_cast<U>(centre + static_cast<U>(rng() % 5000)));
+    if (r % 4 == 3) b.insert(b.end(), {U(0), U(1), static_cast<U>(max - 1), max});
+    shapes.push_back(b);
+  }
+  for (const std::vector<U>& shape : shapes) {
+    const auto [lo, hi] = intervals_from(shape);
+    if (lo.empty()) continue;
+    for (const int max_slots : {2, 7, 4096}) {
+      const core::interval_directory<U> d = core::make_interval_directory<U>(lo, hi, max_slots);
+      ASSERT_GE(d.slots, 1);
+      ASSERT_LE(d.slots, max_slots);
+      ASSERT_EQ(d.entry.size(), static_cast<std::size_t>(d.slots) + 1);
+      const int ni = static_cast<int>(lo.size());
+      auto probe = [&](U key) {
+        const int want = core::last_interval_at_most(lo.data(), ni, key);
+        const int got = core::directory_lookup(lo.data(), ni, d.entry.data(), d.slots, d.base, d.shift, key);
+        ASSERT_EQ(got, want) << "key " << key << ", " << ni << " intervals, " << d.slots << " slots";
+      };
+      for (int i = 0; i < ni; ++i) {
+        for (const U k : {lo[static_cast<std::size_t>(i)], hi[static_cast<std::size_t>(i)]}) {
+          probe(k);
+          probe(static_cast<U>(k - 1));
+          probe(static_cast<U>(k + 1));
+        }
+      }
+      for (int i = 0; i < 2000; ++i) probe(static_cast<U>(rng()));
+      for (int i = 0; i < 2000; ++i) probe(static_cast<U>(lo[0] + static_cast<U>(rng() % 10000)));
+      probe(0);
+      probe(max);
+    }
+  }
+}
+
 TYPED_TEST(DibmsPlan, EveryKeyLiesInTheRangeNamedForItsBucket) {
   using U = TypeParam;
   std::mt19937_64 rng(7);

@@ -45,15 +45,19 @@ struct key_source {
   }
 };
 
-/// The round's table on the device as four arrays (structure of arrays: the count
-/// pass reads one field at a time, from shared memory when the table fits), and where
-/// the pass keeps its state.
+/// The round's table on the device as arrays (structure of arrays: a pass reads one
+/// field at a time), its directory (core::interval_directory), and where the count
+/// pass keeps its state.
 template <class U>
 struct count_args {
   const U* lo;                                  ///< global, num_intervals: each interval's first key
   const U* hi;                                  ///< global, num_intervals: its last key
   const U* scale;                               ///< global, num_intervals: core::bucket_interval::scale
   const std::uint32_t* first;                   ///< global, num_intervals: its first bucket
+  const std::uint32_t* directory;               ///< global, directory_slots + 1 entries
+  U directory_base;
+  int directory_shift;
+  int directory_slots;                          ///< 0: no directory
   int num_intervals;
   std::uint32_t buckets;
   unsigned long long* counts;                   ///< global, buckets (zeroed by the host); null: no counting
@@ -62,31 +66,26 @@ struct count_args {
   U* kept;                                      ///< compaction target (capacity keys); null: no compaction
   std::int64_t capacity;
   unsigned long long* kept_count;               ///< keys appended (written or not); with kept only
-  bool shared_histogram;                        ///< count into shared memory, flushed once per block
-  bool shared_table;                            ///< a shared copy of the four table arrays
-  bool shared_minmax;                           ///< interval min/max in shared memory
+  /// The table, directory and extremes in shared memory, and the histogram too when
+  /// counting (32-bit counters flushed once per block); otherwise all in global memory.
+  bool in_shared;
 };
 
-/// Dynamic shared memory of count_kernel: [histogram u32][lo][hi][scale][first u32]
-/// [min][max], each part present when its flag says so. Offsets in bytes, aligned for U.
+/// Dynamic shared memory of count_kernel with in_shared: [histogram u32, when counting]
+/// [lo][hi][scale][min][max, with min/max][first u32][directory u32]. Offsets in bytes.
 template <class U>
 struct count_shared_layout {
-  std::size_t histogram = 0, table = 0, minmax = 0, bytes = 0;
+  std::size_t histogram = 0, lo = 0, minmax = 0, first = 0, directory = 0, bytes = 0;
   __host__ __device__ explicit count_shared_layout(const count_args<U>& a) {
     const auto ni = static_cast<std::size_t>(a.num_intervals);
-    std::size_t at = 0;
-    histogram = at;
-    if (a.shared_histogram) at += a.buckets * sizeof(std::uint32_t);
-    at = (at + sizeof(U) - 1) / sizeof(U) * sizeof(U);
-    table = at;
-    if (a.shared_table) at += ni * (3 * sizeof(U) + sizeof(std::uint32_t));
-    at = (at + sizeof(U) - 1) / sizeof(U) * sizeof(U);
-    minmax = at;
-    if (a.shared_minmax && a.interval_min) at += 2 * ni * sizeof(U);
-    bytes = at;
+    const auto align = [](std::size_t at) { return (at + sizeof(U) - 1) / sizeof(U) * sizeof(U); };
+    histogram = 0;
+    lo = align(a.counts ? a.buckets * sizeof(std::uint32_t) : 0);
+    minmax = lo + 3 * ni * sizeof(U);
+    first = minmax + (a.interval_min ? 2 * ni * sizeof(U) : 0);
+    directory = first + ni * sizeof(std::uint32_t);
+    bytes = directory + (a.directory_slots > 0 ? (static_cast<std::size_t>(a.directory_slots) + 1) * sizeof(std::uint32_t) : 0);
   }
-  /// Shared bytes of a table of ni intervals (with alignment slack).
-  static std::size_t table_bytes(std::size_t ni) { return ni * (3 * sizeof(U) + sizeof(std::uint32_t)) + 16; }
 };
 
 template <class U>
@@ -100,98 +99,101 @@ __device__ __forceinline__ void atomic_max_key(U* p, U v) {
   else atomicMax(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
 }
 
-/// One key of the count pass: its bucket (no_bucket when it is outside every
-/// interval), with the interval's min and max updated.
-template <class U>
-struct count_view {
-  const U* lo;
-  const U* hi;
-  const U* scale;
-  const std::uint32_t* first;
-  int num_intervals;
-  U* mins;  ///< null: no min/max
-  U* maxs;
-  static constexpr std::uint32_t no_bucket = ~std::uint32_t(0);
-
-  __device__ __forceinline__ std::uint32_t bucket_of(U key) const {
-    const int iv = core::last_interval_at_most(lo, num_intervals, key);
-    const U l = lo[iv];
-    if (key < l || key > hi[iv]) return no_bucket;
-    const U d = static_cast<U>(key - l), sc = scale[iv];
-    const auto offset = static_cast<std::uint32_t>(sc == 0 ? d : core::mul_hi(d, sc));
-    if (mins) {
-      // Reading first: once an interval's extremes are found (few updates on most
-      // data) no atomic is issued.
-      if (key < mins[iv]) atomic_min_key(mins + iv, key);
-      if (key > maxs[iv]) atomic_max_key(maxs + iv, key);
-    }
-    return first[iv] + offset;
-  }
-};
-
-/// The count pass of one DIBMS round (also extract(): counts null, kept set): every
-/// key in contention inside an interval goes to its bucket (core/bucket_table.hpp),
-/// updates its interval's min and max, and is appended to `kept` (in no particular
-/// order: one atomic per warp and load step). Full tiles take a path without bounds
-/// checks.
-template <class T, bool FromValues>
-__global__ void __launch_bounds__(shard_tuning::threads)
-    count_kernel(key_source<T, FromValues> src, std::int64_t m, count_args<core::key_t<T>> a) {
+/// The count pass over block tiles, with the table where InShared says: pointers
+/// derived from the kernel's shared array (so that the compiler emits shared-memory
+/// loads and atomics, not generic ones) or the global arrays read through the
+/// read-only cache. Every key in contention inside an interval goes to its bucket
+/// (core/bucket_table.hpp), updates its interval's min and max, and is appended to
+/// `kept` (in no particular order: one atomic per warp and load step). Full tiles take
+/// a path without bounds checks.
+template <class T, bool FromValues, bool InShared>
+__device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::int64_t m,
+                                            const count_args<core::key_t<T>>& a, unsigned char* shared) {
   using U = core::key_t<T>;
   using raw_type = typename key_source<T, FromValues>::raw_type;
   constexpr int threads = shard_tuning::threads, items = shard_tuning::items, tile = shard_tuning::tile;
-  extern __shared__ __align__(16) unsigned char shared[];
-  const count_shared_layout<U> layout(a);
-  const int ni = a.num_intervals;
-  std::uint32_t* s_hist = a.shared_histogram ? reinterpret_cast<std::uint32_t*>(shared + layout.histogram) : nullptr;
-  count_view<U> view{a.lo, a.hi, a.scale, a.first, ni, a.interval_min, a.interval_max};
-  if (a.shared_table) {
-    U* s_lo = reinterpret_cast<U*>(shared + layout.table);
+  constexpr std::uint32_t no_bucket = ~std::uint32_t(0);
+  const int ni = a.num_intervals, slots = a.directory_slots;
+  const U* lo = a.lo;
+  const U* hi = a.hi;
+  const U* scale = a.scale;
+  const std::uint32_t* first = a.first;
+  const std::uint32_t* directory = a.directory;
+  U* mins = a.interval_min;
+  U* maxs = a.interval_max;
+  const bool minmax = a.interval_min != nullptr;
+  std::uint32_t* histogram = nullptr;
+  if constexpr (InShared) {
+    const count_shared_layout<U> layout(a);
+    U* s_lo = reinterpret_cast<U*>(shared + layout.lo);
     U* s_hi = s_lo + ni;
     U* s_scale = s_hi + ni;
-    auto* s_first = reinterpret_cast<std::uint32_t*>(s_scale + ni);
+    U* s_min = reinterpret_cast<U*>(shared + layout.minmax);
+    U* s_max = s_min + ni;
+    auto* s_first = reinterpret_cast<std::uint32_t*>(shared + layout.first);
+    auto* s_directory = reinterpret_cast<std::uint32_t*>(shared + layout.directory);
     for (int i = threadIdx.x; i < ni; i += threads) {
       s_lo[i] = a.lo[i];
       s_hi[i] = a.hi[i];
       s_scale[i] = a.scale[i];
       s_first[i] = a.first[i];
+      if (minmax) {
+        s_min[i] = ~U(0);
+        s_max[i] = U(0);
+      }
     }
-    view.lo = s_lo;
-    view.hi = s_hi;
-    view.scale = s_scale;
-    view.first = s_first;
+    for (int j = threadIdx.x; j <= slots && slots > 0; j += threads) s_directory[j] = a.directory[j];
+    // Every pointer from here on is the shared array's, unconditionally (a pointer
+    // that may also be null or global would make the compiler emit generic loads).
+    histogram = reinterpret_cast<std::uint32_t*>(shared + layout.histogram);
+    if (a.counts)
+      for (std::uint32_t b = threadIdx.x; b < a.buckets; b += threads) histogram[b] = 0;
+    lo = s_lo;
+    hi = s_hi;
+    scale = s_scale;
+    first = s_first;
+    directory = s_directory;
+    mins = s_min;
+    maxs = s_max;
+    __syncthreads();
   }
-  U* s_min = nullptr;
-  U* s_max = nullptr;
-  if (a.interval_min && a.shared_minmax) {
-    s_min = reinterpret_cast<U*>(shared + layout.minmax);
-    s_max = s_min + ni;
-    for (int i = threadIdx.x; i < ni; i += threads) {
-      s_min[i] = ~U(0);
-      s_max[i] = U(0);
+  const auto read = [](const auto* p) {
+    if constexpr (InShared) return *p; else return load_readonly(p);
+  };
+  const auto bucket_of = [&](U key) -> std::uint32_t {
+    int iv;
+    if constexpr (InShared) {
+      iv = core::directory_lookup(lo, ni, directory, slots, a.directory_base, a.directory_shift, key);
+    } else {
+      iv = core::last_interval_at_most(lo, ni, key);
     }
-    view.mins = s_min;
-    view.maxs = s_max;
-  }
-  if (s_hist)
-    for (std::uint32_t b = threadIdx.x; b < a.buckets; b += threads) s_hist[b] = 0;
-  __syncthreads();
+    const U l = read(lo + iv);
+    if (key < l || key > read(hi + iv)) return no_bucket;
+    const U d = static_cast<U>(key - l), sc = read(scale + iv);
+    const auto offset = static_cast<std::uint32_t>(sc == 0 ? d : core::mul_hi(d, sc));
+    if (minmax) {
+      // Reading first: once an interval's extremes are found (few updates on most
+      // data) no atomic is issued.
+      if (key < mins[iv]) atomic_min_key(mins + iv, key);
+      if (key > maxs[iv]) atomic_max_key(maxs + iv, key);
+    }
+    return read(first + iv) + offset;
+  };
 
-  constexpr std::uint32_t no_bucket = count_view<U>::no_bucket;
   const unsigned lane = threadIdx.x % 32;
   // One key of a tile: counted (once per warp when all 32 lanes share a bucket:
   // all-equal and few-valued data would otherwise serialise 32 conflicting atomics
   // on one address), then appended when compacting.
   const auto take_key = [&](U key, bool valid) {
-    const std::uint32_t bucket = valid ? view.bucket_of(key) : no_bucket;
+    const std::uint32_t bucket = valid ? bucket_of(key) : no_bucket;
     if (a.counts) {
-      const std::uint32_t first = __shfl_sync(0xffffffffu, bucket, 0);
-      if (__all_sync(0xffffffffu, bucket == first)) {
-        if (lane == 0 && first != no_bucket) {
-          if (s_hist) atomicAdd(s_hist + first, 32u); else atomicAdd(a.counts + first, 32ull);
+      const std::uint32_t leader = __shfl_sync(0xffffffffu, bucket, 0);
+      if (__all_sync(0xffffffffu, bucket == leader)) {
+        if (lane == 0 && leader != no_bucket) {
+          if constexpr (InShared) atomicAdd(histogram + leader, 32u); else atomicAdd(a.counts + leader, 32ull);
         }
       } else if (bucket != no_bucket) {
-        if (s_hist) atomicAdd(s_hist + bucket, 1u); else atomicAdd(a.counts + bucket, 1ull);
+        if constexpr (InShared) atomicAdd(histogram + bucket, 1u); else atomicAdd(a.counts + bucket, 1ull);
       }
     }
     if (!a.kept) return;
@@ -220,16 +222,26 @@ __global__ void __launch_bounds__(shard_tuning::threads)
       }
     }
   }
-  if (!s_hist && !s_min) return;
-  __syncthreads();
-  if (s_hist)
-    for (std::uint32_t b = threadIdx.x; b < a.buckets; b += threads)
-      if (s_hist[b]) atomicAdd(a.counts + b, static_cast<unsigned long long>(s_hist[b]));
-  if (s_min)
-    for (int i = threadIdx.x; i < ni; i += threads) {
-      if (s_min[i] != ~U(0)) atomic_min_key(a.interval_min + i, s_min[i]);
-      if (s_max[i] != U(0)) atomic_max_key(a.interval_max + i, s_max[i]);
-    }
+  if constexpr (InShared) {
+    __syncthreads();
+    if (a.counts)
+      for (std::uint32_t b = threadIdx.x; b < a.buckets; b += threads)
+        if (histogram[b]) atomicAdd(a.counts + b, static_cast<unsigned long long>(histogram[b]));
+    if (minmax)
+      for (int i = threadIdx.x; i < ni; i += threads) {
+        if (mins[i] != ~U(0)) atomic_min_key(a.interval_min + i, mins[i]);
+        if (maxs[i] != U(0)) atomic_max_key(a.interval_max + i, maxs[i]);
+      }
+  }
+}
+
+/// The count pass of one DIBMS round (also extract(): counts null, kept set).
+template <class T, bool FromValues>
+__global__ void __launch_bounds__(shard_tuning::threads)
+    count_kernel(key_source<T, FromValues> src, std::int64_t m, count_args<core::key_t<T>> a) {
+  extern __shared__ __align__(16) unsigned char shared[];
+  if (a.in_shared) count_tiles<T, FromValues, true>(src, m, a, shared);
+  else count_tiles<T, FromValues, false>(src, m, a, shared);
 }
 
 /// Smallest and largest key of the caller's values: out[0] (~0 first), out[1] (0 first).
