@@ -74,10 +74,14 @@ run: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target kselect_cli
 	./$(CLI) demo
 
-# The gpu-labelled tests need a CUDA device; elsewhere they are compiled, not run.
+# The gpu-labelled tests need a CUDA device; elsewhere they are compiled, not run
+# (-LE gpu also matches multigpu, which needs 4 GPUs: scripts/multigpu-check.sh).
 test: build
 	@if [[ "$(GPU)" == 1 ]] || { [[ "$(GPU)" == auto ]] && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; }; then \
-	  echo "make test: CUDA GPU available, running all tests"; label_args=(); \
+	  gpus=$$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true); \
+	  if (( gpus >= 4 )); then echo "make test: $$gpus CUDA GPUs, running all tests"; label_args=(); \
+	  else echo "make test: CUDA GPU available, running all tests but those labelled multigpu (they need 4 GPUs)"; \
+	    label_args=(-LE multigpu); fi; \
 	else \
 	  echo "make test: no usable CUDA GPU (nvidia-smi -L), skipping tests labelled gpu"; label_args=(-LE gpu); \
 	fi; \

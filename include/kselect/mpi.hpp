@@ -52,6 +52,17 @@ namespace kselect::mpi {
 ///  - sort_and_choose: every key gathered to the root process and sorted (traffic ~ n).
 enum class algorithm { dibms, distributed_bms, sort_and_choose };
 
+/// How each round's bucket counts travel between the processes (DIBMS, DistributedBMS).
+///  - mpi: copied to the host and all-reduced there over MPI (the default: any MPI,
+///    CPU or GPU shards, several processes on one GPU).
+///  - nccl: all-reduced on the GPUs through NCCL on options.local.stream, then copied
+///    to the host once. Needs a build with NCCL (KSELECT_WITH_NCCL) and one distinct
+///    GPU per process, current when the call is made (use_local_gpu); a process with
+///    no data takes part through its GPU too. The first call with a communicator makes
+///    its NCCL communicator (collective, slow: hundreds of milliseconds), kept until
+///    the MPI communicator is freed. docs/performance.md compares the two.
+enum class transport { mpi, nccl };
+
 /// Options of the distributed calls.
 struct options {
   /// The local backend's options (device, cpu_threads, stream), as in the owning API.
@@ -59,6 +70,7 @@ struct options {
   /// (cpu_threads, or OMP_NUM_THREADS): 0 lets every process use all of them.
   kselect::options local{};
   algorithm algo = algorithm::dibms;
+  transport counts = transport::mpi;
   /// -1: every process gets the results. r >= 0: only process r does; the others get
   /// empty vectors (select returns the value on every process either way).
   int root = -1;
@@ -132,7 +144,19 @@ template <class T>
 selection<T> topk(MPI_Comm comm, const T* values, std::int64_t n, std::int64_t k,
                   const topk_options& t = {}, const options& opt = {}, report* rep = nullptr);
 
+/// Makes GPU (this process's rank among the processes of its host) modulo (the GPUs
+/// it sees) the current device, one GPU per process where there are enough, and
+/// returns it; -1 when kselect has no CUDA backend or no GPU is visible. Collective
+/// over comm (it asks MPI which processes share a host).
+int use_local_gpu(MPI_Comm comm);
+
+/// Whether this kselect was built with NCCL (transport::nccl).
+bool nccl_available() noexcept;
+
 const char* to_string(algorithm a) noexcept;
+const char* to_string(transport t) noexcept;
+/// "mpi", "nccl"; throws std::invalid_argument naming them otherwise.
+transport parse_transport(const char* name);
 /// "dibms", "distributed_bms" (or "dbms"), "sort_and_choose" (or "sort"); throws
 /// std::invalid_argument naming them otherwise.
 algorithm parse_algorithm(const char* name);

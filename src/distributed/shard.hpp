@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -31,6 +32,32 @@ struct round_table {
   std::vector<U> lo_keys;
   std::vector<core::bucket_interval<U>> intervals;
   std::uint32_t buckets = 0;
+};
+
+/// An all-reduce across the processes of a distributed call that runs on their GPUs
+/// (src/mpi/nccl_allreduce.cpp: NCCL), for the round counts. Every process must make
+/// the same calls in the same order; words are unsigned, of 4 or 8 bytes.
+class device_allreduce {
+ public:
+  enum class op { sum, min, max };
+  virtual ~device_allreduce() = default;
+  /// out[i] = op over the processes of in[i] (device memory; in == out allowed), for
+  /// `count` words, enqueued on `stream` (a cudaStream_t): the caller synchronises.
+  /// Calls between group_start() and group_end() are launched as one.
+  virtual void device(const void* in, void* out, std::size_t count, int word_bytes, op o, void* stream) = 0;
+  virtual void group_start() = 0;
+  virtual void group_end() = 0;
+  /// The same over host memory, in place, through the device; returns when done.
+  virtual void host(void* data, std::size_t count, int word_bytes, op o) = 0;
+};
+
+/// A round's counts after count_and_reduce(): this process's own (local, to size its
+/// next compaction), and the sums over every process with the interval extremes.
+template <class U>
+struct reduced_counts {
+  std::vector<std::uint64_t> local;   ///< table.buckets
+  std::vector<std::uint64_t> global;  ///< table.buckets + 1: the last is the number of processes that failed
+  std::vector<U> min, max;            ///< one per interval when minmax, global
 };
 
 template <class T>
@@ -67,6 +94,40 @@ class shard {
   virtual void count(const round_table<key_type>& table, std::uint64_t* counts, bool minmax,
                      key_type* interval_min, key_type* interval_max, bool compact,
                      std::int64_t expected_kept) = 0;
+
+  /// count(), then the counts (and extremes, with minmax) all-reduced across processes
+  /// by `reduce`. Every process must call it, also one whose earlier step failed
+  /// (`failed`: it adds 1 to the failure slot and counts nothing), so that none is
+  /// left waiting in the all-reduce. A local failure comes back as the exception to
+  /// rethrow (null when none), after the others have been told through the failure
+  /// slot; a failure of the all-reduce itself throws (like an MPI failure, it may
+  /// leave the others waiting). This default counts on the host and reduces the host
+  /// arrays; a device shard reduces its device arrays instead.
+  virtual std::exception_ptr count_and_reduce(const round_table<key_type>& table, bool minmax, bool compact,
+                                              std::int64_t expected_kept, bool failed, device_allreduce& reduce,
+                                              reduced_counts<key_type>& out) {
+    const std::size_t nb = table.buckets, ni = table.intervals.size();
+    out.local.assign(nb, 0);
+    out.min.assign(minmax ? ni : 0, static_cast<key_type>(~key_type(0)));
+    out.max.assign(minmax ? ni : 0, key_type(0));
+    std::exception_ptr error;
+    if (!failed) {
+      try {
+        count(table, out.local.data(), minmax, out.min.data(), out.max.data(), compact, expected_kept);
+      } catch (...) {
+        error = std::current_exception();
+        failed = true;
+      }
+    }
+    out.global.assign(out.local.begin(), out.local.end());
+    out.global.push_back(failed ? 1 : 0);
+    reduce.host(out.global.data(), out.global.size(), 8, device_allreduce::op::sum);
+    if (minmax && ni) {
+      reduce.host(out.min.data(), ni, sizeof(key_type), device_allreduce::op::min);
+      reduce.host(out.max.data(), ni, sizeof(key_type), device_allreduce::op::max);
+    }
+    return error;
+  }
 
   /// The keys in contention that lie inside the table's intervals, appended to `out`
   /// (host), in any order. Does not change the keys in contention.

@@ -29,6 +29,10 @@ class communicator {
   int rank() const { return rank_; }
   int size() const { return size_; }
   report& stats() { return rep_; }
+  /// kselect's duplicate of the caller's communicator (for what is cached on it).
+  MPI_Comm raw() const { return comm_; }
+  /// Counts a collective made outside MPI (the NCCL count all-reduce) and its bytes.
+  void count_device_collective(std::int64_t bytes) { count_collective(bytes); }
 
   /// In place: MPI_Allreduce(MPI_IN_PLACE, data, count, MPI_UINT64_T, op).
   void allreduce(std::uint64_t* data, std::size_t count, MPI_Op op);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -20,6 +21,7 @@
 #include "distributed/shard.hpp"
 #include "kselect/mpi.hpp"
 #include "mpi/comm.hpp"
+#include "mpi/device_collectives.hpp"
 
 namespace kselect::mpi::detail {
 
@@ -107,6 +109,9 @@ class engine {
       global_n_ += sizes_[static_cast<std::size_t>(p)];
     }
     rep.global_size = global_n_;
+    // The device all-reduce of the counts, agreed on (and made, the first time) now.
+    if (opt.counts == transport::nccl && opt.algo != algorithm::sort_and_choose)
+      device_reduce_ = make_nccl_allreduce(comm_, opt.local.stream);
   }
 
   std::int64_t global_size() const { return global_n_; }
@@ -148,6 +153,7 @@ class engine {
   communicator comm_;
   const options& opt_;
   std::unique_ptr<distributed::shard<T>> shard_;
+  std::unique_ptr<distributed::device_allreduce> device_reduce_;  ///< transport::nccl
   std::vector<std::int64_t> sizes_;
   std::int64_t global_n_ = 0, offset_ = 0, local_nans_ = 0, global_nans_ = 0;
 };
@@ -157,7 +163,7 @@ class engine {
 /// The signature's first words, in this order (describe_word names them).
 enum signature_word : std::size_t {
   sig_call, sig_key_type, sig_algorithm, sig_root, sig_buckets, sig_sample_size,
-  sig_pivot_intervals, sig_gather_keys, sig_seed, sig_arguments, sig_words
+  sig_pivot_intervals, sig_gather_keys, sig_seed, sig_counts, sig_arguments, sig_words
 };
 
 /// The signature of a call: its kind, the key type, the options and a hash of the
@@ -174,6 +180,7 @@ signature make_signature(int call, const options& opt) {
   s.add(static_cast<std::uint64_t>(static_cast<std::int64_t>(opt.pivot_intervals)));
   s.add(static_cast<std::uint64_t>(opt.gather_keys));
   s.add(opt.seed);
+  s.add(static_cast<std::uint64_t>(opt.counts));
   s.add(0xcbf29ce484222325ull);  // sig_arguments: FNV-1a offset basis, hashed into by add_bytes
   return s;
 }
@@ -182,7 +189,7 @@ template <class T>
 std::string engine<T>::describe_word(std::size_t w) const {
   static const char* const names[] = {"the call", "the key type (dtype)", "options.algo", "options.root",
                                       "options.buckets", "options.sample_size", "options.pivot_intervals",
-                                      "options.gather_keys", "options.seed",
+                                      "options.gather_keys", "options.seed", "options.counts",
                                       "the ranks, quantiles, k or flags"};
   return w < sig_words ? names[w] : "an argument";
 }
@@ -199,6 +206,9 @@ void engine<T>::check_options() const {
                                 " is outside [1, buckets / 2]");
   if (opt_.gather_keys < 0)
     throw std::invalid_argument("options.gather_keys = " + std::to_string(opt_.gather_keys) + " is negative");
+  if (opt_.counts != transport::mpi && opt_.counts != transport::nccl)
+    throw std::invalid_argument("options.counts = " + std::to_string(static_cast<int>(opt_.counts)) +
+                                " is not a transport");
   if (opt_.root < -1 || opt_.root >= comm_.size())
     throw std::invalid_argument("options.root = " + std::to_string(opt_.root) + " is not -1 or a process rank below " +
                                 std::to_string(comm_.size()));
@@ -327,29 +337,50 @@ std::vector<typename engine<T>::U> engine<T>::dibms(std::span<const std::int64_t
 
   for (;;) {
     // Count locally; one all-reduce of the counts (plus a failure slot), one of the
-    // intervals' minimum and maximum when asked.
+    // intervals' minimum and maximum when asked: over MPI on the host, or on the GPUs.
     const std::size_t nb = table.buckets, ni = table.intervals.size();
-    std::vector<std::uint64_t> counts(nb + 1, 0), local_counts;
-    std::vector<U> imin(minmax ? ni : 0), imax(minmax ? ni : 0);
-    guarded(failure, [&] {
-      shard_->count(table, counts.data(), minmax, imin.data(), imax.data(), compact, local_kept);
-    });
-    counts[nb] = failure ? 1 : 0;
-    local_counts.assign(counts.begin(), counts.end() - 1);
-    comm_.allreduce(counts.data(), counts.size(), MPI_SUM);
-    ++rep.rounds;
-    if (counts[nb] != 0) comm_.agree(failure.message, failure.caller_mistake);
-    std::vector<std::uint64_t> extremes;
-    if (minmax) {
-      extremes.resize(2 * ni);
-      for (std::size_t i = 0; i < ni; ++i) {
-        extremes[i] = imin[i];
-        extremes[ni + i] = static_cast<std::uint64_t>(static_cast<U>(~imax[i]));  // max through MIN
-      }
-      comm_.allreduce(extremes.data(), extremes.size(), MPI_MIN);
-      for (std::size_t i = 0; i < ni; ++i) {
-        imin[i] = static_cast<U>(extremes[i]);
-        imax[i] = static_cast<U>(~static_cast<U>(extremes[ni + i]));
+    std::vector<std::uint64_t> counts, local_counts;
+    std::vector<U> imin, imax;
+    if (device_reduce_) {
+      distributed::reduced_counts<U> reduced;
+      const std::exception_ptr error = shard_->count_and_reduce(table, minmax, compact, local_kept, bool(failure),
+                                                                *device_reduce_, reduced);
+      comm_.count_device_collective(static_cast<std::int64_t>((nb + 1) * sizeof(std::uint64_t) +
+                                                              (minmax ? 2 * ni * sizeof(U) : 0)));
+      guarded(failure, [&] {
+        if (error) std::rethrow_exception(error);
+      });
+      ++rep.rounds;
+      if (reduced.global[nb] != 0) comm_.agree(failure.message, failure.caller_mistake);
+      reduced.global.pop_back();
+      counts = std::move(reduced.global);
+      local_counts = std::move(reduced.local);
+      imin = std::move(reduced.min);
+      imax = std::move(reduced.max);
+    } else {
+      counts.assign(nb + 1, 0);
+      imin.resize(minmax ? ni : 0);
+      imax.resize(minmax ? ni : 0);
+      guarded(failure, [&] {
+        shard_->count(table, counts.data(), minmax, imin.data(), imax.data(), compact, local_kept);
+      });
+      counts[nb] = failure ? 1 : 0;
+      local_counts.assign(counts.begin(), counts.end() - 1);
+      comm_.allreduce(counts.data(), counts.size(), MPI_SUM);
+      ++rep.rounds;
+      if (counts[nb] != 0) comm_.agree(failure.message, failure.caller_mistake);
+      counts.pop_back();
+      if (minmax) {
+        std::vector<std::uint64_t> extremes(2 * ni);
+        for (std::size_t i = 0; i < ni; ++i) {
+          extremes[i] = imin[i];
+          extremes[ni + i] = static_cast<std::uint64_t>(static_cast<U>(~imax[i]));  // max through MIN
+        }
+        comm_.allreduce(extremes.data(), extremes.size(), MPI_MIN);
+        for (std::size_t i = 0; i < ni; ++i) {
+          imin[i] = static_cast<U>(extremes[i]);
+          imax[i] = static_cast<U>(~static_cast<U>(extremes[ni + i]));
+        }
       }
     }
     distributed::round_outcome<U> next = distributed::plan_next_round<U>(

@@ -12,6 +12,7 @@
 #include "core/ranks.hpp"
 #include "kselect/detail/nvtx.hpp"
 #include "kselect/mpi.hpp"
+#include "mpi/device_collectives.hpp"
 #include "mpi/engine.hpp"
 
 namespace kselect::mpi {
@@ -225,6 +226,23 @@ algorithm parse_algorithm(const char* name) {
   throw std::invalid_argument("unknown distributed algorithm '" + s +
                               "': use dibms, distributed_bms (dbms) or sort_and_choose (sort)");
 }
+
+const char* to_string(transport t) noexcept {
+  switch (t) {
+    case transport::mpi: return "mpi";
+    case transport::nccl: return "nccl";
+  }
+  return "unknown";
+}
+
+transport parse_transport(const char* name) {
+  const std::string s = name ? name : "";
+  if (s == "mpi") return transport::mpi;
+  if (s == "nccl") return transport::nccl;
+  throw std::invalid_argument("unknown count transport '" + s + "': use mpi or nccl");
+}
+
+bool nccl_available() noexcept { return detail::nccl_built(); }
 
 #define KSELECT_INSTANTIATE_MPI(T)                                                                       \
   template T select<T>(MPI_Comm, const T*, std::int64_t, std::int64_t, const options&, report*);         \

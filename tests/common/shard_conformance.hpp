@@ -66,6 +66,9 @@ template <class T>
 struct backend {
   std::function<made_shard<T>(const std::vector<T>& values, const variant& v)> make;
   std::function<std::vector<variant>(std::int64_t n)> variants;
+  /// A one-process stand-in for the cross-process all-reduce (each word reduced with
+  /// itself: a copy), for count_and_reduce.
+  std::function<std::unique_ptr<distributed::device_allreduce>()> identity_reduce;
 };
 
 
@@ -438,6 +441,28 @@ void count_rounds_match_brute_force(const backend<T>& b) {
             ASSERT_EQ(first_difference(maxs, ref.maxs), "") << "interval maxima";
             if (st.compact) contention = ref.inside;
             ASSERT_EQ(shard->size(), static_cast<std::int64_t>(contention.size()));
+
+            // count_and_reduce on one process: its own counts and extremes, reduced with
+            // themselves, and the failure slot (a process that failed counts nothing).
+            if (b.identity_reduce) {
+              const count_reference<U> now = reference_count(table, contention);
+              const auto reduce = b.identity_reduce();
+              distributed::reduced_counts<U> rc;
+              const std::exception_ptr error = shard->count_and_reduce(table, true, false, -1, false, *reduce, rc);
+              ASSERT_FALSE(error) << "count_and_reduce failed";
+              ASSERT_EQ(first_difference(rc.local, now.counts), "") << "count_and_reduce: local counts";
+              ASSERT_EQ(rc.global.size(), now.counts.size() + 1);
+              ASSERT_EQ(rc.global.back(), 0u) << "count_and_reduce: failure slot";
+              rc.global.pop_back();
+              ASSERT_EQ(first_difference(rc.global, now.counts), "") << "count_and_reduce: reduced counts";
+              ASSERT_EQ(first_difference(rc.min, now.mins), "") << "count_and_reduce: minima";
+              ASSERT_EQ(first_difference(rc.max, now.maxs), "") << "count_and_reduce: maxima";
+              distributed::reduced_counts<U> failed;
+              ASSERT_FALSE(shard->count_and_reduce(table, false, false, -1, true, *reduce, failed));
+              ASSERT_EQ(failed.global.back(), 1u) << "count_and_reduce: the failure slot of a failed process";
+              ASSERT_EQ(std::count(failed.local.begin(), failed.local.end(), 0u),
+                        static_cast<std::ptrdiff_t>(failed.local.size()));
+            }
 
             // The keys in contention, as a multiset.
             std::vector<U> all;

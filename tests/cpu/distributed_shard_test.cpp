@@ -15,9 +15,22 @@ namespace {
 
 using namespace shard_test;
 
+// One process's all-reduce over host memory: each word reduced with itself. The CPU
+// shard takes the default count_and_reduce, which hands host arrays only.
+class identity_allreduce final : public distributed::device_allreduce {
+ public:
+  void device(const void*, void*, std::size_t, int, op, void*) override {
+    throw std::logic_error("the CPU shard reduced device memory");
+  }
+  void group_start() override {}
+  void group_end() override {}
+  void host(void*, std::size_t, int, op) override {}
+};
+
 template <class T>
 backend<T> cpu_backend() {
   backend<T> b;
+  b.identity_reduce = [] { return std::make_unique<identity_allreduce>(); };
   b.make = [](const std::vector<T>& values, const variant& v) {
     kselect::options opt;
     opt.cpu_threads = static_cast<int>(v.setting);

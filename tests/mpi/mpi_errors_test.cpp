@@ -76,10 +76,29 @@ TEST(MpiErrors, ProcessesDisagreeing) {
   mpi::options o = cpu_options();
   if (me == 1) o.algo = mpi::algorithm::sort_and_choose;
   expect_invalid([&] { mpi::select(MPI_COMM_WORLD, f.data(), 10, 2, o); }, "options.algo");
+  o = cpu_options();
+  if (me == 1) o.counts = mpi::transport::nccl;
+  expect_invalid([&] { mpi::select(MPI_COMM_WORLD, f.data(), 10, 2, o); }, "options.counts");
   // A null pointer with n > 0 on one process.
   expect_invalid([&] { mpi::select(MPI_COMM_WORLD, me == 1 ? nullptr : f.data(), 10, 2, cpu_options()); },
                  "process 1: values is null");
   EXPECT_EQ(mpi::select(MPI_COMM_WORLD, f.data(), 10, 2, cpu_options()), 1.0f);
+}
+
+// The NCCL count transport where it cannot run: without a GPU (CI) or without NCCL in
+// the build, the same clear error on every process, and the library still usable.
+// (On GPUs: mpi_gpu_test.cpp checks processes sharing one, mpi_multidevice_test.cpp
+// the transport at work.)
+TEST(MpiErrors, NcclTransportWithoutGpus) {
+  if (cuda_available() && mpi::nccl_available()) GTEST_SKIP() << "GPUs and NCCL present: the GPU suites test it";
+  std::vector<float> f(10, static_cast<float>(world_rank()));
+  mpi::options o = cpu_options();
+  o.counts = mpi::transport::nccl;
+  expect_invalid([&] { mpi::select(MPI_COMM_WORLD, f.data(), 10, 2, o); },
+                 mpi::nccl_available() ? "needs a GPU on every process" : "built without NCCL");
+  EXPECT_EQ(mpi::select(MPI_COMM_WORLD, f.data(), 10, 0, cpu_options()), 0.0f);
+  EXPECT_STREQ(mpi::to_string(mpi::parse_transport("nccl")), "nccl");
+  EXPECT_THROW(mpi::parse_transport("tcp"), std::invalid_argument);
 }
 
 }  // namespace

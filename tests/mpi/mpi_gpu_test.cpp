@@ -3,7 +3,6 @@
 // array to its GPU and the calls pick the CUDA backend from the pointer. Compared
 // with the single-process CPU answer on the concatenation. Suite names contain
 // "Gpu" (CTest runs them as mpi.gpu.np*, label gpu).
-#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,43 +15,15 @@
 #include "core/key_traits.hpp"
 #include "kselect/kselect.hpp"
 #include "kselect/mpi.hpp"
+#include "mpi_device_data.hpp"
 #include "mpi_test_data.hpp"
 
 namespace kselect::mpi_test {
 namespace {
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
-
 // Binds this process's GPU: local rank modulo the GPUs present.
 void bind_gpu() {
-  static bool bound = false;
-  if (bound) return;
-  MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int local = 0, devices = 0;
-  MPI_Comm_rank(node, &local);
-  MPI_Comm_free(&node);
-  check(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
-  check(cudaSetDevice(local % devices), "cudaSetDevice");
-  bound = true;
-}
-
-template <class T>
-struct device_array {
-  T* p = nullptr;
-  explicit device_array(const T* host, std::int64_t n) {
-    check(cudaMalloc(reinterpret_cast<void**>(&p), std::max<std::int64_t>(n, 1) * sizeof(T)), "cudaMalloc");
-    if (n > 0) check(cudaMemcpy(p, host, static_cast<std::size_t>(n) * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
-  }
-  ~device_array() { cudaFree(p); }
-};
-
-// Answers are elements of the input (quantiles NumPy's bits): the same bits.
-template <class T>
-bool same_bits(T a, T b) {
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
+  if (mpi::use_local_gpu(MPI_COMM_WORLD) < 0) throw std::runtime_error("no CUDA device");
 }
 
 template <class T>
@@ -120,6 +91,29 @@ TYPED_TEST(MpiGpu, MatchesTheSingleProcessAnswer) {
       }
     }
   }
+}
+
+// The NCCL count transport needs one GPU per process: processes sharing one get a
+// clear error on every process (not NCCL's own failure or a hang), and the MPI
+// transport still works afterwards.
+TEST(MpiGpuErrors, NcclNeedsOneGpuPerProcess) {
+  bind_gpu();
+  int devices = 0;
+  check(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
+  if (world_size() <= devices) GTEST_SKIP() << "one GPU per process here: mpi_multidevice_test.cpp runs NCCL";
+  const std::vector<float> host(100, static_cast<float>(world_rank()));
+  device_array<float> mine(host.data(), 100);
+  mpi::options opt;
+  opt.counts = mpi::transport::nccl;
+  try {
+    mpi::select(MPI_COMM_WORLD, mine.p, 100, 5, opt);
+    ADD_FAILURE() << "no error for NCCL on processes sharing a GPU";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_TRUE(what.find("same GPU") != std::string::npos || what.find("built without NCCL") != std::string::npos)
+        << what;
+  }
+  EXPECT_EQ(mpi::select(MPI_COMM_WORLD, mine.p, 100, 0, {}), 0.0f);
 }
 
 // More than 2^31 keys over the processes' device memory: key (i * 7919) mod M at

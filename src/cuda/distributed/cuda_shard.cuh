@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -89,36 +90,43 @@ class cuda_shard final : public kselect::distributed::shard<T> {
 
   void count(const round_table<U>& table, std::uint64_t* counts, bool minmax, U* interval_min, U* interval_max,
              bool compact, std::int64_t expected_kept) override {
-    kselect::distributed::check_round_table(table, "cuda shard");
-    const std::size_t ni = table.intervals.size();
-    const std::int64_t capacity = compact ? (expected_kept >= 0 ? expected_kept : size()) : 0;
-    round_.upload(table, minmax, /*with_counts=*/true, stream_);
-    stream_buffer kept(compact ? static_cast<std::size_t>(std::max<std::int64_t>(capacity, 1)) * sizeof(U) : 0, stream_);
-    count_args<U> a = round_.args(table);
-    if (compact) {
-      a.kept = static_cast<U*>(kept.get());
-      a.capacity = capacity;
-    }
-    run_count(a);
+    stream_buffer kept = launch_round(table, minmax, compact, expected_kept, false);
     round_.download_outputs(stream_);
-    if (table.buckets) std::memcpy(counts, round_.host_counts(), table.buckets * sizeof(std::uint64_t));
-    if (minmax && ni) {
-      std::memcpy(interval_min, round_.host_min(), ni * sizeof(U));
-      std::memcpy(interval_max, round_.host_max(), ni * sizeof(U));
+    finish_round(table, counts, round_.host_counts(), minmax, interval_min, interval_max, round_.host_min(),
+                 round_.host_max(), kept, compact, expected_kept);
+  }
+
+  /// The pass, then the counts all-reduced on the device before the one copy back
+  /// (src/distributed/shard.hpp). A failure before the all-reduce still takes part in
+  /// it through the host path, with the failure slot set.
+  std::exception_ptr count_and_reduce(const round_table<U>& table, bool minmax, bool compact,
+                                      std::int64_t expected_kept, bool failed,
+                                      kselect::distributed::device_allreduce& reduce,
+                                      kselect::distributed::reduced_counts<U>& out) override {
+    std::exception_ptr error;
+    stream_buffer kept(0, stream_);
+    if (!failed) {
+      try {
+        kept = launch_round(table, minmax, compact, expected_kept, true);
+      } catch (...) {
+        error = std::current_exception();
+        failed = true;
+      }
     }
-    if (!compact) return;
-    const auto total = static_cast<std::int64_t>(round_.host_kept());
-    // More keys than the buffer holds: some were not written, the shard stays as it
-    // was. Otherwise the compaction is done, whatever the caller expected.
-    const bool complete = total <= capacity;
-    if (complete) {
-      keys_ = std::move(kept);
-      kept_size_ = total;
-      compacted_ = true;
+    if (failed) {
+      kselect::distributed::shard<T>::count_and_reduce(table, minmax, compact, expected_kept, true, reduce, out);
+      return error;
     }
-    if (!complete || (expected_kept >= 0 && total != expected_kept))
-      throw kselect::error("cuda shard: count() kept " + std::to_string(total) + " keys, the caller expected " +
-                           (expected_kept >= 0 ? std::to_string(expected_kept) : "at most " + std::to_string(capacity)));
+    round_.reduce(reduce, stream_);
+    round_.download_outputs(stream_);
+    const std::size_t nb = table.buckets, ni = table.intervals.size();
+    out.local.resize(nb);
+    out.global.assign(round_.host_reduced_counts(), round_.host_reduced_counts() + nb + 1);
+    out.min.resize(minmax ? ni : 0);
+    out.max.resize(minmax ? ni : 0);
+    finish_round(table, out.local.data(), round_.host_counts(), minmax, out.min.data(), out.max.data(),
+                 round_.host_reduced_min(), round_.host_reduced_max(), kept, compact, expected_kept);
+    return nullptr;
   }
 
   void extract(const round_table<U>& table, std::vector<U>& out) override {
@@ -258,21 +266,33 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   /// the outputs' initial values goes up in one copy and the outputs come back in one,
   /// so that a round is three operations on the GPU (a copy, the pass, a copy).
   /// Processes that share a GPU without MPS take turns on it, and each operation can
-  /// cost a turn. Layout: [lo][hi][scale][first u32][counts u64][min][max][kept count].
+  /// cost a turn. Layout: [lo][hi][scale][first u32][directory u32][counts u64][failure slot u64][min]
+  /// [max][kept count], then, for count_and_reduce, the reduced [counts][slot][min][max].
   class round_buffers {
    public:
-    void upload(const round_table<U>& table, bool minmax, bool with_counts, cudaStream_t stream) {
+    void upload(const round_table<U>& table, bool minmax, bool with_counts, cudaStream_t stream,
+                bool reduced = false) {
       ni_ = table.intervals.size();
       buckets_ = with_counts ? table.buckets : 0;
       minmax_ = minmax;
       hi_at_ = ni_ * sizeof(U);
       scale_at_ = 2 * ni_ * sizeof(U);
       first_at_ = 3 * ni_ * sizeof(U);
-      counts_at_ = align(first_at_ + ni_ * sizeof(std::uint32_t));
-      min_at_ = counts_at_ + buckets_ * sizeof(unsigned long long);
+      std::vector<U> his(ni_);
+      for (std::size_t i = 0; i < ni_; ++i) his[i] = table.intervals[i].hi;
+      directory_ = core::make_interval_directory<U>(table.lo_keys, his, directory_slots);
+      directory_at_ = first_at_ + ni_ * sizeof(std::uint32_t);
+      counts_at_ = align(directory_at_ + directory_.entry.size() * sizeof(std::uint32_t));
+      flag_at_ = counts_at_ + buckets_ * sizeof(unsigned long long);
+      min_at_ = flag_at_ + sizeof(unsigned long long);
       max_at_ = min_at_ + (minmax ? ni_ * sizeof(U) : 0);
       kept_at_ = align(max_at_ + (minmax ? ni_ * sizeof(U) : 0));
       bytes_ = kept_at_ + sizeof(unsigned long long);
+      reduced_at_ = 0;
+      if (reduced) {  // the all-reduced counts, flag and extremes, laid out as the local ones
+        reduced_at_ = align(bytes_);
+        bytes_ = reduced_at_ + (kept_at_ - counts_at_);
+      }
       if (bytes_ > capacity_) {
         device_ = stream_buffer(0, stream);
         device_ = stream_buffer(bytes_, stream);
@@ -286,7 +306,10 @@ class cuda_shard final : public kselect::distributed::shard<T> {
         std::memcpy(host_.data() + scale_at_ + i * sizeof(U), &iv.scale, sizeof(U));
         std::memcpy(host_.data() + first_at_ + i * sizeof(std::uint32_t), &iv.first, sizeof(std::uint32_t));
       }
+      if (!directory_.entry.empty())
+        std::memcpy(host_.data() + directory_at_, directory_.entry.data(), directory_.entry.size() * sizeof(std::uint32_t));
       if (minmax) std::memset(host_.data() + min_at_, 0xff, ni_ * sizeof(U));  // minima start at ~0
+      if (reduced && minmax) std::memset(host_.data() + reduced_at_ + (min_at_ - counts_at_), 0xff, ni_ * sizeof(U));
       check(cudaMemcpyAsync(device_.get(), host_.data(), bytes_, cudaMemcpyHostToDevice, stream),
             "copying the round table");
     }
@@ -297,6 +320,10 @@ class cuda_shard final : public kselect::distributed::shard<T> {
       a.hi = reinterpret_cast<const U*>(at(hi_at_));
       a.scale = reinterpret_cast<const U*>(at(scale_at_));
       a.first = reinterpret_cast<const std::uint32_t*>(at(first_at_));
+      a.directory = reinterpret_cast<const std::uint32_t*>(at(directory_at_));
+      a.directory_base = directory_.base;
+      a.directory_shift = directory_.shift;
+      a.directory_slots = directory_.slots;
       a.num_intervals = static_cast<int>(ni_);
       a.buckets = table.buckets;
       a.counts = buckets_ ? reinterpret_cast<unsigned long long*>(at(counts_at_)) : nullptr;
@@ -318,6 +345,26 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     }
     const U* host_min() const { return reinterpret_cast<const U*>(host_.data() + min_at_); }
     const U* host_max() const { return reinterpret_cast<const U*>(host_.data() + max_at_); }
+    /// The reduced copy (upload with reduced): counts and the failure slot, extremes.
+    const unsigned long long* host_reduced_counts() const {
+      return reinterpret_cast<const unsigned long long*>(host_.data() + reduced_at_);
+    }
+    const U* host_reduced_min() const { return reinterpret_cast<const U*>(host_.data() + reduced_at_ + (min_at_ - counts_at_)); }
+    const U* host_reduced_max() const { return reinterpret_cast<const U*>(host_.data() + reduced_at_ + (max_at_ - counts_at_)); }
+
+    /// Enqueues the all-reduce of the counts with the failure slot (and the extremes)
+    /// into the reduced copy, on the device.
+    void reduce(kselect::distributed::device_allreduce& r, cudaStream_t stream) {
+      using op = kselect::distributed::device_allreduce::op;
+      const std::size_t to = reduced_at_ - counts_at_;
+      r.group_start();
+      r.device(at(counts_at_), at(counts_at_ + to), buckets_ + 1, 8, op::sum, stream);
+      if (minmax_ && ni_) {
+        r.device(at(min_at_), at(min_at_ + to), ni_, sizeof(U), op::min, stream);
+        r.device(at(max_at_), at(max_at_ + to), ni_, sizeof(U), op::max, stream);
+      }
+      r.group_end();
+    }
     unsigned long long host_kept() const {
       unsigned long long k = 0;
       std::memcpy(&k, host_.data() + kept_at_, sizeof k);
@@ -329,34 +376,80 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     unsigned char* at(std::size_t offset) const { return static_cast<unsigned char*>(device_.get()) + offset; }
     std::size_t ni_ = 0, buckets_ = 0, bytes_ = 0, capacity_ = 0;
     bool minmax_ = false;
-    std::size_t hi_at_ = 0, scale_at_ = 0, first_at_ = 0, counts_at_ = 0, min_at_ = 0, max_at_ = 0, kept_at_ = 0;
+    std::size_t hi_at_ = 0, scale_at_ = 0, first_at_ = 0, directory_at_ = 0, counts_at_ = 0, flag_at_ = 0, min_at_ = 0,
+                max_at_ = 0, kept_at_ = 0, reduced_at_ = 0;
+    /// Directory slots: 16 KiB of shared memory beside the table; about 40 slots per
+    /// interval for the first round's 18 and 40 per active bucket for 101 ranks, so
+    /// that most keys find their interval without a search.
+    static constexpr int directory_slots = 4096;
+    core::interval_directory<U> directory_;
     stream_buffer device_{0, nullptr};
     std::vector<unsigned char> host_;  ///< 16-byte aligned by the allocator; offsets are multiples of 16 or of sizeof(U)
   };
 
-  /// Runs count_kernel over the keys in contention: the parts of the table that fit
-  /// the shared-memory budget go to shared memory (the histogram first: it takes the
-  /// atomics), the rest is read and updated in global memory.
+  /// Uploads the round's table and launches its count pass (compacting into the
+  /// returned buffer when asked); nothing is waited for.
+  stream_buffer launch_round(const round_table<U>& table, bool minmax, bool compact, std::int64_t expected_kept,
+                             bool reduced) {
+    kselect::distributed::check_round_table(table, "cuda shard");
+    const std::int64_t capacity = compact ? (expected_kept >= 0 ? expected_kept : size()) : 0;
+    round_.upload(table, minmax, /*with_counts=*/true, stream_, reduced);
+    stream_buffer kept(compact ? static_cast<std::size_t>(std::max<std::int64_t>(capacity, 1)) * sizeof(U) : 0, stream_);
+    count_args<U> a = round_.args(table);
+    if (compact) {
+      a.kept = static_cast<U*>(kept.get());
+      a.capacity = capacity;
+    }
+    run_count(a);
+    kept_capacity_ = capacity;
+    return kept;
+  }
+
+  /// After the copy back: the counts and extremes to the caller's arrays, and the
+  /// compaction taken (or refused when the keys did not fit).
+  void finish_round(const round_table<U>& table, std::uint64_t* counts, const unsigned long long* got_counts,
+                    bool minmax, U* interval_min, U* interval_max, const U* got_min, const U* got_max,
+                    stream_buffer& kept, bool compact, std::int64_t expected_kept) {
+    const std::size_t ni = table.intervals.size();
+    if (table.buckets) std::memcpy(counts, got_counts, table.buckets * sizeof(std::uint64_t));
+    if (minmax && ni) {
+      std::memcpy(interval_min, got_min, ni * sizeof(U));
+      std::memcpy(interval_max, got_max, ni * sizeof(U));
+    }
+    if (!compact) return;
+    const auto total = static_cast<std::int64_t>(round_.host_kept());
+    // More keys than the buffer holds: some were not written, the shard stays as it
+    // was. Otherwise the compaction is done, whatever the caller expected.
+    const bool complete = total <= kept_capacity_;
+    if (complete) {
+      keys_ = std::move(kept);
+      kept_size_ = total;
+      compacted_ = true;
+    }
+    if (!complete || (expected_kept >= 0 && total != expected_kept))
+      throw kselect::error("cuda shard: count() kept " + std::to_string(total) + " keys, the caller expected " +
+                           (expected_kept >= 0 ? std::to_string(expected_kept)
+                                               : "at most " + std::to_string(kept_capacity_)));
+  }
+
+  /// Runs count_kernel over the keys in contention: with the table, its directory, the
+  /// extremes and the histogram in shared memory when they fit the budget (the
+  /// common case: 8192 buckets and a few hundred intervals take about 50 KiB), in
+  /// global memory otherwise.
   void run_count(count_args<U>& a) {
     const std::int64_t m = size();
     if (m == 0 || a.num_intervals == 0) return;
-    std::int64_t left = shared_budget_;
-    const auto take = [&](std::int64_t bytes) {
-      if (bytes > left) return false;
-      left -= bytes;
-      return true;
-    };
     // A block's shared counters are 32-bit: a grid of at least one block per SM
     // keeps each block below 2^31 keys up to m = 2^31 * SMs.
-    a.shared_histogram = a.counts && a.buckets > 0 && m <= (std::int64_t{1} << 31) * sms_ &&
-                         take(a.buckets * std::int64_t{4} + 16);
-    a.shared_table = take(static_cast<std::int64_t>(count_shared_layout<U>::table_bytes(a.num_intervals)));
-    a.shared_minmax = a.interval_min && take(2 * a.num_intervals * static_cast<std::int64_t>(sizeof(U)));
+    a.in_shared = true;
     const count_shared_layout<U> layout(a);
+    a.in_shared = static_cast<std::int64_t>(layout.bytes) <= shared_budget_ &&
+                  (!a.counts || m <= (std::int64_t{1} << 31) * sms_);
+    const std::size_t shared_bytes = a.in_shared ? layout.bytes : 0;
     if (compacted_)
-      launch_count(count_kernel<T, false>, key_source<T, false>{static_cast<const U*>(keys_.get())}, m, a, layout.bytes);
+      launch_count(count_kernel<T, false>, key_source<T, false>{static_cast<const U*>(keys_.get())}, m, a, shared_bytes);
     else
-      launch_count(count_kernel<T, true>, key_source<T, true>{values_}, m, a, layout.bytes);
+      launch_count(count_kernel<T, true>, key_source<T, true>{values_}, m, a, shared_bytes);
   }
 
   template <class Kernel, class Source>
@@ -370,7 +463,8 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     const auto blocks = static_cast<unsigned>(std::max<std::int64_t>(
         1, std::min<std::int64_t>(tiles_needed, static_cast<std::int64_t>(sms_) * std::max(per_sm, 1))));
     profiler_.start(stream_, "distributed count: " + std::to_string(m) + " keys, " +
-                                 std::to_string(a.num_intervals) + " intervals" + (a.kept ? ", keeping" : ""));
+                                 std::to_string(a.num_intervals) + " intervals" + (a.kept ? ", keeping" : "") +
+                                 (a.in_shared ? "" : ", table in global memory"));
     kernel<<<blocks, shard_tuning::threads, shared_bytes, stream_>>>(src, m, a);
     profiler_.stop(stream_);
     check(cudaGetLastError(), "count_kernel launch");
@@ -409,6 +503,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   std::int64_t shared_budget_ = 0;
   bool compacted_ = false;
   std::int64_t kept_size_ = 0;
+  std::int64_t kept_capacity_ = 0;  ///< room of the last launch_round's compaction buffer
   stream_buffer keys_{0, nullptr};  ///< the keys in contention once compacted
   round_buffers round_;
   launch_profiler profiler_;
