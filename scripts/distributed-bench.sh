@@ -93,8 +93,8 @@ for side in "${sides[@]}"; do
       summary+=("$name: FAILED (exit status $?; see $OUT_DIR/$name.txt)")
       status=1
     fi
-    # The run's target checks (the lines after its '== issue 23 targets' header).
-    sed -n '/^== issue 23 targets/,$p' "$OUT_DIR/$name.txt"
+    # The run's target checks (the lines after its '== issue 23 and 26 targets' header).
+    sed -n '/^== issue 23 and 26 targets/,$p' "$OUT_DIR/$name.txt"
   done
 done
 echo "== runs"
