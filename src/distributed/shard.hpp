@@ -35,18 +35,17 @@ struct round_table {
 };
 
 /// An all-reduce across the processes of a distributed call that runs on their GPUs
-/// (src/mpi/nccl_allreduce.cpp: NCCL), for the round counts. Every process must make
-/// the same calls in the same order; words are unsigned, of 4 or 8 bytes.
+/// (src/mpi/device_collectives.cpp: NCCL), for the round counts. Every process must
+/// make the same calls in the same order, one collective each (not grouped: NCCL
+/// fuses a group into one launch, which would not match a process that makes the
+/// same calls one by one, through host()); words are unsigned, of 4 or 8 bytes.
 class device_allreduce {
  public:
   enum class op { sum, min, max };
   virtual ~device_allreduce() = default;
   /// out[i] = op over the processes of in[i] (device memory; in == out allowed), for
   /// `count` words, enqueued on `stream` (a cudaStream_t): the caller synchronises.
-  /// Calls between group_start() and group_end() are launched as one.
   virtual void device(const void* in, void* out, std::size_t count, int word_bytes, op o, void* stream) = 0;
-  virtual void group_start() = 0;
-  virtual void group_end() = 0;
   /// The same over host memory, in place, through the device; returns when done.
   virtual void host(void* data, std::size_t count, int word_bytes, op o) = 0;
 };

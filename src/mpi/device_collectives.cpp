@@ -95,8 +95,6 @@ class nccl_allreduce final : public distributed::device_allreduce {
                              static_cast<cudaStream_t>(stream)),
                "ncclAllReduce");
   }
-  void group_start() override { check_nccl(ncclGroupStart(), "ncclGroupStart"); }
-  void group_end() override { check_nccl(ncclGroupEnd(), "ncclGroupEnd"); }
 
   void host(void* data, std::size_t count, int word_bytes, op o) override {
     if (count == 0) return;

@@ -22,8 +22,6 @@ class identity_allreduce final : public distributed::device_allreduce {
   void device(const void*, void*, std::size_t, int, op, void*) override {
     throw std::logic_error("the CPU shard reduced device memory");
   }
-  void group_start() override {}
-  void group_end() override {}
   void host(void*, std::size_t, int, op) override {}
 };
 

@@ -52,7 +52,7 @@ TYPED_TEST(MpiMultiDevice, MatchesTheSingleProcessAnswer) {
   std::vector<double> qs(101);
   for (int i = 0; i <= 100; ++i) qs[static_cast<std::size_t>(i)] = i / 100.0;
   std::uint64_t seed = 991;
-  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{33}, std::int64_t{(1 << 22) + 3}}) {
+  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{33}, std::int64_t{(1 << 20) + 3}}) {
     for (const dist d : {dist::uniform, dist::normal, dist::sorted, dist::all_equal, dist::two_values,
                          dist::sixteen_values, dist::clustered, dist::specials}) {
       const std::vector<T> global = make_global<T>(d, n, ++seed);
@@ -69,8 +69,8 @@ TYPED_TEST(MpiMultiDevice, MatchesTheSingleProcessAnswer) {
             SCOPED_TRACE(::testing::Message() << "n=" << n << " " << name(d) << " " << name(l) << " "
                                               << mpi::to_string(a) << " over " << mpi::to_string(via));
             if (verbose() && me == 0)
-              std::fprintf(stderr, "[multidevice] n=%lld %s %s %s over %s\n", static_cast<long long>(n), name(d),
-                           name(l), mpi::to_string(a), mpi::to_string(via));
+              std::fprintf(stderr, "[multidevice %.3f s] n=%lld %s %s %s over %s\n", MPI_Wtime(),
+                           static_cast<long long>(n), name(d), name(l), mpi::to_string(a), mpi::to_string(via));
             mpi::options opt;
             opt.algo = a;
             opt.counts = via;

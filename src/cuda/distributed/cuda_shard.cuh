@@ -357,13 +357,11 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     void reduce(kselect::distributed::device_allreduce& r, cudaStream_t stream) {
       using op = kselect::distributed::device_allreduce::op;
       const std::size_t to = reduced_at_ - counts_at_;
-      r.group_start();
       r.device(at(counts_at_), at(counts_at_ + to), buckets_ + 1, 8, op::sum, stream);
       if (minmax_ && ni_) {
         r.device(at(min_at_), at(min_at_ + to), ni_, sizeof(U), op::min, stream);
         r.device(at(max_at_), at(max_at_ + to), ni_, sizeof(U), op::max, stream);
       }
-      r.group_end();
     }
     unsigned long long host_kept() const {
       unsigned long long k = 0;
@@ -443,7 +441,8 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     // keeps each block below 2^31 keys up to m = 2^31 * SMs.
     a.in_shared = true;
     const count_shared_layout<U> layout(a);
-    a.in_shared = static_cast<std::int64_t>(layout.bytes) <= shared_budget_ &&
+    // (the kernel's own static shared memory, the compaction's block scan, comes on top)
+    a.in_shared = static_cast<std::int64_t>(layout.bytes) + static_shared_reserve <= shared_budget_ &&
                   (!a.counts || m <= (std::int64_t{1} << 31) * sms_);
     const std::size_t shared_bytes = a.in_shared ? layout.bytes : 0;
     if (compacted_)
@@ -469,6 +468,9 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     profiler_.stop(stream_);
     check(cudaGetLastError(), "count_kernel launch");
   }
+
+  /// Room left in the shared-memory budget for count_kernel's static shared memory.
+  static constexpr std::int64_t static_shared_reserve = 2048;
 
   /// A grid of one wave (2 blocks per SM) for the simple streaming kernels.
   unsigned blocks_for(std::int64_t m) const {

@@ -181,10 +181,10 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
   };
 
   const unsigned lane = threadIdx.x % 32;
-  // One key of a tile: counted (once per warp when all 32 lanes share a bucket:
-  // all-equal and few-valued data would otherwise serialise 32 conflicting atomics
-  // on one address), then appended when compacting.
-  const auto take_key = [&](U key, bool valid) {
+  // One key of a tile: its bucket, counted (once per warp when all 32 lanes share a
+  // bucket: all-equal and few-valued data would otherwise serialise 32 conflicting
+  // atomics on one address).
+  const auto count_key = [&](U key, bool valid) {
     const std::uint32_t bucket = valid ? bucket_of(key) : no_bucket;
     if (a.counts) {
       const std::uint32_t leader = __shfl_sync(0xffffffffu, bucket, 0);
@@ -196,29 +196,44 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
         if constexpr (InShared) atomicAdd(histogram + bucket, 1u); else atomicAdd(a.counts + bucket, 1ull);
       }
     }
-    if (!a.kept) return;
-    const unsigned inside = __ballot_sync(0xffffffffu, bucket != no_bucket);
-    if (inside == 0) return;
-    unsigned long long start = 0;
-    if (lane == 0) start = atomicAdd(a.kept_count, static_cast<unsigned long long>(__popc(inside)));
-    start = __shfl_sync(0xffffffffu, start, 0);
-    if (bucket != no_bucket) {
-      const std::int64_t at = static_cast<std::int64_t>(start) + __popc(inside & ((1u << lane) - 1u));
-      if (at < a.capacity) a.kept[at] = key;  // beyond: the host sees the count and fails
-    }
+    return bucket != no_bucket;
   };
+  // Compaction: each tile's kept keys take one slot range of `kept`, claimed with one
+  // atomic per tile after a block scan of the threads' numbers of kept keys (one
+  // atomic per warp and key on a single counter made the compacting pass 4x slower).
+  using block_scan = cub::BlockScan<int, threads>;
+  __shared__ typename block_scan::TempStorage scan_storage;
+  __shared__ unsigned long long tile_start;
   if (ni > 0) {
     for (std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * tile; base < m;
          base += static_cast<std::int64_t>(gridDim.x) * tile) {
       raw_type raw[items];
       load_tile<items, threads>(src.data, base, m, raw);
+      std::uint32_t inside = 0;  // bit i: item i is kept
       if (base + tile <= m) {
 #pragma unroll
-        for (int i = 0; i < items; ++i) take_key(key_source<T, FromValues>::key(raw[i]), true);
+        for (int i = 0; i < items; ++i)
+          inside |= count_key(key_source<T, FromValues>::key(raw[i]), true) ? 1u << i : 0u;
       } else {
 #pragma unroll
         for (int i = 0; i < items; ++i)
-          take_key(key_source<T, FromValues>::key(raw[i]), base + i * threads + threadIdx.x < m);
+          inside |= count_key(key_source<T, FromValues>::key(raw[i]), base + i * threads + threadIdx.x < m) ? 1u << i
+                                                                                                             : 0u;
+      }
+      if (!a.kept) continue;
+      int before = 0, total = 0;
+      block_scan(scan_storage).ExclusiveSum(__popc(inside), before, total);
+      if (threadIdx.x == 0 && total > 0)
+        tile_start = atomicAdd(a.kept_count, static_cast<unsigned long long>(total));
+      __syncthreads();
+      const std::int64_t start = static_cast<std::int64_t>(tile_start) + before;
+      __syncthreads();  // tile_start and scan_storage are reused by the next tile
+      if (total == 0) continue;
+#pragma unroll
+      for (int i = 0; i < items; ++i) {
+        if (!(inside >> i & 1u)) continue;
+        const std::int64_t at = start + __popc(inside & ((1u << i) - 1u));
+        if (at < a.capacity) a.kept[at] = key_source<T, FromValues>::key(raw[i]);  // beyond: the host sees the count and fails
       }
     }
   }
