@@ -437,22 +437,25 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   void run_count(count_args<U>& a) {
     const std::int64_t m = size();
     if (m == 0 || a.num_intervals == 0) return;
-    // A block's shared counters are 32-bit: a grid of at least one block per SM
-    // keeps each block below 2^31 keys up to m = 2^31 * SMs.
-    a.in_shared = true;
-    const count_shared_layout<U> layout(a);
-    // (the kernel's own static shared memory, the compaction's block scan, comes on top)
-    a.in_shared = static_cast<std::int64_t>(layout.bytes) + static_shared_reserve <= shared_budget_ &&
-                  (!a.counts || m <= (std::int64_t{1} << 31) * sms_);
-    const std::size_t shared_bytes = a.in_shared ? layout.bytes : 0;
     if (compacted_)
-      launch_count(count_kernel<T, false>, key_source<T, false>{static_cast<const U*>(keys_.get())}, m, a, shared_bytes);
+      launch_count(count_kernel<T, false>, key_source<T, false>{static_cast<const U*>(keys_.get())}, m, a);
     else
-      launch_count(count_kernel<T, true>, key_source<T, true>{values_}, m, a, shared_bytes);
+      launch_count(count_kernel<T, true>, key_source<T, true>{values_}, m, a);
   }
 
   template <class Kernel, class Source>
-  void launch_count(Kernel kernel, Source src, std::int64_t m, const count_args<U>& a, std::size_t shared_bytes) {
+  void launch_count(Kernel kernel, Source src, std::int64_t m, count_args<U>& a) {
+    // Shared memory when the round's layout fits beside the kernel's own static shared
+    // memory (the compaction's block scan) within the budget. A block's shared counters
+    // are 32-bit: a grid of at least one block per SM keeps each block below 2^31 keys
+    // up to m = 2^31 * SMs.
+    cudaFuncAttributes attributes{};
+    check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
+    a.in_shared = true;
+    const count_shared_layout<U> layout(a);
+    a.in_shared = static_cast<std::int64_t>(layout.bytes + attributes.sharedSizeBytes) <= shared_budget_ &&
+                  (!a.counts || m <= (std::int64_t{1} << 31) * sms_);
+    const std::size_t shared_bytes = a.in_shared ? layout.bytes : 0;
     check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)),
           "cudaFuncSetAttribute");
     int per_sm = 0;
@@ -468,9 +471,6 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     profiler_.stop(stream_);
     check(cudaGetLastError(), "count_kernel launch");
   }
-
-  /// Room left in the shared-memory budget for count_kernel's static shared memory.
-  static constexpr std::int64_t static_shared_reserve = 2048;
 
   /// A grid of one wave (2 blocks per SM) for the simple streaming kernels.
   unsigned blocks_for(std::int64_t m) const {
