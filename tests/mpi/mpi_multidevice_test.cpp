@@ -98,16 +98,8 @@ TYPED_TEST(MpiMultiDevice, MatchesTheSingleProcessAnswer) {
             t.largest = true;
             const std::int64_t k = std::min<std::int64_t>(n, 1000);
             const selection<T> part = mpi::topk(MPI_COMM_WORLD, mine.p, end - begin, k, t, opt);
-            long long count = static_cast<long long>(part.values.size()), all = 0;
-            MPI_Allreduce(&count, &all, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-            EXPECT_EQ(all, k);
-            const T kth = kselect::select(global.data(), n, n - k, cpu);
-            for (std::size_t i = 0; i < part.values.size(); ++i) {
-              const std::int64_t g = part.indices[i];
-              ASSERT_TRUE(g >= begin && g < end);
-              ASSERT_EQ(std::memcmp(&part.values[i], &global[static_cast<std::size_t>(g)], sizeof(T)), 0);
-              ASSERT_GE(core::key_traits<T>::to_key(part.values[i]), core::key_traits<T>::to_key(kth));
-            }
+            ASSERT_NO_FATAL_FAILURE(
+                check_topk_part(part, global, begin, end, k, kselect::select(global.data(), n, n - k, cpu)));
           }
         }
       }
