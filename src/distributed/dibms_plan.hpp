@@ -81,6 +81,15 @@ round_table<U> make_table(std::span<const U> lo, std::span<const U> hi,
 /// The table covers every key: below the sample's minimum and above its maximum are
 /// two tail intervals, given the share of one sample key each. So no pass over the
 /// data for its minimum and maximum is needed before the first count.
+///
+/// Heavy keys (not in the paper): a value the sample holds at least twice gets an
+/// interval of its own, one bucket wide, cut out of the interval that holds it. Such a
+/// value likely has many copies in the data (about its share of the sample), so ranks
+/// fall on it; its count is then exact after the first round and those ranks are
+/// answered at once. Data with few distinct values (16 values, clustered keys that are
+/// a few hundred float values) would otherwise need a second round just to find that
+/// a bucket holds one value. Uniform data rarely repeats a sample key: its table is
+/// the paper's.
 template <class U>
 round_table<U> first_round_table(std::span<const U> sorted_sample, int pivot_intervals,
                                  std::uint32_t buckets) {
@@ -91,32 +100,72 @@ round_table<U> first_round_table(std::span<const U> sorted_sample, int pivot_int
     const U p = sorted_sample[std::min(s - 1, s * static_cast<std::size_t>(i) / pivot_intervals)];
     if (p > pivots.back()) pivots.push_back(p);
   }
+  std::vector<U> heavy;  // ascending
+  for (std::size_t i = 0; i + 1 < s;) {
+    std::size_t j = i;
+    while (j + 1 < s && sorted_sample[j + 1] == sorted_sample[i]) ++j;
+    if (j > i) heavy.push_back(sorted_sample[i]);
+    i = j + 1;
+  }
+  // Sample keys in [lo, hi] (the sample is sorted).
+  const auto held = [&](U lo, U hi) {
+    return static_cast<double>(std::upper_bound(sorted_sample.begin(), sorted_sample.end(), hi) -
+                               std::lower_bound(sorted_sample.begin(), sorted_sample.end(), lo));
+  };
   std::vector<U> lo, hi;
-  std::vector<double> weight;
+  std::vector<double> weight;  // sample keys held (a tail: one)
+  std::vector<bool> single;    // a heavy key's interval: one bucket
+  // [a, b] with the heavy keys inside cut out as intervals of their own.
+  const auto add = [&](U a, U b, double w) {
+    auto h = std::lower_bound(heavy.begin(), heavy.end(), a);
+    if (h == heavy.end() || *h > b) {
+      lo.push_back(a);
+      hi.push_back(b);
+      weight.push_back(w);
+      single.push_back(false);
+      return;
+    }
+    U from = a;
+    bool more = true;  // from <= b still to be covered
+    for (; h != heavy.end() && *h <= b; ++h) {
+      if (from < *h) {
+        lo.push_back(from);
+        hi.push_back(static_cast<U>(*h - 1));
+        weight.push_back(held(from, static_cast<U>(*h - 1)));
+        single.push_back(false);
+      }
+      lo.push_back(*h);
+      hi.push_back(*h);
+      weight.push_back(held(*h, *h));
+      single.push_back(true);
+      if (*h == b) {
+        more = false;
+        break;
+      }
+      from = static_cast<U>(*h + 1);
+    }
+    if (more) {
+      lo.push_back(from);
+      hi.push_back(b);
+      weight.push_back(held(from, b));
+      single.push_back(false);
+    }
+  };
   const double tail_weight = 1.0;
-  if (smin > U(0)) {
-    lo.push_back(U(0));
-    hi.push_back(static_cast<U>(smin - 1));
-    weight.push_back(tail_weight);
-  }
+  if (smin > U(0)) add(U(0), static_cast<U>(smin - 1), tail_weight);
   for (std::size_t i = 0; i < pivots.size(); ++i) {
-    lo.push_back(pivots[i]);
-    hi.push_back(i + 1 < pivots.size() ? static_cast<U>(pivots[i + 1] - 1) : smax);
-    // Sample keys in [pivots[i], hi]: the sample is sorted.
-    const auto first = std::lower_bound(sorted_sample.begin(), sorted_sample.end(), lo.back());
-    const auto last = std::upper_bound(sorted_sample.begin(), sorted_sample.end(), hi.back());
-    weight.push_back(static_cast<double>(last - first));
+    const U top = i + 1 < pivots.size() ? static_cast<U>(pivots[i + 1] - 1) : smax;
+    add(pivots[i], top, held(pivots[i], top));
   }
-  if (smax < static_cast<U>(~U(0))) {
-    lo.push_back(static_cast<U>(smax + 1));
-    hi.push_back(static_cast<U>(~U(0)));
-    weight.push_back(tail_weight);
-  }
+  if (smax < static_cast<U>(~U(0))) add(static_cast<U>(smax + 1), static_cast<U>(~U(0)), tail_weight);
+  // Shares of the whole sample (the heavy keys' too, so that cutting them out does not
+  // hand their buckets to the rest).
   double total = 0;
   for (const double w : weight) total += w;
   std::vector<std::uint32_t> allot(weight.size());
   for (std::size_t i = 0; i < weight.size(); ++i)
-    allot[i] = std::max<std::uint32_t>(2, static_cast<std::uint32_t>(std::llround(weight[i] / total * buckets)));
+    allot[i] = single[i] ? 1u
+                         : std::max<std::uint32_t>(2, static_cast<std::uint32_t>(std::llround(weight[i] / total * buckets)));
   return make_table<U>(lo, hi, allot);
 }
 

@@ -152,6 +152,47 @@ TYPED_TEST(DibmsPlan, FirstTableCoversEveryKeyAndFollowsTheSample) {
   }
 }
 
+// Heavy keys: every value the sample repeats is an interval of its own, one bucket
+// wide (so its ranks are answered after one round); values it holds once are not; the
+// table still tiles the key space, also with repeated values at 0 and at the top.
+TYPED_TEST(DibmsPlan, FirstTableGivesRepeatedSampleKeysTheirOwnInterval) {
+  using U = TypeParam;
+  const U max = static_cast<U>(~U(0));
+  std::mt19937_64 rng(5);
+  for (int shape = 0; shape < 4; ++shape) {
+    std::vector<U> sample;
+    for (int i = 0; i < 1024; ++i) {
+      switch (shape) {
+        case 0: sample.push_back(static_cast<U>(1000 + (rng() % 16) * 37)); break;  // 16 values
+        case 1: sample.push_back(static_cast<U>(rng() % 3 ? rng() : 424242)); break;  // one heavy among spread keys
+        case 2: sample.push_back(static_cast<U>(rng() % 2 ? 0 : max)); break;          // the two ends of the key range
+        default: sample.push_back(static_cast<U>(rng() % 264 * 1000 + 7)); break;      // a few hundred values
+      }
+    }
+    std::sort(sample.begin(), sample.end());
+    const round_table<U> t = first_round_table<U>(sample, 16, 8192);
+    ASSERT_EQ(t.intervals.front().lo, U(0));
+    ASSERT_EQ(t.intervals.back().hi, max);
+    for (std::size_t i = 0; i + 1 < t.intervals.size(); ++i) {
+      ASSERT_EQ(static_cast<U>(t.intervals[i].hi + 1), t.intervals[i + 1].lo);
+      ASSERT_EQ(t.intervals[i].first + t.intervals[i].count, t.intervals[i + 1].first);
+    }
+    for (std::size_t i = 0; i < sample.size(); ++i) {
+      const U v = sample[i];
+      const bool repeated = (i > 0 && sample[i - 1] == v) || (i + 1 < sample.size() && sample[i + 1] == v);
+      const auto& iv = *std::find_if(t.intervals.begin(), t.intervals.end(),
+                                     [&](const auto& x) { return x.lo <= v && v <= x.hi; });
+      if (repeated) {
+        EXPECT_EQ(iv.lo, v);
+        EXPECT_EQ(iv.hi, v);
+        EXPECT_EQ(iv.count, 1u);
+      } else {
+        EXPECT_LT(iv.lo, iv.hi) << "a key the sample holds once has no interval of its own";
+      }
+    }
+  }
+}
+
 // plan_next_round on the counts of an explicit key multiset: the ranks answered must
 // be the sorted keys' values, the next table must hold exactly the pending ranks' keys.
 TYPED_TEST(DibmsPlan, NextRoundAnswersExactlyAndKeepsTheRightKeys) {
