@@ -4,15 +4,11 @@
 #include <stdexcept>
 #include <string>
 
-#if KSELECT_BENCH_NCCL
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime_api.h>
 #include <nccl.h>
-#endif
 
 namespace kselect::mpi_bench::gpu {
-
-#if KSELECT_BENCH_NCCL
 
 namespace {
 void check(cudaError_t e, const char* what) {
@@ -22,8 +18,6 @@ void check(ncclResult_t r, const char* what) {
   if (r != ncclSuccess) throw std::runtime_error(std::string(what) + ": " + ncclGetErrorString(r));
 }
 }  // namespace
-
-bool nccl_gather_sort_available() { return true; }
 
 template <class T>
 struct nccl_gather_sort<T>::impl {
@@ -108,26 +102,5 @@ std::vector<T> nccl_gather_sort<T>::run(const T* shard, std::int64_t n, const st
 template class nccl_gather_sort<float>;
 template class nccl_gather_sort<double>;
 
-#else
-
-bool nccl_gather_sort_available() { return false; }
-
-template <class T>
-struct nccl_gather_sort<T>::impl {};
-
-template <class T>
-nccl_gather_sort<T>::nccl_gather_sort(MPI_Comm, std::int64_t, void*) {
-  throw std::runtime_error("kselect-mpi-bench was built without NCCL: no --nccl-sort");
-}
-template <class T>
-nccl_gather_sort<T>::~nccl_gather_sort() = default;
-template <class T>
-std::vector<T> nccl_gather_sort<T>::run(const T*, std::int64_t, const std::vector<std::int64_t>&) {
-  return {};
-}
-template class nccl_gather_sort<float>;
-template class nccl_gather_sort<double>;
-
-#endif
 
 }  // namespace kselect::mpi_bench::gpu

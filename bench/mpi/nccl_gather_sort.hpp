@@ -1,7 +1,7 @@
 // The Sort&Choose a user of NCCL would write (issue 26's baseline): every process's
 // device shard sent to GPU 0 (ncclSend / ncclRecv), CUB's radix sort of the whole
 // there, the values at the asked ranks read back. Built with CUDA and NCCL only
-// (nccl_gather_sort.cu); elsewhere available() is false and construction throws.
+// (nccl_gather_sort.cu, KSELECT_BENCH_NCCL); distributed_bench.cpp uses it only then.
 #pragma once
 
 #include <mpi.h>
@@ -11,8 +11,6 @@
 #include <vector>
 
 namespace kselect::mpi_bench::gpu {
-
-bool nccl_gather_sort_available();
 
 template <class T>
 class nccl_gather_sort {

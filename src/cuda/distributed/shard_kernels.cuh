@@ -199,8 +199,8 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
     return bucket != no_bucket;
   };
   // Compaction: each tile's kept keys take one slot range of `kept`, claimed with one
-  // atomic per tile after a block scan of the threads' numbers of kept keys (one
-  // atomic per warp and key on a single counter made the compacting pass 4x slower).
+  // atomic per tile after a block scan of the threads' numbers of kept keys, so that
+  // the warps do not all contend for one global counter.
   using block_scan = cub::BlockScan<int, threads>;
   __shared__ typename block_scan::TempStorage scan_storage;
   __shared__ unsigned long long tile_start;
