@@ -459,15 +459,15 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)),
           "cudaFuncSetAttribute");
     int per_sm = 0;
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, shard_tuning::threads, shared_bytes),
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, shard_tuning::count_threads, shared_bytes),
           "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-    const std::int64_t tiles_needed = (m + shard_tuning::tile - 1) / shard_tuning::tile;
+    const std::int64_t tiles_needed = (m + shard_tuning::count_tile - 1) / shard_tuning::count_tile;
     const auto blocks = static_cast<unsigned>(std::max<std::int64_t>(
         1, std::min<std::int64_t>(tiles_needed, static_cast<std::int64_t>(sms_) * std::max(per_sm, 1))));
     profiler_.start(stream_, "distributed count: " + std::to_string(m) + " keys, " +
                                  std::to_string(a.num_intervals) + " intervals" + (a.kept ? ", keeping" : "") +
                                  (a.in_shared ? "" : ", table in global memory"));
-    kernel<<<blocks, shard_tuning::threads, shared_bytes, stream_>>>(src, m, a);
+    kernel<<<blocks, shard_tuning::count_threads, shared_bytes, stream_>>>(src, m, a);
     profiler_.stop(stream_);
     check(cudaGetLastError(), "count_kernel launch");
   }

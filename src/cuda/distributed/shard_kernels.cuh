@@ -27,6 +27,13 @@ struct shard_tuning {
   static constexpr int threads = 1024;
   static constexpr int items = 16;
   static constexpr int tile = threads * items;
+  /// The count pass: two 512-thread blocks per SM instead of one of 1024, so that one
+  /// block's loads are in flight while the other counts (with one block, an SM's
+  /// memory idled while its 32 warps worked through their keys, and the compaction's
+  /// block scan lined them all up at every tile). 64 registers a thread either way.
+  static constexpr int count_threads = 512;
+  static constexpr int count_blocks_per_sm = 2;
+  static constexpr int count_tile = count_threads * items;
   /// The top-k take pass: one tile per block (its scans are block-wide).
   static constexpr int take_threads = 256;
   static constexpr int take_items = 16;
@@ -71,19 +78,29 @@ struct count_args {
   bool in_shared;
 };
 
+/// What the count pass reads of a key's interval once the search has found it, in one
+/// record, so that a key costs one 16-byte shared load (two for 64-bit keys) instead
+/// of four.
+template <class U>
+struct alignas(16) interval_record {
+  U lo, hi, scale;
+  std::uint32_t first;
+};
+
 /// Dynamic shared memory of count_kernel with in_shared: [histogram u32, when counting]
-/// [lo][hi][scale][min][max, with min/max][first u32][directory u32]. Offsets in bytes.
+/// [records][lo][min][max, with min/max][directory u32]. Offsets in bytes; lo (the
+/// search's keys) repeats the records' lo so that the search reads consecutive keys.
 template <class U>
 struct count_shared_layout {
-  std::size_t histogram = 0, lo = 0, minmax = 0, first = 0, directory = 0, bytes = 0;
+  std::size_t histogram = 0, records = 0, lo = 0, minmax = 0, directory = 0, bytes = 0;
   __host__ __device__ explicit count_shared_layout(const count_args<U>& a) {
     const auto ni = static_cast<std::size_t>(a.num_intervals);
-    const auto align = [](std::size_t at) { return (at + sizeof(U) - 1) / sizeof(U) * sizeof(U); };
+    constexpr std::size_t record = sizeof(interval_record<U>);
     histogram = 0;
-    lo = align(a.counts ? a.buckets * sizeof(std::uint32_t) : 0);
-    minmax = lo + 3 * ni * sizeof(U);
-    first = minmax + (a.interval_min ? 2 * ni * sizeof(U) : 0);
-    directory = first + ni * sizeof(std::uint32_t);
+    records = ((a.counts ? a.buckets * sizeof(std::uint32_t) : 0) + record - 1) / record * record;
+    lo = records + ni * record;
+    minmax = lo + ni * sizeof(U);
+    directory = minmax + (a.interval_min ? 2 * ni * sizeof(U) : 0);
     bytes = directory + (a.directory_slots > 0 ? (static_cast<std::size_t>(a.directory_slots) + 1) * sizeof(std::uint32_t) : 0);
   }
 };
@@ -111,7 +128,7 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
                                             const count_args<core::key_t<T>>& a, unsigned char* shared) {
   using U = core::key_t<T>;
   using raw_type = typename key_source<T, FromValues>::raw_type;
-  constexpr int threads = shard_tuning::threads, items = shard_tuning::items, tile = shard_tuning::tile;
+  constexpr int threads = shard_tuning::count_threads, items = shard_tuning::items, tile = shard_tuning::count_tile;
   constexpr std::uint32_t no_bucket = ~std::uint32_t(0);
   const int ni = a.num_intervals, slots = a.directory_slots;
   const U* lo = a.lo;
@@ -123,20 +140,17 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
   U* maxs = a.interval_max;
   const bool minmax = a.interval_min != nullptr;
   std::uint32_t* histogram = nullptr;
+  const interval_record<U>* records = nullptr;
   if constexpr (InShared) {
     const count_shared_layout<U> layout(a);
+    auto* s_records = reinterpret_cast<interval_record<U>*>(shared + layout.records);
     U* s_lo = reinterpret_cast<U*>(shared + layout.lo);
-    U* s_hi = s_lo + ni;
-    U* s_scale = s_hi + ni;
     U* s_min = reinterpret_cast<U*>(shared + layout.minmax);
     U* s_max = s_min + ni;
-    auto* s_first = reinterpret_cast<std::uint32_t*>(shared + layout.first);
     auto* s_directory = reinterpret_cast<std::uint32_t*>(shared + layout.directory);
     for (int i = threadIdx.x; i < ni; i += threads) {
+      s_records[i] = interval_record<U>{a.lo[i], a.hi[i], a.scale[i], a.first[i]};
       s_lo[i] = a.lo[i];
-      s_hi[i] = a.hi[i];
-      s_scale[i] = a.scale[i];
-      s_first[i] = a.first[i];
       if (minmax) {
         s_min[i] = ~U(0);
         s_max[i] = U(0);
@@ -148,10 +162,8 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
     histogram = reinterpret_cast<std::uint32_t*>(shared + layout.histogram);
     if (a.counts)
       for (std::uint32_t b = threadIdx.x; b < a.buckets; b += threads) histogram[b] = 0;
+    records = s_records;
     lo = s_lo;
-    hi = s_hi;
-    scale = s_scale;
-    first = s_first;
     directory = s_directory;
     mins = s_min;
     maxs = s_max;
@@ -162,14 +174,24 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
   };
   const auto bucket_of = [&](U key) -> std::uint32_t {
     int iv;
+    U l, h, sc;
+    std::uint32_t first_bucket;
     if constexpr (InShared) {
       iv = core::directory_lookup(lo, ni, directory, slots, a.directory_base, a.directory_shift, key);
+      const interval_record<U> r = records[iv];
+      l = r.lo;
+      h = r.hi;
+      sc = r.scale;
+      first_bucket = r.first;
     } else {
       iv = core::last_interval_at_most(lo, ni, key);
+      l = read(lo + iv);
+      h = read(hi + iv);
+      sc = read(scale + iv);
+      first_bucket = read(first + iv);
     }
-    const U l = read(lo + iv);
-    if (key < l || key > read(hi + iv)) return no_bucket;
-    const U d = static_cast<U>(key - l), sc = read(scale + iv);
+    if (key < l || key > h) return no_bucket;
+    const U d = static_cast<U>(key - l);
     const auto offset = static_cast<std::uint32_t>(sc == 0 ? d : core::mul_hi(d, sc));
     if (minmax) {
       // Reading first: once an interval's extremes are found (few updates on most
@@ -177,7 +199,7 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
       if (key < mins[iv]) atomic_min_key(mins + iv, key);
       if (key > maxs[iv]) atomic_max_key(maxs + iv, key);
     }
-    return read(first + iv) + offset;
+    return first_bucket + offset;
   };
 
   const unsigned lane = threadIdx.x % 32;
@@ -252,7 +274,7 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
 
 /// The count pass of one DIBMS round (also extract(): counts null, kept set).
 template <class T, bool FromValues>
-__global__ void __launch_bounds__(shard_tuning::threads)
+__global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::count_blocks_per_sm)
     count_kernel(key_source<T, FromValues> src, std::int64_t m, count_args<core::key_t<T>> a) {
   extern __shared__ __align__(16) unsigned char shared[];
   if (a.in_shared) count_tiles<T, FromValues, true>(src, m, a, shared);
