@@ -5,7 +5,9 @@
 // keys, the element is looked up again: the one at that position of the ascending
 // stable sort (ties by input index). On the CPU two passes over the input find every
 // such answer (cpu::tied_elements); on CUDA, deterministic rank ranges of the
-// backend. The lookup runs only for such answers.
+// backend, unless one or two counts show that every element of that key has one bit
+// pattern (no -0.0, only -0.0, one kind of NaN), which is then every such answer.
+// The lookup runs only for such answers.
 #pragma once
 
 #include <cstdint>

@@ -240,6 +240,34 @@ class cpu_shard final : public shard<T> {
     }
   }
 
+  void counts_of_key(U key, std::int64_t& below, std::int64_t& equal, std::int64_t& other_bits) override {
+    const std::int64_t chunks = chunk_count(n_, min_chunk);
+    std::vector<std::int64_t> counts(3 * static_cast<std::size_t>(chunks));
+    const T canonical = traits::from_key(key);
+    cpu::parallel_for(chunks, threads(), [&](std::int64_t c) {
+      std::int64_t b = 0, e = 0, o = 0;
+      const std::int64_t end = chunk_begin(n_, chunks, c + 1);
+      for (std::int64_t i = chunk_begin(n_, chunks, c); i < end; ++i) {
+        const U k = traits::to_key(values_[i]);
+        b += k < key ? 1 : 0;
+        const bool same = k == key;
+        e += same ? 1 : 0;
+        o += same && std::memcmp(values_ + i, &canonical, sizeof(T)) != 0 ? 1 : 0;
+      }
+      const auto s = 3 * static_cast<std::size_t>(c);
+      counts[s] = b;
+      counts[s + 1] = e;
+      counts[s + 2] = o;
+    });
+    below = equal = other_bits = 0;
+    for (std::int64_t c = 0; c < chunks; ++c) {
+      const auto s = 3 * static_cast<std::size_t>(c);
+      below += counts[s];
+      equal += counts[s + 1];
+      other_bits += counts[s + 2];
+    }
+  }
+
   T equal_element(U key, std::int64_t ordinal) override {
     const std::int64_t chunks = chunk_count(n_, min_chunk);
     std::vector<std::int64_t> beyond(static_cast<std::size_t>(chunks)), equal(static_cast<std::size_t>(chunks));

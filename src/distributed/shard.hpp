@@ -150,6 +150,14 @@ class shard {
   virtual void take(key_type threshold, bool largest, std::int64_t take_ties, bool with_indices,
                     std::vector<T>& values, std::vector<std::int64_t>& indices) = 0;
 
+  /// For the answers whose key stands for several bit patterns (a zero, a NaN): the
+  /// elements of the whole array below `key`, equal to it, and equal to it with bits
+  /// other than core::key_traits<T>::from_key(key) (-0.0 among the zeros; a NaN with
+  /// another sign or payload than the positive quiet NaN), in one pass. With no such
+  /// other bits on any process (or, for zeros, nothing but -0.0), every answer of that
+  /// key is known without equal_element().
+  virtual void counts_of_key(key_type key, std::int64_t& below, std::int64_t& equal, std::int64_t& other_bits) = 0;
+
   /// The element of the whole array (bits as stored) at `ordinal` among those whose
   /// key is `key`, in index order: which -0.0 or +0.0, which NaN, a rank's answer is
   /// (elements equal in key differ in bits only for zeros and NaNs). Throws

@@ -252,48 +252,72 @@ void engine<T>::resolve_equal_elements(std::span<const std::int64_t> ranks, cons
     comm_.bcast(ambiguous.data(), static_cast<std::int64_t>(count * sizeof(std::uint64_t)), root);
   }
   if (ambiguous.empty()) return;
-  // Each process's elements below and equal to each of the two keys (one pass each,
-  // for the keys asked), in one all-gather: (failed, below zero, equal zero, below NaN,
-  // equal NaN).
+  // Each process's elements below, equal to and equal with other bits than the
+  // canonical value's, for each of the two keys (one pass each, for the keys asked),
+  // in one all-gather: (failed, then below, equal, other bits for zero, then for NaN).
+  constexpr std::size_t width = 7;
   bool want[2] = {false, false};
   for (std::size_t a = 1; a < ambiguous.size(); a += 2) want[ambiguous[a] == zero ? 0 : 1] = true;
   local_failure failure;
-  std::int64_t mine[5] = {0, 0, 0, 0, 0};
+  std::int64_t mine[width] = {0, 0, 0, 0, 0, 0, 0};
   guarded(failure, [&] {
     for (int w = 0; w < 2; ++w)
-      if (want[w]) shard_->counts_beyond_and_equal(w == 0 ? zero : nan, false, mine[1 + 2 * w], mine[2 + 2 * w]);
+      if (want[w]) shard_->counts_of_key(w == 0 ? zero : nan, mine[1 + 3 * w], mine[2 + 3 * w], mine[3 + 3 * w]);
   });
   mine[0] = failure ? 1 : 0;
-  const std::vector<std::int64_t> all = comm_.allgather(mine, 5);
+  const std::vector<std::int64_t> all = comm_.allgather(mine, width);
   for (int p = 0; p < comm_.size(); ++p)
-    if (all[5 * static_cast<std::size_t>(p)] != 0) comm_.agree(failure.message, failure.caller_mistake);
-  // The element at rank r of key K is the (r - below)-th element of key K in global
-  // index order: held by the process whose equal elements span that ordinal. It reads
-  // it; one OR all-reduce gives everyone the bits (plus a failure slot).
+    if (all[width * static_cast<std::size_t>(p)] != 0) comm_.agree(failure.message, failure.caller_mistake);
+  const auto total = [&](int w, int field) {  // field: 0 below, 1 equal, 2 other bits
+    std::int64_t sum = 0;
+    for (int p = 0; p < comm_.size(); ++p) sum += all[width * static_cast<std::size_t>(p) + 1 + 3 * w + field];
+    return sum;
+  };
+  // Where every element of the key has one bit pattern, that is the answer: the
+  // canonical value (already in out) when no element has other bits, -0.0 when every
+  // zero is -0.0. Otherwise the element at rank r of key K is the (r - below)-th
+  // element of key K in global index order, held by the process whose equal elements
+  // span that ordinal: it reads it, and one OR all-reduce gives everyone the bits
+  // (plus a failure slot).
   const std::size_t count = ambiguous.size() / 2;
   std::vector<std::uint64_t> bits(count + 1, 0);
-  guarded(failure, [&] {
-    for (std::size_t a = 0; a < count; ++a) {
-      const int w = ambiguous[2 * a + 1] == zero ? 0 : 1;
-      std::int64_t below = 0;
-      for (int p = 0; p < comm_.size(); ++p) below += all[5 * static_cast<std::size_t>(p) + 1 + 2 * w];
-      std::int64_t ordinal = ranks[ambiguous[2 * a]] - below;
-      for (int p = 0; p < comm_.size(); ++p) {
-        const std::int64_t equal = all[5 * static_cast<std::size_t>(p) + 2 + 2 * w];
-        if (ordinal < equal) {
-          if (p == comm_.rank()) {
-            const T element = shard_->equal_element(static_cast<U>(ambiguous[2 * a + 1]), ordinal);
-            std::memcpy(&bits[a], &element, sizeof(T));
-          }
-          break;
-        }
-        ordinal -= equal;
-      }
+  std::vector<bool> known(count, false);
+  bool lookups = false;
+  for (std::size_t a = 0; a < count; ++a) {
+    const int w = ambiguous[2 * a + 1] == zero ? 0 : 1;
+    const std::int64_t other = total(w, 2);
+    const bool only_negative_zeros = w == 0 && other == total(w, 1);
+    if (other == 0 || only_negative_zeros) {
+      const T value = only_negative_zeros ? T(-0.0) : traits::from_key(static_cast<U>(ambiguous[2 * a + 1]));
+      std::memcpy(&bits[a], &value, sizeof(T));
+      known[a] = true;
+    } else {
+      lookups = true;
     }
-  });
-  bits[count] = failure ? 1 : 0;
-  comm_.allreduce(bits.data(), bits.size(), MPI_BOR);
-  if (bits[count] != 0) comm_.agree(failure.message, failure.caller_mistake);
+  }
+  if (lookups) {
+    guarded(failure, [&] {
+      for (std::size_t a = 0; a < count; ++a) {
+        if (known[a]) continue;
+        const int w = ambiguous[2 * a + 1] == zero ? 0 : 1;
+        std::int64_t ordinal = ranks[ambiguous[2 * a]] - total(w, 0);
+        for (int p = 0; p < comm_.size(); ++p) {
+          const std::int64_t equal = all[width * static_cast<std::size_t>(p) + 2 + 3 * w];
+          if (ordinal < equal) {
+            if (p == comm_.rank()) {
+              const T element = shard_->equal_element(static_cast<U>(ambiguous[2 * a + 1]), ordinal);
+              std::memcpy(&bits[a], &element, sizeof(T));
+            }
+            break;
+          }
+          ordinal -= equal;
+        }
+      }
+    });
+    bits[count] = failure ? 1 : 0;
+    comm_.allreduce(bits.data(), bits.size(), MPI_BOR);
+    if (bits[count] != 0) comm_.agree(failure.message, failure.caller_mistake);
+  }
   if (out.empty()) return;
   for (std::size_t a = 0; a < count; ++a) std::memcpy(&out[ambiguous[2 * a]], &bits[a], sizeof(T));
 }

@@ -724,6 +724,54 @@ void equal_element_in_index_order(const backend<T>& b) {
   }
 }
 
+/// counts_of_key against a scan: for the keys of zero (+0.0 and -0.0 mixed, or one of
+/// them alone), NaN (many payloads, or only the canonical one), the first element's and
+/// the median's, the elements below, equal and equal with bits other than from_key's.
+template <class T>
+void counts_of_key_match_a_scan(const backend<T>& b) {
+  using U = core::key_t<T>;
+  using traits = core::key_traits<T>;
+  std::vector<input_kind> kinds = input_kinds<T>();
+  for (const input_kind& kind : kinds) {
+    for (const std::int64_t n : sizes) {
+      std::vector<std::vector<T>> inputs = {make_input<T>(kind, n, 6000 + static_cast<std::uint64_t>(n))};
+      if constexpr (std::is_floating_point_v<T>) {
+        if (kind.payloads) {  // the same with one bit pattern per key: +0.0 alone, -0.0 alone, the canonical NaN
+          for (const T zero : {T(0.0), T(-0.0)}) {
+            std::vector<T> v = inputs[0];
+            for (T& x : v) x = std::isnan(x) ? traits::from_key(traits::nan_key) : x == T(0) ? zero : x;
+            inputs.push_back(v);
+          }
+        }
+      }
+      for (std::size_t in = 0; in < inputs.size(); ++in) {
+        const std::vector<T>& values = inputs[in];
+        const std::vector<U> keys = keys_of(values);
+        std::vector<U> asked = {traits::to_key(T(0)), U(~U(0))};
+        if (n > 0) asked.insert(asked.end(), {keys[0], sorted(keys)[static_cast<std::size_t>(n / 2)]});
+        for (const variant& v : b.variants(n)) {
+          SCOPED_TRACE(testing::Message() << kind.name << " (input " << in << "), n = " << n << ", " << v.name);
+          const made_shard<T> shard = b.make(values, v);
+          for (const U key : asked) {
+            const T canonical = traits::from_key(key);
+            std::int64_t want_below = 0, want_equal = 0, want_other = 0;
+            for (std::size_t i = 0; i < values.size(); ++i) {
+              want_below += keys[i] < key ? 1 : 0;
+              want_equal += keys[i] == key ? 1 : 0;
+              want_other += keys[i] == key && std::memcmp(&values[i], &canonical, sizeof(T)) != 0 ? 1 : 0;
+            }
+            std::int64_t below = -1, equal = -1, other = -1;
+            shard->counts_of_key(key, below, equal, other);
+            EXPECT_EQ(below, want_below) << "key " << key;
+            EXPECT_EQ(equal, want_equal) << "key " << key;
+            EXPECT_EQ(other, want_other) << "key " << key;
+          }
+        }
+      }
+    }
+  }
+}
+
 template <class T>
 void empty_array(const backend<T>& b) {
   using U = core::key_t<T>;
@@ -756,6 +804,9 @@ void empty_array(const backend<T>& b) {
   shard->counts_beyond_and_equal(U(0), true, beyond, equal);
   EXPECT_EQ(beyond, 0);
   EXPECT_EQ(equal, 0);
+  std::int64_t other = -1;
+  shard->counts_of_key(U(0), beyond, equal, other);
+  EXPECT_EQ(beyond + equal + other, 0);
   std::vector<T> values;
   std::vector<std::int64_t> indices;
   shard->take(U(0), false, 3, true, values, indices);

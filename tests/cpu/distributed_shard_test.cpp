@@ -60,6 +60,7 @@ TYPED_TEST(DistributedCpuShard, SampleIsUniform) { sample_is_uniform(cpu_backend
 TYPED_TEST(DistributedCpuShard, SortKeys) { sort_keys(cpu_backend<TypeParam>()); }
 TYPED_TEST(DistributedCpuShard, TakeMatchesStableSort) { take_matches_stable_sort(cpu_backend<TypeParam>()); }
 TYPED_TEST(DistributedCpuShard, EqualElementInIndexOrder) { equal_element_in_index_order(cpu_backend<TypeParam>()); }
+TYPED_TEST(DistributedCpuShard, CountsOfKeyMatchAScan) { counts_of_key_match_a_scan(cpu_backend<TypeParam>()); }
 TYPED_TEST(DistributedCpuShard, EmptyArray) { empty_array(cpu_backend<TypeParam>()); }
 TYPED_TEST(DistributedCpuShard, WrongExpectedKeptThrowsAfterCompacting) {
   wrong_expected_kept_throws_after_compacting(cpu_backend<TypeParam>());

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "api/input_elements.hpp"
@@ -107,13 +108,24 @@ TYPED_TEST(InputElements, ApproximateAnswersAreElementsAtTheirRank) {
 }
 
 // The CUDA backend's lookup (deterministic rank ranges grouped by span), run on the
-// CPU: answers far apart take several ranges, close ones share one.
+// CPU: answers far apart take several ranges, close ones share one; where every zero
+// (or every NaN) has one bit pattern, the counts that find it answer instead. The
+// last input: canonical NaNs only.
 TYPED_TEST(InputElements, LookupByRanges) {
   using T = TypeParam;
   const std::int64_t n = (std::int64_t{1} << 22) + 5;
-  for (const auto mix : {test::signed_mix::only_zeros, test::signed_mix::mixed_nans}) {
-    SCOPED_TRACE(test::name(mix));
-    const std::vector<T> v = test::generate_signed<T>(mix, n, 21);
+  std::vector<std::vector<T>> inputs;
+  std::vector<std::string> names;
+  for (const auto mix : test::all_signed_mixes()) {
+    inputs.push_back(test::generate_signed<T>(mix, n, 21));
+    names.push_back(test::name(mix));
+  }
+  inputs.push_back(inputs.back());
+  for (T& x : inputs.back()) x = std::isnan(x) ? std::numeric_limits<T>::quiet_NaN() : x;
+  names.push_back("canonical_nans");
+  for (std::size_t in = 0; in < inputs.size(); ++in) {
+    SCOPED_TRACE(names[in]);
+    const std::vector<T>& v = inputs[in];
     const std::vector<T> sorted = test::stable_sorted(v);
     // Positions in any order, repeated, some far apart (more than n / 8).
     const std::vector<std::int64_t> positions = {n - 1, 0, n / 2, 1, n / 2, n / 3 + 7, n - 2, n / 5};

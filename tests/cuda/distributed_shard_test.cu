@@ -115,6 +115,7 @@ TYPED_TEST(DistributedCudaShard, SampleIsUniform) { sample_is_uniform(cuda_backe
 TYPED_TEST(DistributedCudaShard, SortKeys) { sort_keys(cuda_backend<TypeParam>()); }
 TYPED_TEST(DistributedCudaShard, TakeMatchesStableSort) { take_matches_stable_sort(cuda_backend<TypeParam>()); }
 TYPED_TEST(DistributedCudaShard, EqualElementInIndexOrder) { equal_element_in_index_order(cuda_backend<TypeParam>()); }
+TYPED_TEST(DistributedCudaShard, CountsOfKeyMatchAScan) { counts_of_key_match_a_scan(cuda_backend<TypeParam>()); }
 TYPED_TEST(DistributedCudaShard, EmptyArray) { empty_array(cuda_backend<TypeParam>()); }
 TYPED_TEST(DistributedCudaShard, WrongExpectedKeptThrowsAfterCompacting) {
   wrong_expected_kept_throws_after_compacting(cuda_backend<TypeParam>());

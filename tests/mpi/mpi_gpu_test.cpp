@@ -85,6 +85,37 @@ TYPED_TEST(MpiGpu, MatchesTheSingleProcessAnswer) {
   }
 }
 
+// Zeros and NaNs of one bit pattern or several over device memory (the CPU suite's
+// MpiSelectBits, through the CUDA shard's counts_of_key and equal_element).
+template <class T>
+class MpiGpuBits : public ::testing::Test {
+ protected:
+  void SetUp() override { bind_gpu(); }
+};
+using FloatTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(MpiGpuBits, FloatTypes);
+
+TYPED_TEST(MpiGpuBits, ZerosAndNansOfOneOrSeveralBitPatterns) {
+  using T = TypeParam;
+  const int me = world_rank(), processes = world_size();
+  const std::int64_t n = (1 << 20) + 7;
+  for (const bit_mix m : all_bit_mixes) {
+    const std::vector<T> global = make_bit_mix<T>(m, n, 41);
+    options local;
+    local.device = device_kind::cpu;
+    std::vector<std::int64_t> ranks;
+    for (std::int64_t i = 0; i < 101; ++i) ranks.push_back(i * (n - 1) / 100);
+    const std::vector<T> want = kselect::multiselect(global.data(), n, ranks, local);
+    const auto [begin, end] = slice(layout::uneven, n, me, processes);
+    device_array<T> mine(global.data() + begin, end - begin);
+    SCOPED_TRACE(name(m));
+    const std::vector<T> got = mpi::multiselect(MPI_COMM_WORLD, mine.p, end - begin, ranks, {});
+    ASSERT_EQ(got.size(), ranks.size());
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+      EXPECT_TRUE(same_bits(got[i], want[i])) << "rank " << ranks[i] << ": " << got[i] << " vs " << want[i];
+  }
+}
+
 // The NCCL count transport needs one GPU per process: processes sharing one get a
 // clear error on every process (not NCCL's own failure or a hang), and the MPI
 // transport still works afterwards.

@@ -4,6 +4,7 @@
 // algorithms, ranks 0, 1, n/2, n-1 and 101 percentiles; rounds and bytes of DIBMS.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -116,6 +117,41 @@ TYPED_TEST(MpiSelect, MatchesTheSingleProcessAnswerOnTheConcatenation) {
               EXPECT_TRUE(same_bits(lq[i], want_lower[i])) << "lower q=" << qs[i];
             }
           }
+        }
+      }
+    }
+  }
+}
+
+// Answers that are a zero or a NaN are the element the stable sort holds there, bit
+// for bit, whether the key has one bit pattern (no lookup: the canonical value, or
+// -0.0 when every zero is -0.0) or several (a lookup in index order).
+template <class T>
+class MpiSelectBits : public ::testing::Test {};
+using FloatTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(MpiSelectBits, FloatTypes);
+
+TYPED_TEST(MpiSelectBits, ZerosAndNansOfOneOrSeveralBitPatterns) {
+  using T = TypeParam;
+  const int me = world_rank(), processes = world_size();
+  for (const std::int64_t n : {std::int64_t{7}, std::int64_t{1000}, std::int64_t{100003}}) {
+    for (const bit_mix m : all_bit_mixes) {
+      const std::vector<T> global = make_bit_mix<T>(m, n, 31 + static_cast<std::uint64_t>(n));
+      options local;
+      local.device = device_kind::cpu;
+      std::vector<std::int64_t> ranks;
+      for (std::int64_t i = 0; i < 101; ++i) ranks.push_back(i * (n - 1) / 100);
+      ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+      const std::vector<T> want = kselect::multiselect(global.data(), n, ranks, local);
+      for (const layout l : {layout::even, layout::uneven, layout::first_empty}) {
+        const auto [begin, end] = slice(l, n, me, processes);
+        for (const algo_case& a : algo_cases()) {
+          SCOPED_TRACE(::testing::Message() << "n=" << n << " " << name(m) << " " << name(l) << " " << a.label);
+          const std::vector<T> got = mpi::multiselect(MPI_COMM_WORLD, global.data() + begin, end - begin, ranks, a.opt);
+          if (a.opt.root >= 0 && a.opt.root != me) continue;
+          ASSERT_EQ(got.size(), ranks.size());
+          for (std::size_t i = 0; i < ranks.size(); ++i)
+            EXPECT_TRUE(same_bits(got[i], want[i])) << "rank " << ranks[i] << ": " << got[i] << " vs " << want[i];
         }
       }
     }

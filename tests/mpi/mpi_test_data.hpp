@@ -50,6 +50,42 @@ T nan_with_payload() {
   return x;
 }
 
+/// Floating-point inputs whose zeros and NaNs take one bit pattern or several: the
+/// answers of those keys are found without (one pattern) or with (several) a lookup of
+/// the element in index order. Values -1, a zero, 1 and a NaN, at random.
+enum class bit_mix { positive_zeros, negative_zeros, mixed_zeros, canonical_nans, negative_nans, mixed_nans };
+inline constexpr bit_mix all_bit_mixes[] = {bit_mix::positive_zeros, bit_mix::negative_zeros, bit_mix::mixed_zeros,
+                                            bit_mix::canonical_nans, bit_mix::negative_nans, bit_mix::mixed_nans};
+inline const char* name(bit_mix m) {
+  static const char* const names[] = {"positive_zeros", "negative_zeros", "mixed_zeros",
+                                      "canonical_nans", "negative_nans",  "mixed_nans"};
+  return names[static_cast<int>(m)];
+}
+
+template <class T>
+std::vector<T> make_bit_mix(bit_mix m, std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  std::vector<T> v(static_cast<std::size_t>(n));
+  for (T& x : v) {
+    const std::uint64_t r = rng();
+    const bool second = (r >> 8) % 2 != 0;
+    switch (r % 4) {
+      case 0: x = T(-1); break;
+      case 1: x = T(1); break;
+      case 2:
+        x = m == bit_mix::negative_zeros || (m == bit_mix::mixed_zeros && second) ? T(-0.0) : T(0.0);
+        break;
+      default:
+        x = m == bit_mix::negative_nans || (m == bit_mix::mixed_nans && second) ? -nan
+            : m == bit_mix::mixed_nans && (r >> 9) % 2                          ? nan_with_payload<T>()
+                                                                                 : nan;
+        break;
+    }
+  }
+  return v;
+}
+
 template <class T>
 std::vector<T> make_global(dist d, std::int64_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);

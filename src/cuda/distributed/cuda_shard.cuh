@@ -192,6 +192,21 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     equal = static_cast<std::int64_t>(result[1]);
   }
 
+  void counts_of_key(U key, std::int64_t& below, std::int64_t& equal, std::int64_t& other_bits) override {
+    below = equal = other_bits = 0;
+    if (n_ == 0) return;
+    stream_buffer totals(3 * sizeof(unsigned long long), stream_);
+    check(cudaMemsetAsync(totals.get(), 0, 3 * sizeof(unsigned long long), stream_), "cudaMemsetAsync");
+    tile_counts_kernel<T><<<tiles(), shard_tuning::take_threads, 0, stream_>>>(
+        values_, n_, key, false, nullptr, nullptr, static_cast<unsigned long long*>(totals.get()), true);
+    check(cudaGetLastError(), "tile_counts_kernel launch");
+    unsigned long long result[3];
+    download(result, totals.get(), sizeof result);
+    below = static_cast<std::int64_t>(result[0]);
+    equal = static_cast<std::int64_t>(result[1]);
+    other_bits = static_cast<std::int64_t>(result[2]);
+  }
+
   void take(U threshold, bool largest, std::int64_t take_ties, bool with_indices, std::vector<T>& values,
             std::vector<std::int64_t>& indices) override {
     if (n_ == 0) return;

@@ -10,6 +10,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "core/bucket_table.hpp"
 #include "core/key_traits.hpp"
@@ -336,36 +337,51 @@ __device__ __forceinline__ bool beyond(U k, U threshold, bool largest) {
   return largest ? k > threshold : k < threshold;
 }
 
+/// The bits of a value (floating-point values compared bit for bit).
+template <class T>
+__device__ __forceinline__ auto bits_of(T v) {
+  using B = std::conditional_t<sizeof(T) == 8, unsigned long long, unsigned>;
+  B b;
+  memcpy(&b, &v, sizeof(T));
+  return b;
+}
+
 /// Top-k, first pass: per take tile, the elements beyond the threshold and equal to
 /// it (tile_beyond / tile_equal, one entry per tile of shard_tuning::take_tile, when
-/// not null), and their totals added to totals[0] / totals[1].
+/// not null), and their totals added to totals[0] / totals[1]; with other_bits, also
+/// the equal elements whose bits are not from_key(threshold)'s, to totals[2]
+/// (counts_of_key).
 template <class T>
 __global__ void __launch_bounds__(shard_tuning::take_threads)
     tile_counts_kernel(const T* values, std::int64_t n, core::key_t<T> threshold, bool largest,
                        unsigned long long* tile_beyond, unsigned long long* tile_equal,
-                       unsigned long long* totals) {
+                       unsigned long long* totals, bool other_bits = false) {
   using U = core::key_t<T>;
   constexpr int threads = shard_tuning::take_threads, items = shard_tuning::take_items;
   using block_sum = cub::BlockReduce<unsigned long long, threads>;
-  __shared__ typename block_sum::TempStorage storage[2];
+  __shared__ typename block_sum::TempStorage storage[3];
   const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * shard_tuning::take_tile;
   T raw[items];
   load_tile<items, threads>(values, base, n, raw);
-  unsigned long long b = 0, e = 0;
+  const auto canonical = bits_of(core::key_traits<T>::from_key(threshold));
+  unsigned long long b = 0, e = 0, o = 0;
 #pragma unroll
   for (int i = 0; i < items; ++i) {
     if (base + i * threads + threadIdx.x >= n) continue;
     const U k = core::key_traits<T>::to_key(raw[i]);
     b += beyond(k, threshold, largest) ? 1 : 0;
     e += k == threshold ? 1 : 0;
+    o += k == threshold && bits_of(raw[i]) != canonical ? 1 : 0;
   }
   b = block_sum(storage[0]).Sum(b);
   e = block_sum(storage[1]).Sum(e);
+  if (other_bits) o = block_sum(storage[2]).Sum(o);
   if (threadIdx.x == 0) {
     if (tile_beyond) tile_beyond[blockIdx.x] = b;
     if (tile_equal) tile_equal[blockIdx.x] = e;
     if (b) atomicAdd(totals, b);
     if (e) atomicAdd(totals + 1, e);
+    if (other_bits && o) atomicAdd(totals + 2, o);
   }
 }
 
