@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -51,30 +50,23 @@ void restore_by_ranges(backend b, const T* values, std::int64_t n, const std::ve
   }
 }
 
-/// The one bit pattern every element of `key` has, if they share one: the answers of
-/// that key are then that value, without a lookup. Zeros: +0.0 when no element is -0.0
-/// (one count), -0.0 when every zero is (two); NaNs: the backends' canonical NaN when
-/// every NaN has its bits (two counts). Counted on the elements' bits as integers of
-/// the same width, through the backend's count_if.
+/// core::shared_bit_pattern of the zeros or the NaNs, counted on the elements' bits as
+/// integers of the same width through the backend's count_if: zeros one count (the
+/// -0.0s) or two, NaNs two (all of them, those with the canonical bits).
 template <class T>
-std::optional<T> single_pattern(backend b, const T* values, std::int64_t n, ambiguous key, const options& opt) {
-  using I = std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>;
-  static_assert(sizeof(I) == sizeof(T));
+std::optional<T> shared_pattern(backend b, const T* values, std::int64_t n, ambiguous key, const options& opt) {
+  using traits = core::key_traits<T>;
+  using I = std::make_signed_t<core::key_t<T>>;
   const auto* bits = reinterpret_cast<const I*>(values);
-  const auto bits_of = [](T v) {
-    I i;
-    std::memcpy(&i, &v, sizeof i);
-    return i;
-  };
+  const auto bits_of = [](T v) { return static_cast<I>(traits::bits_of(v)); };
   if (key == ambiguous::zero) {
-    const std::int64_t negative = run_count_if(b, bits, n, eq(bits_of(T(-0.0))), opt);
-    if (negative == 0) return T(0.0);
-    if (negative == run_count_if(b, values, n, eq(T(0)), opt)) return T(-0.0);
-    return std::nullopt;
+    const std::int64_t other = run_count_if(b, bits, n, eq(bits_of(T(-0.0))), opt);
+    const std::int64_t equal = other == 0 ? 0 : run_count_if(b, values, n, eq(T(0)), opt);
+    return core::shared_bit_pattern<T>(traits::to_key(T(0)), equal, other);
   }
-  const T canonical = core::key_traits<T>::from_key(core::key_traits<T>::nan_key);
-  if (run_count_if(b, bits, n, eq(bits_of(canonical)), opt) == run_count_nan(b, values, n, opt)) return canonical;
-  return std::nullopt;
+  const std::int64_t equal = run_count_nan(b, values, n, opt);
+  const std::int64_t other = equal - run_count_if(b, bits, n, eq(bits_of(traits::from_key(traits::nan_key))), opt);
+  return core::shared_bit_pattern<T>(traits::nan_key, equal, other);
 }
 
 template <class T>
@@ -105,18 +97,13 @@ void restore_input_elements(backend b, const T* values, std::int64_t n, const st
       std::vector<std::int64_t> sorted_positions(todo.size());
       for (std::size_t j = 0; j < todo.size(); ++j) sorted_positions[j] = positions[todo[j]];
       std::vector<T> found(todo.size());
-      const bool two_pass_scan = b == backend::cpu && lookup == element_lookup::automatic;
-      // The lookup by rank ranges selects up to n / 8 elements per group of answers:
-      // first see whether one bit pattern answers them all (most data has no -0.0 and
-      // one kind of NaN). The CPU's scan costs two passes, no more than that check.
-      if (!two_pass_scan) {
-        if (const std::optional<T> only = single_pattern(b, values, n, key, opt)) {
-          for (const std::int64_t i : todo) out[i] = *only;
-          continue;
-        }
-      }
-      if (two_pass_scan)
+      // The CPU's scan takes two passes. The lookup by rank ranges selects up to n / 8
+      // elements per group of answers: first see whether one bit pattern answers them
+      // all (most data has no -0.0 and one kind of NaN).
+      if (b == backend::cpu && lookup == element_lookup::automatic)
         run_tied_elements(values, n, out[todo[0]], sorted_positions, found, opt);
+      else if (const std::optional<T> only = shared_pattern(b, values, n, key, opt))
+        found.assign(found.size(), *only);
       else
         restore_by_ranges(b, values, n, sorted_positions, found, opt);
       for (std::size_t j = 0; j < todo.size(); ++j) out[todo[j]] = found[j];

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <type_traits>
 
 #include "hd.hpp"
@@ -83,6 +84,7 @@ struct int_key_traits {
   using value_type = I;
   using key_type = U;
   static constexpr U flip = std::is_signed_v<I> ? (U(1) << (sizeof(U) * 8 - 1)) : U(0);
+  KSELECT_HD static U bits_of(I x) { return static_cast<U>(x); }
   KSELECT_HD static U to_key(I x) { return static_cast<U>(x) ^ flip; }
   KSELECT_HD static I from_key(U k) { return static_cast<I>(k ^ flip); }
   // Integers: the key itself (see float_key_traits::pre_key).
@@ -138,5 +140,20 @@ struct key_traits<std::uint64_t> : detail::int_key_traits<std::uint64_t, std::ui
 
 template <class T>
 using key_t = typename key_traits<T>::key_type;
+
+/// The bits that every element with key `key` shares, if they share one pattern, from
+/// `equal` such elements of which `other` have bits other than from_key(key)'s (-0.0
+/// among the zeros; NaNs of another sign or payload): from_key(key) when other is 0
+/// (checked first: `equal` is then not read), -0.0 when every zero is -0.0 (the only
+/// other zero). Answers of that key are then this value without a lookup of the
+/// element. Host code (the owning API, the distributed engine).
+template <class T>
+std::optional<T> shared_bit_pattern(key_t<T> key, std::int64_t equal, std::int64_t other) {
+  if (other == 0) return key_traits<T>::from_key(key);
+  if constexpr (std::is_floating_point_v<T>) {
+    if (key == key_traits<T>::to_key(T(0)) && other == equal) return T(-0.0);
+  }
+  return std::nullopt;
+}
 
 }  // namespace kselect::core

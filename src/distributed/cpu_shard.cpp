@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -233,39 +234,17 @@ class cpu_shard final : public shard<T> {
     const std::int64_t chunks = chunk_count(n_, min_chunk);
     std::vector<std::int64_t> b(static_cast<std::size_t>(chunks)), e(static_cast<std::size_t>(chunks));
     count_beyond_equal_chunks(threshold, largest, chunks, b, e);
-    beyond = equal = 0;
-    for (std::int64_t c = 0; c < chunks; ++c) {
-      beyond += b[static_cast<std::size_t>(c)];
-      equal += e[static_cast<std::size_t>(c)];
-    }
+    beyond = std::accumulate(b.begin(), b.end(), std::int64_t{0});
+    equal = std::accumulate(e.begin(), e.end(), std::int64_t{0});
   }
 
   void counts_of_key(U key, std::int64_t& below, std::int64_t& equal, std::int64_t& other_bits) override {
     const std::int64_t chunks = chunk_count(n_, min_chunk);
-    std::vector<std::int64_t> counts(3 * static_cast<std::size_t>(chunks));
-    const T canonical = traits::from_key(key);
-    cpu::parallel_for(chunks, threads(), [&](std::int64_t c) {
-      std::int64_t b = 0, e = 0, o = 0;
-      const std::int64_t end = chunk_begin(n_, chunks, c + 1);
-      for (std::int64_t i = chunk_begin(n_, chunks, c); i < end; ++i) {
-        const U k = traits::to_key(values_[i]);
-        b += k < key ? 1 : 0;
-        const bool same = k == key;
-        e += same ? 1 : 0;
-        o += same && std::memcmp(values_ + i, &canonical, sizeof(T)) != 0 ? 1 : 0;
-      }
-      const auto s = 3 * static_cast<std::size_t>(c);
-      counts[s] = b;
-      counts[s + 1] = e;
-      counts[s + 2] = o;
-    });
-    below = equal = other_bits = 0;
-    for (std::int64_t c = 0; c < chunks; ++c) {
-      const auto s = 3 * static_cast<std::size_t>(c);
-      below += counts[s];
-      equal += counts[s + 1];
-      other_bits += counts[s + 2];
-    }
+    std::vector<std::int64_t> b(static_cast<std::size_t>(chunks)), e(b.size()), o(b.size());
+    count_beyond_equal_chunks(key, false, chunks, b, e, &o);
+    below = std::accumulate(b.begin(), b.end(), std::int64_t{0});
+    equal = std::accumulate(e.begin(), e.end(), std::int64_t{0});
+    other_bits = std::accumulate(o.begin(), o.end(), std::int64_t{0});
   }
 
   T equal_element(U key, std::int64_t ordinal) override {
@@ -399,18 +378,23 @@ class cpu_shard final : public shard<T> {
     return kept;
   }
 
+  /// Per chunk: the elements beyond the threshold and equal to it; with other_bits,
+  /// also those equal to it with bits other than from_key(threshold)'s.
   void count_beyond_equal_chunks(U threshold, bool largest, std::int64_t chunks, std::vector<std::int64_t>& beyond,
-                                 std::vector<std::int64_t>& equal) {
+                                 std::vector<std::int64_t>& equal, std::vector<std::int64_t>* other_bits = nullptr) {
+    const U canonical = traits::bits_of(traits::from_key(threshold));
     cpu::parallel_for(chunks, threads(), [&](std::int64_t c) {
-      std::int64_t b = 0, e = 0;
+      std::int64_t b = 0, e = 0, o = 0;
       const std::int64_t end = chunk_begin(n_, chunks, c + 1);
       for (std::int64_t i = chunk_begin(n_, chunks, c); i < end; ++i) {
         const U k = traits::to_key(values_[i]);
         b += (largest ? k > threshold : k < threshold) ? 1 : 0;
         e += k == threshold ? 1 : 0;
+        if (other_bits) o += k == threshold && traits::bits_of(values_[i]) != canonical ? 1 : 0;
       }
       beyond[static_cast<std::size_t>(c)] = b;
       equal[static_cast<std::size_t>(c)] = e;
+      if (other_bits) (*other_bits)[static_cast<std::size_t>(c)] = o;
     });
   }
 

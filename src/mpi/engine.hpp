@@ -10,6 +10,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -268,39 +269,33 @@ void engine<T>::resolve_equal_elements(std::span<const std::int64_t> ranks, cons
   const std::vector<std::int64_t> all = comm_.allgather(mine, width);
   for (int p = 0; p < comm_.size(); ++p)
     if (all[width * static_cast<std::size_t>(p)] != 0) comm_.agree(failure.message, failure.caller_mistake);
-  const auto total = [&](int w, int field) {  // field: 0 below, 1 equal, 2 other bits
-    std::int64_t sum = 0;
-    for (int p = 0; p < comm_.size(); ++p) sum += all[width * static_cast<std::size_t>(p) + 1 + 3 * w + field];
-    return sum;
-  };
-  // Where every element of the key has one bit pattern, that is the answer: the
-  // canonical value (already in out) when no element has other bits, -0.0 when every
-  // zero is -0.0. Otherwise the element at rank r of key K is the (r - below)-th
-  // element of key K in global index order, held by the process whose equal elements
-  // span that ordinal: it reads it, and one OR all-reduce gives everyone the bits
-  // (plus a failure slot).
+  // Global (below, equal, other bits) per key; where every element of a key shares
+  // one bit pattern, that is each of its answers (core::shared_bit_pattern).
+  std::int64_t sum[2][3] = {};
+  for (int p = 0; p < comm_.size(); ++p)
+    for (int w = 0; w < 2; ++w)
+      for (int f = 0; f < 3; ++f) sum[w][f] += all[width * static_cast<std::size_t>(p) + 1 + 3 * w + f];
+  std::optional<T> pattern[2];
+  for (int w = 0; w < 2; ++w)
+    if (want[w]) pattern[w] = core::shared_bit_pattern<T>(w == 0 ? zero : nan, sum[w][1], sum[w][2]);
+  // Otherwise the element at rank r of key K is the (r - below)-th element of key K
+  // in global index order, held by the process whose equal elements span that
+  // ordinal: it reads it, and one OR all-reduce gives everyone the bits (plus a
+  // failure slot).
   const std::size_t count = ambiguous.size() / 2;
   std::vector<std::uint64_t> bits(count + 1, 0);
-  std::vector<bool> known(count, false);
   bool lookups = false;
   for (std::size_t a = 0; a < count; ++a) {
-    const int w = ambiguous[2 * a + 1] == zero ? 0 : 1;
-    const std::int64_t other = total(w, 2);
-    const bool only_negative_zeros = w == 0 && other == total(w, 1);
-    if (other == 0 || only_negative_zeros) {
-      const T value = only_negative_zeros ? T(-0.0) : traits::from_key(static_cast<U>(ambiguous[2 * a + 1]));
-      std::memcpy(&bits[a], &value, sizeof(T));
-      known[a] = true;
-    } else {
-      lookups = true;
-    }
+    const std::optional<T>& p = pattern[ambiguous[2 * a + 1] == zero ? 0 : 1];
+    if (p) std::memcpy(&bits[a], &*p, sizeof(T));
+    lookups |= !p;
   }
   if (lookups) {
     guarded(failure, [&] {
       for (std::size_t a = 0; a < count; ++a) {
-        if (known[a]) continue;
         const int w = ambiguous[2 * a + 1] == zero ? 0 : 1;
-        std::int64_t ordinal = ranks[ambiguous[2 * a]] - total(w, 0);
+        if (pattern[w]) continue;
+        std::int64_t ordinal = ranks[ambiguous[2 * a]] - sum[w][0];
         for (int p = 0; p < comm_.size(); ++p) {
           const std::int64_t equal = all[width * static_cast<std::size_t>(p) + 2 + 3 * w];
           if (ordinal < equal) {
