@@ -51,67 +51,76 @@ class bin_reduce_driver {
   bin_reduce_driver(const T* in, std::int64_t n, const std::int64_t* ranks, std::int64_t num_ranks, T* out,
                     cudaStream_t stream, const device::select_config& cfg, char* ws, const workspace_layout& layout)
       : in_(in), n_(n), ranks_(ranks), num_ranks_(num_ranks), out_(out), stream_(stream), cfg_(cfg), ws_(ws),
-        w_(layout) {}
+        w_(layout) {
+    d_map_ = reinterpret_cast<core::bin_map<K>*>(ws_ + w_.pre_map);
+    d_hist_ = reinterpret_cast<unsigned long long*>(ws_ + w_.pre_hist);
+    d_selected_ = reinterpret_cast<std::uint32_t*>(ws_ + w_.pre_selected);
+    d_before_word_ = reinterpret_cast<std::uint32_t*>(ws_ + w_.pre_before_word);
+    d_region_ = reinterpret_cast<bin_region<K>*>(ws_ + w_.pre_region);
+    d_tasks_ = reinterpret_cast<bin_rank_task*>(ws_ + w_.pre_tasks);
+    d_state_ = reinterpret_cast<bin_prepass_state*>(ws_ + w_.pre_state);
+    d_copy_ = reinterpret_cast<T*>(ws_ + w_.pre_copy);
+    d_copy_cursor_ = reinterpret_cast<unsigned long long*>(ws_ + w_.pre_copy_cursor);
+    d_regions_ = reinterpret_cast<K*>(ws_ + w_.pre_regions);
+    d_ranks_ = reinterpret_cast<std::int64_t*>(ws_ + w_.pre_ranks);
+  }
 
   cudaError_t run() {
     // The workspace carves the pre-pass's regions only for the calls it was chosen
     // for (choose_multiselect_path); the scatter's shared memory holds max_ranks regions.
     if (w_.prepass_capacity <= 0 || num_ranks_ > tuning::bin_prepass_max_ranks) return general();
-    auto* d_map = reinterpret_cast<core::bin_map<K>*>(ws_ + w_.pre_map);
-    auto* d_hist = reinterpret_cast<unsigned long long*>(ws_ + w_.pre_hist);
-    auto* d_selected = reinterpret_cast<std::uint32_t*>(ws_ + w_.pre_selected);
-    auto* d_before_word = reinterpret_cast<std::uint32_t*>(ws_ + w_.pre_before_word);
-    auto* d_region = reinterpret_cast<bin_region<K>*>(ws_ + w_.pre_region);
-    auto* d_tasks = reinterpret_cast<bin_rank_task*>(ws_ + w_.pre_tasks);
-    auto* d_state = reinterpret_cast<bin_prepass_state*>(ws_ + w_.pre_state);
-    auto* d_copy = reinterpret_cast<T*>(ws_ + w_.pre_copy);
-    auto* d_copy_cursor = reinterpret_cast<unsigned long long*>(ws_ + w_.pre_copy_cursor);
-    auto* d_regions = reinterpret_cast<K*>(ws_ + w_.pre_regions);
-    auto* d_ranks = reinterpret_cast<std::int64_t*>(ws_ + w_.pre_ranks);
-
-    KSELECT_CUDA_TRY(cudaMemcpyAsync(d_ranks, ranks_, num_ranks_ * sizeof(std::int64_t), cudaMemcpyHostToDevice,
+    KSELECT_CUDA_TRY(cudaMemcpyAsync(d_ranks_, ranks_, num_ranks_ * sizeof(std::int64_t), cudaMemcpyHostToDevice,
                                      stream_));
-    const auto max_predicted = static_cast<std::int64_t>(tuning::sample_size * w_.policy->prepass.max_predicted);
-    prof_.start(stream_, "prepass sample and map");
-    bin_map_kernel<T><<<1, bin_map_threads, 0, stream_>>>(in_, n_, cfg_.seed ^ 0x5eedull, d_ranks,
-                                                                        num_ranks_, max_predicted, d_map, d_state,
-                                                                        d_hist, d_copy_cursor);
-    KSELECT_LAUNCH_CHECK();
-    prof_.stop(stream_);
-    KSELECT_CUDA_TRY(grid_size());
-    prof_.start(stream_, "prepass count");
-    bin_count_kernel<T><<<grid_, tuning::stream_threads, 0, stream_>>>(in_, n_, d_map, d_state, d_hist);
-    KSELECT_LAUNCH_CHECK();
-    prof_.stop(stream_);
-    prof_.start(stream_, "prepass reduce");
-    bin_reduce_kernel<K><<<1, bin_reduce_threads, 0, stream_>>>(
-        d_hist, d_map, d_ranks, num_ranks_, w_.prepass_capacity, d_selected, d_before_word, d_region, d_tasks,
-        d_state);
-    KSELECT_LAUNCH_CHECK();
-    prof_.stop(stream_);
-    prof_.start(stream_, "prepass filter");
-    bin_extract_kernel<T><<<grid_, tuning::stream_threads, 0, stream_>>>(in_, n_, d_map, d_selected, d_state,
-                                                                        d_copy_cursor, d_copy);
-    KSELECT_LAUNCH_CHECK();
-    prof_.stop(stream_);
-    prof_.start(stream_, "prepass scatter");
-    bin_scatter_kernel<T><<<grid_, tuning::stream_threads, 0, stream_>>>(d_copy, d_map, d_selected, d_before_word,
-                                                                         d_region, d_state, d_regions);
-    KSELECT_LAUNCH_CHECK();
-    prof_.stop(stream_);
-    prof_.start(stream_, "prepass finish");
-    bin_finish_kernel<T><<<static_cast<unsigned>(num_ranks_), bin_finish_threads, 0, stream_>>>(
-        d_regions, d_region, d_tasks, d_state, out_);
-    KSELECT_LAUNCH_CHECK();
-    prof_.stop(stream_);
+    KSELECT_CUDA_TRY(queue(d_ranks_));
     bin_prepass_state state{};
-    KSELECT_CUDA_TRY(cudaMemcpyAsync(&state, d_state, sizeof state, cudaMemcpyDeviceToHost, stream_));
+    KSELECT_CUDA_TRY(cudaMemcpyAsync(&state, d_state_, sizeof state, cudaMemcpyDeviceToHost, stream_));
     KSELECT_CUDA_TRY(cudaStreamSynchronize(stream_));
     prof_.report();
     if (state.proceed == 0) return general();
     used_prepass_ = true;
     return cudaSuccess;
   }
+
+  /// The pre-pass's kernels for the ranks in device memory at `ranks`, queued
+  /// without waiting (the stream-ordered mode; run() waits after them).
+  cudaError_t queue(const std::int64_t* ranks) {
+    const auto max_predicted = static_cast<std::int64_t>(tuning::sample_size * w_.policy->prepass.max_predicted);
+    prof_.start(stream_, "prepass sample and map");
+    bin_map_kernel<T><<<1, bin_map_threads, 0, stream_>>>(in_, n_, cfg_.seed ^ 0x5eedull, ranks, num_ranks_,
+                                                           max_predicted, d_map_, d_state_, d_hist_, d_copy_cursor_);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    KSELECT_CUDA_TRY(grid_size());
+    prof_.start(stream_, "prepass count");
+    bin_count_kernel<T><<<grid_, tuning::stream_threads, 0, stream_>>>(in_, n_, d_map_, d_state_, d_hist_);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    prof_.start(stream_, "prepass reduce");
+    bin_reduce_kernel<K><<<1, bin_reduce_threads, 0, stream_>>>(
+        d_hist_, d_map_, ranks, num_ranks_, w_.prepass_capacity, d_selected_, d_before_word_, d_region_, d_tasks_,
+        d_state_);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    prof_.start(stream_, "prepass filter");
+    bin_extract_kernel<T><<<grid_, tuning::stream_threads, 0, stream_>>>(in_, n_, d_map_, d_selected_, d_state_,
+                                                                         d_copy_cursor_, d_copy_);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    prof_.start(stream_, "prepass scatter");
+    bin_scatter_kernel<T><<<grid_, tuning::stream_threads, 0, stream_>>>(d_copy_, d_map_, d_selected_, d_before_word_,
+                                                                         d_region_, d_state_, d_regions_);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    prof_.start(stream_, "prepass finish");
+    bin_finish_kernel<T><<<static_cast<unsigned>(num_ranks_), bin_finish_threads, 0, stream_>>>(
+        d_regions_, d_region_, d_tasks_, d_state_, out_);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    return cudaSuccess;
+  }
+
+  /// The pre-pass's state, its first word is `proceed` (1: every rank answered).
+  const std::int32_t* proceed_word() const { return reinterpret_cast<const std::int32_t*>(&d_state_->proceed); }
 
   /// For tests: whether the pre-pass ran to the end (else the general driver ran on the input).
   bool used_prepass() const { return used_prepass_; }
@@ -139,6 +148,17 @@ class bin_reduce_driver {
   device::select_config cfg_;
   char* ws_;
   workspace_layout w_;
+  core::bin_map<K>* d_map_;
+  unsigned long long* d_hist_;
+  std::uint32_t* d_selected_;
+  std::uint32_t* d_before_word_;
+  bin_region<K>* d_region_;
+  bin_rank_task* d_tasks_;
+  bin_prepass_state* d_state_;
+  T* d_copy_;
+  unsigned long long* d_copy_cursor_;
+  K* d_regions_;
+  std::int64_t* d_ranks_;
   unsigned grid_ = 1;
   bool used_prepass_ = false;
   launch_profiler prof_;

@@ -43,17 +43,7 @@ class window_select_driver {
   }
 
   cudaError_t run() {
-    KSELECT_CUDA_TRY(full_wave_blocks(window_pass_kernel<T, false>, grid_));
-
-    KSELECT_CUDA_TRY(plan_level<true>());
-    KSELECT_CUDA_TRY(pass_level<true>());
-    int queued = core::expected_window_levels(n_, tuning::sample_size, params_.sigmas, params_.margin,
-                                              tuning::base_case_max);
-    for (int level = 1; level < queued; ++level) {
-      KSELECT_CUDA_TRY(plan_level<false>());
-      KSELECT_CUDA_TRY(pass_level<false>());
-    }
-    KSELECT_CUDA_TRY(plan_level<false>());
+    KSELECT_CUDA_TRY(queue_predicted_levels());
     window_status status{};
     for (;;) {
       KSELECT_CUDA_TRY(cudaMemcpyAsync(&status, &state_->status, sizeof status, cudaMemcpyDeviceToHost, stream_));
@@ -61,10 +51,7 @@ class window_select_driver {
       ++round_trips_;
       if (status != window_status::running) break;
       // The window stayed wider than predicted (ties): more levels, then look again.
-      for (int extra = 0; extra < w_.policy->window.extra_levels; ++extra) {
-        KSELECT_CUDA_TRY(pass_level<false>());
-        KSELECT_CUDA_TRY(plan_level<false>());
-      }
+      KSELECT_CUDA_TRY(queue_extra_levels());
     }
     prof_.report();
     if (status == window_status::done) return cudaSuccess;
@@ -73,16 +60,53 @@ class window_select_driver {
     return general.run();
   }
 
+  /// The stream-ordered mode's levels: those the input size predicts, then
+  /// extra_levels more for a window that stays wide, all queued without waiting.
+  /// The rank is *d_rank when d_rank is not null. Whatever they leave open
+  /// (state status not done) is the descent's (stream_ordered_dispatch.cuh).
+  cudaError_t queue_stream_ordered(const std::int64_t* d_rank) {
+    d_rank_ = d_rank;
+    KSELECT_CUDA_TRY(queue_predicted_levels());
+    return queue_extra_levels();
+  }
+
+  /// The window state's status word (window_status::done once answered).
+  const std::int32_t* status_word() const { return reinterpret_cast<const std::int32_t*>(&state_->status); }
+
   /// For tests: whether the call needed the general path, and its host round trips.
   bool fell_back() const { return fell_back_; }
   int round_trips() const { return round_trips_; }
 
  private:
+  /// The levels the input size predicts, each a plan and a pass, and the plan
+  /// that reads the last pass.
+  cudaError_t queue_predicted_levels() {
+    KSELECT_CUDA_TRY(full_wave_blocks(window_pass_kernel<T, false>, grid_));
+    KSELECT_CUDA_TRY(plan_level<true>());
+    KSELECT_CUDA_TRY(pass_level<true>());
+    const int queued = core::expected_window_levels(n_, tuning::sample_size, params_.sigmas, params_.margin,
+                                                    tuning::base_case_max);
+    for (int level = 1; level < queued; ++level) {
+      KSELECT_CUDA_TRY(plan_level<false>());
+      KSELECT_CUDA_TRY(pass_level<false>());
+    }
+    return plan_level<false>();
+  }
+
+  /// extra_levels more passes and plans, for a window that stays wide (ties).
+  cudaError_t queue_extra_levels() {
+    for (int extra = 0; extra < w_.policy->window.extra_levels; ++extra) {
+      KSELECT_CUDA_TRY(pass_level<false>());
+      KSELECT_CUDA_TRY(plan_level<false>());
+    }
+    return cudaSuccess;
+  }
+
   template <bool first>
   cudaError_t plan_level() {
     prof_.start(stream_, first ? "window plan L0" : "window plan");
     window_plan_kernel<T, first><<<1, tuning::sample_threads, 0, stream_>>>(
-        state_, in_, n_, rank_, buffers_[0], buffers_[1], params_, cfg_.seed, out_);
+        state_, in_, n_, rank_, d_rank_, buffers_[0], buffers_[1], params_, cfg_.seed, out_);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     return cudaSuccess;
@@ -99,6 +123,7 @@ class window_select_driver {
 
   const T* in_;
   std::int64_t n_, rank_;
+  const std::int64_t* d_rank_ = nullptr;
   T* out_;
   cudaStream_t stream_;
   device::select_config cfg_;

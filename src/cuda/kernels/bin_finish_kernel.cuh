@@ -39,8 +39,9 @@ constexpr int bin_finish_count_max = bin_finish_threads;
 /// 16-byte loads in flight per thread while reading a region.
 constexpr int bin_finish_unroll = 4;
 
-/// Calls f(x) for every key of src[0, size): the unaligned head and tail one key
-/// per thread, the rest with 16-byte loads, unroll of them in flight per thread.
+/// Calls f(x) for every element of src[0, size) (4 or 8 bytes each): the
+/// unaligned head and tail one per thread, the rest with 16-byte loads, unroll of
+/// them in flight per thread.
 template <class K, class F>
 __device__ __forceinline__ void for_each_region_key(const K* src, std::int64_t size, F&& f) {
   constexpr int threads = bin_finish_threads, unroll = bin_finish_unroll;
@@ -103,13 +104,19 @@ __device__ __forceinline__ void bin_finish_pick(SortStorage& sort, int count, st
   if (threadIdx.x == 0) *answer = core::key_traits<T>::from_key(sort.sorted[rank]);
 }
 
-template <class T>
-__global__ void __launch_bounds__(bin_finish_threads)
-    bin_finish_kernel(const core::key_t<T>* copy, const bin_region<core::key_t<T>>* regions, const bin_rank_task* tasks,
-                      const bin_prepass_state* state, T* out) {
+/// The key of rank `rank` among the `count` keys of src[0, size) (Src: the keys,
+/// or T values) that lie in [lo, hi], into *answer. The whole block (of
+/// bin_finish_threads) calls it. The radix descent of the file comment, gathering
+/// once at most gather_limit (<= bin_finish_gather_max) keys are left. aggregate:
+/// each thread adds a run of keys in one bucket at once (inputs with many equal
+/// keys would otherwise queue on one shared counter).
+template <class T, class Src, bool aggregate = false>
+__device__ void block_descent_pick(const Src* src, std::int64_t size, core::key_t<T> lo, core::key_t<T> hi,
+                                   std::int64_t rank, std::int64_t count, T* answer,
+                                   int gather_limit = bin_finish_gather_max) {
   using K = core::key_t<T>;
   constexpr int threads = bin_finish_threads, items = bin_finish_items, bucket_bits = bin_finish_bucket_bits;
-  constexpr int buckets = bin_finish_buckets, gather_max = bin_finish_gather_max;
+  constexpr int buckets = bin_finish_buckets;
   using sorter = block_sorter<K, threads, items>;
   using scan = cub::BlockScan<unsigned, threads>;
   __shared__ union {
@@ -120,26 +127,32 @@ __global__ void __launch_bounds__(bin_finish_threads)
   __shared__ K range[2];
   __shared__ std::int64_t found[2];  // the rank's bucket: keys before it, keys in it
   __shared__ int num_candidates;
-  if (state->proceed == 0) return;
+  const auto each_key = [&](auto&& f) {
+    for_each_region_key(src, size, [&](Src v) { f(core::key_traits<Src>::to_key(v)); });
+  };
 
-  const bin_rank_task task = tasks[blockIdx.x];
-  const K* src = copy + task.start;
-  const std::int64_t size = task.size;
-  K lo = regions[task.region].min, hi = regions[task.region].max;
-  std::int64_t rank = task.rank, count = size;  // rank among the `count` keys in [lo, hi]
-  if (rank == 0 || rank == size - 1) {
-    if (threadIdx.x == 0) out[blockIdx.x] = core::key_traits<T>::from_key(rank == 0 ? lo : hi);
-    return;
-  }
-
-  while (lo != hi && count > gather_max) {
+  while (lo != hi && count > gather_limit) {
     const int width = core::bit_width_of(static_cast<K>(hi - lo));
     const int shift = width > bucket_bits ? width - bucket_bits : 0;
     for (int b = threadIdx.x; b < buckets; b += threads) smem.hist[b] = 0;
     __syncthreads();
-    for_each_region_key(src, size, [&](K x) {
-      if (x >= lo && x <= hi) atomicAdd(&smem.hist[static_cast<unsigned>((x - lo) >> shift)], 1u);
+    unsigned run_bucket = 0, run = 0;
+    each_key([&](K x) {
+      if (x < lo || x > hi) return;
+      const auto b = static_cast<unsigned>((x - lo) >> shift);
+      if constexpr (aggregate) {
+        if (run != 0 && b == run_bucket) {
+          ++run;
+          return;
+        }
+        if (run != 0) atomicAdd(&smem.hist[run_bucket], run);
+        run_bucket = b;
+        run = 1;
+      } else {
+        atomicAdd(&smem.hist[b], 1u);
+      }
     });
+    if (aggregate && run != 0) atomicAdd(&smem.hist[run_bucket], run);
     __syncthreads();
     unsigned c[items], before[items];
 #pragma unroll
@@ -165,18 +178,33 @@ __global__ void __launch_bounds__(bin_finish_threads)
   }
 
   if (lo == hi) {
-    if (threadIdx.x == 0) out[blockIdx.x] = core::key_traits<T>::from_key(lo);
+    if (threadIdx.x == 0) *answer = core::key_traits<T>::from_key(lo);
     return;
   }
-  // At most gather_max keys in [lo, hi]: gather them.
+  // At most gather_limit keys in [lo, hi]: gather them.
   if (threadIdx.x == 0) num_candidates = 0;
   __syncthreads();
   K* cand = smem.sort.sorted;
-  for_each_region_key(src, size, [&](K x) {
+  each_key([&](K x) {
     if (x >= lo && x <= hi) cand[atomicAdd(&num_candidates, 1)] = x;
   });
   __syncthreads();
-  bin_finish_pick(smem.sort, num_candidates, rank, out + blockIdx.x);
+  bin_finish_pick(smem.sort, num_candidates, rank, answer);
+}
+
+template <class T>
+__global__ void __launch_bounds__(bin_finish_threads)
+    bin_finish_kernel(const core::key_t<T>* copy, const bin_region<core::key_t<T>>* regions, const bin_rank_task* tasks,
+                      const bin_prepass_state* state, T* out) {
+  using K = core::key_t<T>;
+  if (state->proceed == 0) return;
+  const bin_rank_task task = tasks[blockIdx.x];
+  const K lo = regions[task.region].min, hi = regions[task.region].max;
+  if (task.rank == 0 || task.rank == task.size - 1) {
+    if (threadIdx.x == 0) out[blockIdx.x] = core::key_traits<T>::from_key(task.rank == 0 ? lo : hi);
+    return;
+  }
+  block_descent_pick<T>(copy + task.start, task.size, lo, hi, task.rank, task.size, out + blockIdx.x);
 }
 
 }  // namespace kselect::cuda

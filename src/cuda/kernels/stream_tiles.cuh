@@ -1,4 +1,4 @@
-// How the single-pass kernels (window_pass_kernel, bin_pass_kernel) walk their
+// How the single-pass kernels (window_pass_kernel, bin_pass_kernel, descent_round_kernel) walk their
 // input: 4096-key tiles dealt to blocks round-robin (a contiguous run of
 // interesting keys, as in sorted input, is spread over every block), 16 keys per
 // thread per tile loaded with 16-byte loads when the input is 16-byte aligned,
@@ -14,6 +14,28 @@
 
 namespace kselect::cuda {
 
+/// This thread's stream_items keys of full tile `tl` (vals[i] at the tile's start
+/// + i * stream_threads + threadIdx.x), all loads issued before any is used.
+template <class Src>
+__device__ __forceinline__ void load_full_tile(const Src* src, std::int64_t tl, bool aligned,
+                                               Src (&vals)[tuning::stream_items]) {
+  constexpr int threads = tuning::stream_threads;
+  constexpr int items = tuning::stream_items;
+  constexpr std::int64_t tile = tuning::tile_keys;
+  constexpr int per_vec = 16 / static_cast<int>(sizeof(Src));
+  static_assert(items % per_vec == 0, "a thread's keys fill whole 16-byte vectors");
+  if (aligned) {
+    const int4* vsrc = reinterpret_cast<const int4*>(src + tl * tile);
+    int4 raw[items / per_vec];
+#pragma unroll
+    for (int v = 0; v < items / per_vec; ++v) raw[v] = __ldg(vsrc + v * threads + threadIdx.x);
+    std::memcpy(vals, raw, sizeof vals);
+  } else {
+#pragma unroll
+    for (int i = 0; i < items; ++i) vals[i] = load_readonly(src + tl * tile + i * threads + threadIdx.x);
+  }
+}
+
 /// Calls key(x, valid) for each of this thread's keys (valid is false only for
 /// the padding of the partial tile; every lane of the block makes the same
 /// calls, so key may use warp votes) and tile_done() after each full tile.
@@ -22,22 +44,11 @@ __device__ __forceinline__ void stream_tiles(const Src* src, std::int64_t size, 
   constexpr int threads = tuning::stream_threads;
   constexpr int items = tuning::stream_items;
   constexpr std::int64_t tile = tuning::tile_keys;
-  constexpr int per_vec = 16 / static_cast<int>(sizeof(Src));
-  static_assert(items % per_vec == 0, "a thread's keys fill whole 16-byte vectors");
   const std::int64_t full_tiles = size / tile;
   const bool aligned = reinterpret_cast<std::uintptr_t>(src) % 16 == 0;
   for (std::int64_t tl = blockIdx.x; tl < full_tiles; tl += gridDim.x) {
     Src vals[items];
-    if (aligned) {
-      const int4* vsrc = reinterpret_cast<const int4*>(src + tl * tile);
-      int4 raw[items / per_vec];
-#pragma unroll
-      for (int v = 0; v < items / per_vec; ++v) raw[v] = __ldg(vsrc + v * threads + threadIdx.x);
-      std::memcpy(vals, raw, sizeof vals);
-    } else {
-#pragma unroll
-      for (int i = 0; i < items; ++i) vals[i] = load_readonly(src + tl * tile + i * threads + threadIdx.x);
-    }
+    load_full_tile(src, tl, aligned, vals);
 #pragma unroll
     for (int i = 0; i < items; ++i) key(vals[i], true);
     tile_done();
@@ -50,6 +61,33 @@ __device__ __forceinline__ void stream_tiles(const Src* src, std::int64_t size, 
       const bool valid = idx < size;
       key(valid ? load_readonly(src + idx) : Src{}, valid);
     }
+  }
+}
+
+/// The walk of stream_tiles a tile at a time, for kernels that work on all of a
+/// thread's keys at once: tile(vals, tail_base) with tail_base -1 for a full tile;
+/// for the partial last tile (one block) tail_base is the tile's start, and vals[i]
+/// is valid only where tail_base + i * stream_threads + threadIdx.x < size (else Src{}).
+template <class Src, class TileFn>
+__device__ __forceinline__ void stream_tile_batches(const Src* src, std::int64_t size, TileFn&& tile) {
+  constexpr int threads = tuning::stream_threads;
+  constexpr int items = tuning::stream_items;
+  const std::int64_t full_tiles = size / tuning::tile_keys;
+  const bool aligned = reinterpret_cast<std::uintptr_t>(src) % 16 == 0;
+  for (std::int64_t tl = blockIdx.x; tl < full_tiles; tl += gridDim.x) {
+    Src vals[items];
+    load_full_tile(src, tl, aligned, vals);
+    tile(vals, std::int64_t(-1));
+  }
+  if (size % tuning::tile_keys != 0 && blockIdx.x == full_tiles % gridDim.x) {
+    const std::int64_t base = full_tiles * tuning::tile_keys;
+    Src vals[items];
+#pragma unroll
+    for (int i = 0; i < items; ++i) {
+      const std::int64_t idx = base + i * threads + threadIdx.x;
+      vals[i] = idx < size ? load_readonly(src + idx) : Src{};
+    }
+    tile(vals, base);
   }
 }
 

@@ -24,19 +24,21 @@ struct window_params {
   int max_levels = 64;
 };
 
-/// window_plan_kernel's first thread: starts the state (first level), or reads
+/// window_plan_kernel's first thread: starts the state (first level; the rank is
+/// *rank_ptr when that is not null, for ranks in device memory), or reads
 /// the previous pass's counts and moves to the rank's new task, answers the rank,
 /// or gives up (fallback). Returns whether the level goes on (samples the task).
 template <class T, bool first_level>
 __device__ __forceinline__ int window_plan_advance(window_state<core::key_t<T>>* st, const T* input, std::int64_t n,
-                                                   std::int64_t rank, core::key_t<T>* buffer0,
-                                                   core::key_t<T>* buffer1, const window_params& params, T* out) {
+                                                   std::int64_t rank, const std::int64_t* rank_ptr,
+                                                   core::key_t<T>* buffer0, core::key_t<T>* buffer1,
+                                                   const window_params& params, T* out) {
   if constexpr (first_level) {
     st->status = window_status::running;
     st->level = 0;
     st->src = input;
     st->size = n;
-    st->rank = rank;
+    st->rank = rank_ptr != nullptr ? *rank_ptr : rank;
     st->dst = buffer0;
     return 1;
   } else {
@@ -68,8 +70,8 @@ __device__ __forceinline__ int window_plan_advance(window_state<core::key_t<T>>*
 template <class T, bool first_level>
 __global__ void __launch_bounds__(tuning::sample_threads)
     window_plan_kernel(window_state<core::key_t<T>>* st, const T* input, std::int64_t n, std::int64_t rank,
-                       core::key_t<T>* buffer0, core::key_t<T>* buffer1, window_params params,
-                       std::uint64_t seed, T* out) {
+                       const std::int64_t* rank_ptr, core::key_t<T>* buffer0, core::key_t<T>* buffer1,
+                       window_params params, std::uint64_t seed, T* out) {
   using K = core::key_t<T>;
   using Src = std::conditional_t<first_level, T, K>;
   constexpr int threads = tuning::sample_threads;
@@ -81,7 +83,7 @@ __global__ void __launch_bounds__(tuning::sample_threads)
   __shared__ int proceed;
 
   if (threadIdx.x == 0)
-    proceed = window_plan_advance<T, first_level>(st, input, n, rank, buffer0, buffer1, params, out);
+    proceed = window_plan_advance<T, first_level>(st, input, n, rank, rank_ptr, buffer0, buffer1, params, out);
   __syncthreads();
   if (!proceed) return;
 
