@@ -58,6 +58,35 @@ cudaError_t multiselect(void* d_workspace, std::size_t& workspace_bytes, const T
                         const std::int64_t* h_ranks, std::int64_t num_ranks, cudaStream_t stream = nullptr,
                         const select_config& cfg = {});
 
+/// Status word of the stream-ordered calls (select_async, multiselect_async),
+/// written on the stream to *d_status when d_status is not null.
+enum async_status : std::int32_t {
+  async_answered = 0,       ///< the sampled fast path answered every rank
+  async_fell_back = 1,      ///< the exact descent answered what the fast path left open
+  async_invalid_ranks = 2,  ///< d_ranks were not sorted, unique and in [0, n): d_out means nothing
+};
+
+/// select, stream-ordered: queues the same kernels for every call with the same
+/// type and n, never waits on the host, and can be captured in a CUDA graph
+/// (cudaStreamBeginCapture) and replayed on new data. Exact on every input: where
+/// select would fall back to planning on the host, this runs an exact radix
+/// descent on the device. Workspace: query it as for select (it is larger).
+/// cfg.algo must be automatic (algorithm::sample_select plans on the host).
+template <class T>
+cudaError_t select_async(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out,
+                         std::int32_t* d_status, std::int64_t n, std::int64_t k, cudaStream_t stream = nullptr,
+                         const select_config& cfg = {});
+
+/// multiselect, stream-ordered (see select_async), with the ranks in DEVICE
+/// memory: d_ranks[0..num_ranks), sorted, unique, in [0, n). The host cannot read
+/// them without waiting, so they are checked on the device: invalid ranks set
+/// *d_status to async_invalid_ranks (the call itself returns cudaSuccess). The
+/// work queued depends on n and num_ranks only, not on the ranks' values.
+template <class T>
+cudaError_t multiselect_async(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out,
+                              std::int32_t* d_status, std::int64_t n, const std::int64_t* d_ranks,
+                              std::int64_t num_ranks, cudaStream_t stream = nullptr, const select_config& cfg = {});
+
 /// Counts the NaNs of d_in[0..n) into *d_count (device pointer); 0 for integer types.
 template <class T>
 cudaError_t count_nan(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t* d_count,

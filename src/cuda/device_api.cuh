@@ -9,6 +9,7 @@
 
 #include "cuda/common.cuh"
 #include "cuda/dispatch/entry.cuh"
+#include "cuda/dispatch/stream_ordered_dispatch.cuh"
 #include "kselect/detail/nvtx.hpp"
 #include "kselect/device.hpp"
 
@@ -42,6 +43,28 @@ cudaError_t multiselect(void* d_workspace, std::size_t& workspace_bytes, const T
 }
 
 template <class T>
+cudaError_t select_async(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out,
+                         std::int32_t* d_status, std::int64_t n, std::int64_t k, cudaStream_t stream,
+                         const select_config& cfg) {
+  KSELECT_NVTX_RANGE("kselect::device::select_async");
+  return cuda::multiselect_stream_ordered(d_workspace, workspace_bytes, d_in, d_out, d_status, n, nullptr, k, 1,
+                                          stream, cfg);
+}
+
+template <class T>
+cudaError_t multiselect_async(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out,
+                              std::int32_t* d_status, std::int64_t n, const std::int64_t* d_ranks,
+                              std::int64_t num_ranks, cudaStream_t stream, const select_config& cfg) {
+  KSELECT_NVTX_RANGE("kselect::device::multiselect_async");
+  if (d_ranks == nullptr && num_ranks > 0) {
+    kselect::detail::clear_rejection();
+    return kselect::detail::reject_argument("kselect: d_ranks is null");
+  }
+  return cuda::multiselect_stream_ordered(d_workspace, workspace_bytes, d_in, d_out, d_status, n, d_ranks, 0,
+                                          num_ranks, stream, cfg);
+}
+
+template <class T>
 cudaError_t count_nan(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t* d_count,
                       std::int64_t n, cudaStream_t stream) {
   KSELECT_NVTX_RANGE("kselect::device::count_nan");
@@ -59,5 +82,11 @@ cudaError_t count_nan(void* d_workspace, std::size_t& workspace_bytes, const T* 
   template cudaError_t kselect::device::multiselect<T>(void*, std::size_t&, const T*, T*, std::int64_t,     \
                                                        const std::int64_t*, std::int64_t, cudaStream_t,     \
                                                        const select_config&);                               \
+  template cudaError_t kselect::device::select_async<T>(void*, std::size_t&, const T*, T*, std::int32_t*,   \
+                                                        std::int64_t, std::int64_t, cudaStream_t,            \
+                                                        const select_config&);                               \
+  template cudaError_t kselect::device::multiselect_async<T>(void*, std::size_t&, const T*, T*, std::int32_t*, \
+                                                             std::int64_t, const std::int64_t*, std::int64_t, \
+                                                             cudaStream_t, const select_config&);            \
   template cudaError_t kselect::device::count_nan<T>(void*, std::size_t&, const T*, std::int64_t*,          \
                                                      std::int64_t, cudaStream_t);

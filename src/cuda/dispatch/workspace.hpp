@@ -12,10 +12,12 @@
 #include "cuda/dispatch/choose.hpp"
 #include "cuda/dispatch/device_policy.hpp"
 #include "cuda/kernels/bin_prepass_types.cuh"
+#include "cuda/kernels/descent_state.cuh"
 #include "cuda/kernels/window_state.cuh"
 #include "cuda/task.cuh"
 #include "cuda/tuning.hpp"
 #include "core/bin_map.hpp"
+#include "core/descent.hpp"
 #include "kselect/types.hpp"
 
 namespace kselect::cuda {
@@ -50,15 +52,21 @@ struct workspace_layout {
       pre_copy_cursor,
       pre_copy, pre_regions, pre_ranks;
   std::int64_t prepass_capacity;
+  /// The stream-ordered mode's exact descent (kernels/descent_kernels.cuh) and the
+  /// flag of its device-side rank check; zero-sized for the other calls.
+  std::size_t descent_state, descent_count, descent_min, descent_max, descent_group_lo, descent_group_hi,
+      descent_rank_group, descent_rank_in_group, ranks_valid;
   int tasks_per_launch;
   bool oracles_used;
   multiselect_path path;          ///< the driver that runs (choose_multiselect_path)
   const tuning::policy* policy;   ///< the policy it was planned with, for the drivers
 };
 
-/// The layout for a call with the device's policy `p` (dispatch/device_policy.hpp).
+/// The layout for a call with the device's policy `p` (dispatch/device_policy.hpp);
+/// `stream_ordered` adds the descent's arrays (stream_ordered_dispatch.cuh).
 template <class K>
-workspace_layout plan_workspace(std::int64_t n, std::int64_t num_ranks, algorithm algo, const tuning::policy& p) {
+workspace_layout plan_workspace(std::int64_t n, std::int64_t num_ranks, algorithm algo, const tuning::policy& p,
+                                bool stream_ordered = false) {
   workspace_layout w{};
   kselect::detail::workspace_carver carve;
   const auto r = static_cast<std::size_t>(num_ranks);
@@ -99,6 +107,19 @@ workspace_layout plan_workspace(std::int64_t n, std::int64_t num_ranks, algorith
     w.pre_copy = carve.take(static_cast<std::size_t>(w.prepass_capacity) * sizeof(K));
     w.pre_regions = carve.take(static_cast<std::size_t>(w.prepass_capacity) * sizeof(K));
     w.pre_ranks = carve.take(r * sizeof(std::int64_t));
+  }
+  if (stream_ordered) {
+    constexpr std::size_t buckets = core::descent_buckets, groups = core::descent_max_ranks;
+    const auto chunk = static_cast<std::size_t>(std::min(num_ranks, core::descent_max_ranks));
+    w.descent_state = carve.take(sizeof(descent_state<K>));
+    w.descent_count = carve.take(buckets * sizeof(unsigned long long));
+    w.descent_min = carve.take(buckets * sizeof(K));
+    w.descent_max = carve.take(buckets * sizeof(K));
+    w.descent_group_lo = carve.take(groups * sizeof(K));
+    w.descent_group_hi = carve.take(groups * sizeof(K));
+    w.descent_rank_group = carve.take(chunk * sizeof(std::int32_t));
+    w.descent_rank_in_group = carve.take(chunk * sizeof(std::int64_t));
+    w.ranks_valid = carve.take(sizeof(std::int32_t));
   }
   w.total = carve.end;
   return w;

@@ -1,0 +1,163 @@
+// The stream-ordered selections (device::select_async, device::multiselect_async):
+// the same work every call for a given (n, number of ranks, type), queued on the
+// stream without a host round trip, so a call can be captured in a CUDA graph.
+//
+//   rank_check_kernel      (multiselect_async) the device ranks checked, a trusted copy
+//   small inputs (core::small_select_max): small_select_kernel, a block per rank; else
+//   fast path, as chosen for the synchronous call (choose_multiselect_path):
+//     one rank             the window levels (window_select_driver), with a fixed
+//                          number of extra levels instead of looking at the status
+//     2 to 512 ranks, n >= 2^20   the pre-pass (bin_reduce_driver)
+//     otherwise            none
+//   descent_init_kernel    reads the fast path's status word: anything left open?
+//   descent_round_kernel x core::descent_max_rounds, per 512 ranks: the exact
+//                          descent; a round with nothing to do returns at once
+//
+// Where the synchronous call falls back to the host-planned general driver, this
+// mode runs the descent instead, so its answers are exact on every input.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "cuda/common.cuh"
+#include "cuda/dispatch/arguments.hpp"
+#include "cuda/dispatch/bin_reduce_dispatch.cuh"
+#include "cuda/dispatch/device_policy.hpp"
+#include "cuda/dispatch/window_select_dispatch.cuh"
+#include "cuda/dispatch/workspace.hpp"
+#include "cuda/kernels/descent_kernels.cuh"
+#include "cuda/kernels/rank_check_kernel.cuh"
+#include "cuda/kernels/small_select_kernel.cuh"
+#include "core/descent.hpp"
+#include "core/key_traits.hpp"
+#include "kselect/device.hpp"
+
+namespace kselect::cuda {
+
+template <class K>
+descent_arrays<K> descent_view(char* ws, const workspace_layout& w) {
+  descent_arrays<K> a{};
+  a.state = reinterpret_cast<descent_state<K>*>(ws + w.descent_state);
+  a.count = reinterpret_cast<unsigned long long*>(ws + w.descent_count);
+  a.min = reinterpret_cast<K*>(ws + w.descent_min);
+  a.max = reinterpret_cast<K*>(ws + w.descent_max);
+  a.group_lo = reinterpret_cast<K*>(ws + w.descent_group_lo);
+  a.group_hi = reinterpret_cast<K*>(ws + w.descent_group_hi);
+  a.rank_group = reinterpret_cast<std::int32_t*>(ws + w.descent_rank_group);
+  a.rank_in_group = reinterpret_cast<std::int64_t*>(ws + w.descent_rank_in_group);
+  a.buffers[0] = reinterpret_cast<K*>(ws + w.buffer_a);
+  a.buffers[1] = reinterpret_cast<K*>(ws + w.buffer_b);
+  a.capacity = w.capacity;
+  return a;
+}
+
+/// Queues the descent for the ranks at d_ranks (device; null: the one rank
+/// `single_rank`), 512 ranks per descent. fast_path_done: the fast path's status
+/// word (1: all answered), or null; ranks_valid: the rank check's flag, or null.
+template <class T>
+cudaError_t queue_descent(const T* in, std::int64_t n, const std::int64_t* d_ranks, std::int64_t single_rank,
+                          std::int64_t num_ranks, T* out, char* ws, const workspace_layout& w,
+                          const std::int32_t* fast_path_done, const std::int32_t* ranks_valid, std::int32_t* status,
+                          cudaStream_t stream) {
+  using K = core::key_t<T>;
+  const descent_arrays<K> a = descent_view<K>(ws, w);
+  constexpr std::size_t smem = descent_shared_bytes<K>();
+  KSELECT_CUDA_TRY(cudaFuncSetAttribute(descent_round_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(smem)));
+  int device = 0, sms = 1, per_sm = 0;
+  KSELECT_CUDA_TRY(cudaGetDevice(&device));
+  KSELECT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  KSELECT_CUDA_TRY(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, descent_round_kernel<T>, descent_threads, smem));
+  const std::int64_t tiles = (n + tuning::tile_keys - 1) / tuning::tile_keys;
+  // A block's shared counters are 32-bit: fewer than 2^31 keys per block.
+  const auto grid = static_cast<unsigned>(
+      std::max<std::int64_t>(std::min<std::int64_t>(std::int64_t(sms) * std::max(per_sm, 1), tiles), (n >> 31) + 1));
+  for (std::int64_t first = 0; first < num_ranks; first += core::descent_max_ranks) {
+    const std::int64_t count = std::min(core::descent_max_ranks, num_ranks - first);
+    descent_init_kernel<K><<<1, descent_threads, 0, stream>>>(a, in, n, d_ranks ? d_ranks + first : nullptr,
+                                                              single_rank, count, fast_path_done, ranks_valid,
+                                                              first == 0 ? status : nullptr);
+    KSELECT_LAUNCH_CHECK();
+    const int rounds = core::descent_max_rounds(static_cast<int>(8 * sizeof(K)), count);
+    for (int r = 0; r < rounds; ++r) {
+      descent_round_kernel<T><<<grid, descent_threads, smem, stream>>>(a, count, out + first);
+      KSELECT_LAUNCH_CHECK();
+    }
+  }
+  return cudaSuccess;
+}
+
+/// Validation, the workspace protocol and the queue of a stream-ordered
+/// multiselection. Ranks: d_ranks (device, checked on the device) or, when null,
+/// the one host rank `single_rank` (checked here).
+template <class T>
+cudaError_t multiselect_stream_ordered(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out,
+                                       std::int32_t* d_status, std::int64_t n, const std::int64_t* d_ranks,
+                                       std::int64_t single_rank, std::int64_t num_ranks, cudaStream_t stream,
+                                       const device::select_config& cfg) {
+  using K = core::key_t<T>;
+  clear_rejection();
+  KSELECT_CUDA_TRY(check_input_size(n));
+  if (num_ranks < 0) return reject_argument("kselect: num_ranks is negative");
+  if (num_ranks > n) return reject_argument("kselect: more ranks than elements (ranks must be unique, in [0, n))");
+  if (cfg.algo == algorithm::sample_select)
+    return reject_argument("kselect: algorithm::sample_select plans on the host; it has no stream-ordered mode");
+  const tuning::policy* policy = nullptr;
+  KSELECT_CUDA_TRY(current_policy(policy));
+  const workspace_layout w = plan_workspace<K>(n, num_ranks, algorithm::automatic, *policy, true);
+  bool size_query = false;
+  KSELECT_CUDA_TRY(workspace_protocol(d_workspace, workspace_bytes, w.total, size_query));
+  if (size_query || num_ranks == 0) return cudaSuccess;
+  if (d_ranks == nullptr && (single_rank < 0 || single_rank >= n))
+    return reject_argument("kselect: k is out of range [0, n)");
+  if (d_ranks != nullptr && !is_device_accessible(d_ranks))
+    return reject_argument("kselect: d_ranks is not device memory (the stream-ordered call reads ranks on the device)");
+  KSELECT_CUDA_TRY(check_device_input(d_in));
+  if (d_out == nullptr || !is_device_accessible(d_out)) return reject_argument("kselect: d_out is not device memory");
+  if (d_status != nullptr && !is_device_accessible(d_status))
+    return reject_argument("kselect: d_status is not device memory");
+  if (!is_device_accessible(d_workspace)) return reject_argument("kselect: d_workspace is not device memory");
+  char* ws = static_cast<char*>(d_workspace);
+
+  const std::int64_t* ranks = nullptr;  // the checked device ranks
+  const std::int32_t* ranks_valid = nullptr;
+  if (d_ranks != nullptr) {
+    auto* checked = reinterpret_cast<std::int64_t*>(ws + w.ranks);
+    auto* valid = reinterpret_cast<std::int32_t*>(ws + w.ranks_valid);
+    rank_check_kernel<><<<1, rank_check_threads, 0, stream>>>(d_ranks, num_ranks, n, checked, valid);
+    KSELECT_LAUNCH_CHECK();
+    ranks = checked;
+    ranks_valid = valid;
+  }
+  if (n <= core::small_select_max) {
+    // Small inputs: one launch, a block per rank over the whole input.
+    small_select_kernel<T><<<static_cast<unsigned>(num_ranks), bin_finish_threads, 0, stream>>>(
+        d_in, n, ranks, single_rank, ranks_valid, d_status, d_out);
+    KSELECT_LAUNCH_CHECK();
+    return cudaSuccess;
+  }
+  const std::int32_t* fast_path_done = nullptr;
+  switch (w.path) {
+    case multiselect_path::window: {
+      window_select_driver<T> window(d_in, n, single_rank, d_out, stream, cfg, ws, w);
+      KSELECT_CUDA_TRY(window.queue_stream_ordered(ranks));
+      fast_path_done = window.status_word();
+      break;
+    }
+    case multiselect_path::bin_prepass: {
+      if (w.prepass_capacity <= 0 || num_ranks > tuning::bin_prepass_max_ranks) break;
+      bin_reduce_driver<T> prepass(d_in, n, nullptr, num_ranks, d_out, stream, cfg, ws, w);
+      KSELECT_CUDA_TRY(prepass.queue(ranks));
+      fast_path_done = prepass.proceed_word();
+      break;
+    }
+    case multiselect_path::levels:
+      break;
+  }
+  return queue_descent(d_in, n, ranks, single_rank, num_ranks, d_out, ws, w, fast_path_done, ranks_valid, d_status,
+                       stream);
+}
+
+}  // namespace kselect::cuda
