@@ -21,7 +21,7 @@ HEADER = ["date", "machine", "commit", "bench", "case", "timings_ms"]
 NAME = re.compile(r"^(?P<machine>[a-z0-9]+)-(?P<date>\d{4}-\d\d-\d\d)-(?P<commit>[0-9a-f]{7})(?:-(?P<bench>.+))?\.json$")
 # Fields that vary with the measurement rather than name the case.
 MEASURED = {"correct", "check", "gbps", "copy_gbps", "pct_copy", "vs_cub", "ideal_ms", "selected", "candidates",
-            "max_error_fraction", "bytes",
+            "max_error_fraction", "bytes", "status",
             # kselect-mpi-bench: the call's report and its description
             "call", "runs", "rounds", "rounds_min", "collectives", "bytes_sent_max", "bytes_sent_mean",
             "bytes_sent_per_process", "candidates_after_round", "gathered_keys", "per_process_median_ms"}

@@ -23,7 +23,8 @@
 // the ranks it selects exactly. count_nan and the filters of
 // kselect/device_filter.cuh do not wait. Nothing waits on other streams or on the
 // whole device. On return the results are being written on `stream`; they are
-// ready once the stream is synchronised. (docs/api.md says the same per function.)
+// ready once the stream is synchronised. select_async and multiselect_async never
+// wait (and can be captured in a CUDA graph). (docs/api.md says the same per function.)
 #pragma once
 
 #include <cuda_runtime_api.h>
