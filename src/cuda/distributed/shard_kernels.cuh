@@ -15,6 +15,7 @@
 #include "core/bucket_table.hpp"
 #include "core/key_traits.hpp"
 #include "core/sampling.hpp"
+#include "cuda/kernels/atomic_keys.cuh"
 #include "cuda/kernels/load_tile.cuh"
 
 namespace kselect::cuda::distributed {
@@ -105,17 +106,6 @@ struct count_shared_layout {
     bytes = directory + (a.directory_slots > 0 ? (static_cast<std::size_t>(a.directory_slots) + 1) * sizeof(std::uint32_t) : 0);
   }
 };
-
-template <class U>
-__device__ __forceinline__ void atomic_min_key(U* p, U v) {
-  if constexpr (sizeof(U) == 4) atomicMin(reinterpret_cast<unsigned*>(p), static_cast<unsigned>(v));
-  else atomicMin(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
-}
-template <class U>
-__device__ __forceinline__ void atomic_max_key(U* p, U v) {
-  if constexpr (sizeof(U) == 4) atomicMax(reinterpret_cast<unsigned*>(p), static_cast<unsigned>(v));
-  else atomicMax(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
-}
 
 /// The count pass over block tiles, with the table where InShared says: pointers
 /// derived from the kernel's shared array (so that the compiler emits shared-memory

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "cuda/kernels/atomic_keys.cuh"
 #include "cuda/kernels/descent_state.cuh"
 #include "cuda/kernels/stream_tiles.cuh"
 #include "cuda/tuning.hpp"
@@ -44,17 +45,6 @@ template <class K>
 constexpr std::size_t descent_shared_bytes() {
   return descent_buckets * (sizeof(unsigned) + 2 * sizeof(K)) +
          core::descent_max_ranks * (2 * sizeof(K) + sizeof(std::uint32_t));
-}
-
-template <class K>
-__device__ __forceinline__ void atomic_min_key(K* a, K v) {
-  if constexpr (sizeof(K) == 4) atomicMin(reinterpret_cast<unsigned*>(a), static_cast<unsigned>(v));
-  else atomicMin(reinterpret_cast<unsigned long long*>(a), static_cast<unsigned long long>(v));
-}
-template <class K>
-__device__ __forceinline__ void atomic_max_key(K* a, K v) {
-  if constexpr (sizeof(K) == 4) atomicMax(reinterpret_cast<unsigned*>(a), static_cast<unsigned>(v));
-  else atomicMax(reinterpret_cast<unsigned long long*>(a), static_cast<unsigned long long>(v));
 }
 
 /// Resets the round's global buckets (count 0, empty bounds); the whole block.
