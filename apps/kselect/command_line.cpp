@@ -136,6 +136,13 @@ void command_line::add_distributed_options(CLI::App& cmd) {
                          ->check(CLI::IsMember(algorithms))
                          ->default_str("dibms"),
                      algorithms});
+  const std::vector<std::string> transports{"mpi", "nccl"};
+  choices.push_back({cmd.add_option("--transport", distributed.transport,
+                                    "With --distributed: how bucket counts travel, mpi (host buffers) or nccl "
+                                    "(on the GPUs; one GPU per process, --device cuda)")
+                         ->check(CLI::IsMember(transports))
+                         ->default_str("mpi"),
+                     transports});
 }
 
 void command_line::add_select() {

@@ -63,7 +63,7 @@ class command_line {
  private:
   /// --device and --json; with `input`, also --dtype and --raw (for commands that read FILE).
   void add_common_options(CLI::App& cmd, bool input);
-  /// --distributed, --shards and --algorithm (the main app, select, quantile, topk).
+  /// --distributed, --shards, --algorithm and --transport (the main app, select, quantile, topk).
   void add_distributed_options(CLI::App& cmd);
   void add_select();
   void add_topk();

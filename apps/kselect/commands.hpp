@@ -24,6 +24,7 @@ struct distributed_options {
   bool on = false;                    // --distributed
   std::optional<std::string> shards;  // --shards PATTERN: a file per process, "{rank}" replaced
   std::string algorithm = "dibms";    // --algorithm (kselect::mpi::parse_algorithm's names)
+  std::string transport = "mpi";      // --transport (kselect::mpi::parse_transport's names)
 };
 
 /// What select, quantile and topk take to run segmented (segmented_run.hpp): the

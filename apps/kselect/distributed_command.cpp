@@ -59,10 +59,16 @@ class distributed_run {
   void start(const std::string& file) {
     job_.step([&] {
       algo_ = kmpi::parse_algorithm(dist_.algorithm.c_str());
+      transport_ = kmpi::parse_transport(dist_.transport.c_str());
       // A GPU of this host by the process's rank on it (before any CUDA context).
       if (common_.device != "cpu" && gpu::built_with_cuda() && kselect::cuda_available())
         gpu::bind_device(job_.local_rank());
       backend_ = choose_backend(common_.device);
+      // NCCL all-reduces device buffers: every process's part must be on its GPU.
+      if (transport_ == kmpi::transport::nccl && !backend_.cuda)
+        throw input_error("--transport nccl: this process runs on the CPU (" +
+                          std::string(common_.device == "cpu" ? "--device cpu" : "no usable GPU") +
+                          "); nccl needs every process on its own GPU (--device cuda)");
     });
     in_ = load_distributed_input(job_, common_, dist_, file);
     t_.read_ms = in_.read_ms;
@@ -78,6 +84,7 @@ class distributed_run {
     kmpi::options opt;
     opt.local = placed->options;
     opt.algo = algo_;
+    opt.counts = transport_;
     opt.root = 0;
     // CPU processes of one host share its cores (unless OMP_NUM_THREADS says otherwise).
     if (!backend_.cuda && job_.local_size() > 1 && std::getenv("OMP_NUM_THREADS") == nullptr)
@@ -124,6 +131,7 @@ class distributed_run {
           .add("input", json_string(in_.shards ? "shards" : "slices"))
           .add("process_n", json_array(in_.process_n))
           .add("algorithm", json_string(kmpi::to_string(algo_)))
+          .add("transport", json_string(kmpi::to_string(transport_)))
           .add("rounds", json_number(report_.rounds))
           .add("collectives", json_number(report_.collectives))
           .add("candidates_after_round", json_array(report_.candidates_after_round))
@@ -138,6 +146,7 @@ class distributed_run {
   const common_options& common_;
   const distributed_options& dist_;
   kmpi::algorithm algo_ = kmpi::algorithm::dibms;
+  kmpi::transport transport_ = kmpi::transport::mpi;
   backend backend_;
   distributed_input in_;
   timings t_;

@@ -220,11 +220,11 @@ void check_distributed_command(const CLI::App& app, const CLI::App& command, con
         fail(command.get_name() + " does not run distributed (--distributed is for select, quantile and topk)");
 }
 
-/// What --distributed does not take, and --shards and --algorithm without it.
+/// What --distributed does not take, and --shards, --algorithm and --transport without it.
 void check_distributed_options(const command_line& cl, const CLI::App& command, const typed_args& args) {
   if (command.get_option_no_throw("--distributed") == nullptr) return;
   if (!cl.distributed.on) {
-    for (const char* name : {"--shards", "--algorithm"})
+    for (const char* name : {"--shards", "--algorithm", "--transport"})
       if (given(cl.app, command, name)) fail(std::string(name) + " needs --distributed");
     return;
   }

@@ -81,6 +81,7 @@ TYPED_TEST(DistributedTypes, JsonMatchesLocalAndAddsTheJob) {
   EXPECT_EQ(j["input"], "slices");
   EXPECT_EQ(j["process_n"], nlohmann::json::array({100, 100, 101}));
   EXPECT_EQ(j["algorithm"], "dibms");
+  EXPECT_EQ(j["transport"], "mpi");
   EXPECT_EQ(j["bytes_sent"].size(), 3u);
   for (const auto& b : j["bytes_sent"]) EXPECT_GT(b.get<std::int64_t>(), 0);
   EXPECT_GE(j["rounds"].get<int>(), 1);

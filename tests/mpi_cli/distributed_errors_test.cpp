@@ -123,6 +123,15 @@ TEST_F(DistributedErrors, ShardsOptions) {
   expect_exact({"--algorithm", "sort", "select", "-k", "0", file}, "--algorithm needs --distributed");
 }
 
+TEST_F(DistributedErrors, TransportOptions) {
+  expect_job_error(2, {"--transport", "tcp", "select", "-k", "0", file}, "--transport: 'tcp' is not one of mpi, nccl");
+  // NCCL all-reduces the counts on the GPUs: a process on the CPU is refused before any work.
+  expect_job_error(2, {"--transport", "nccl", "--device", "cpu", "select", "-k", "0", file},
+                   "--transport nccl: this process runs on the CPU (--device cpu); nccl needs every process on its "
+                   "own GPU (--device cuda)");
+  expect_exact({"--transport", "nccl", "select", "-k", "0", file}, "--transport needs --distributed");
+}
+
 TEST_F(DistributedErrors, ProcessesGivenDifferentArguments) {
   // mpirun's MPMD form starts processes with different command lines: refused, not a hang.
   std::vector<std::string> args{"-k", "10", std::to_string(kHangSeconds)};

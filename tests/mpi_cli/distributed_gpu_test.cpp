@@ -41,5 +41,29 @@ TYPED_TEST(GpuDistributed, SameAsTheLocalToolOnTheCpu) {
                              processes);
 }
 
+// --transport nccl: the counts all-reduced on the GPUs, the same answers. NCCL needs
+// one GPU per process: one process here (the library's mpi.multigpu tests run NCCL
+// over several GPUs).
+class GpuNcclTransport : public MpiCliTest {};
+
+TEST_F(GpuNcclTransport, SameAnswersAsTheLocalTool) {
+  std::vector<float> v = test_values<float>((std::size_t{1} << 20) + 3, 22);
+  for (std::size_t i = 0; i < v.size(); i += 7) v[i] = 2.5f;  // ties
+  write_npy(path("in.npy"), v);
+  const std::string file = path("in.npy").string();
+  const tool_result probe = run_np(1, {"--transport", "nccl", "--device", "cuda", "select", "-k", "0", file});
+  if (probe.err.find("built without NCCL") != std::string::npos) GTEST_SKIP() << probe.err;
+  const std::vector<int> processes{1};
+  expect_same_as_local({"--transport", "nccl", "--device", "cuda", "quantile", "--percentiles", file},
+                       {"--device", "cpu", "quantile", "--percentiles", file}, processes);
+  expect_same_as_local(
+      {"--transport", "nccl", "--device", "cuda", "topk", "-k", "1000", "--largest", "--indices", "--sorted", file},
+      {"--device", "cpu", "topk", "-k", "1000", "--largest", "--indices", "--sorted", "--deterministic", file},
+      processes);
+  const nlohmann::json j = nlohmann::json::parse(
+      job_output(1, {"--json", "--transport", "nccl", "--device", "cuda", "select", "-k", "1", file}));
+  EXPECT_EQ(j["transport"], "nccl");
+}
+
 }  // namespace
 }  // namespace kselect_cli_test

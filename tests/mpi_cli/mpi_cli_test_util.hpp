@@ -109,8 +109,8 @@ class MpiCliTest : public CliTest {
 /// distributed run has (time_ms, the job's fields), and without `also`.
 inline nlohmann::json comparable_json(const std::string& text, const std::vector<std::string>& also = {}) {
   nlohmann::json j = nlohmann::json::parse(text);
-  for (const char* key : {"time_ms", "processes", "input", "process_n", "algorithm", "rounds", "collectives",
-                          "candidates_after_round", "gathered_keys", "bytes_sent"})
+  for (const char* key : {"time_ms", "processes", "input", "process_n", "algorithm", "transport", "rounds",
+                          "collectives", "candidates_after_round", "gathered_keys", "bytes_sent"})
     j.erase(key);
   for (const auto& key : also) j.erase(key);
   return j;
