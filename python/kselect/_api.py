@@ -10,7 +10,8 @@ import numpy.typing as npt
 from . import _kselect
 from ._arrays import Input, _torch, device_results, host_keys, normalize_axis, signed_twin
 from ._quantile import check_method, check_q, quantile_of_slices
-from ._typing import Algorithm, ArrayInput, Communicator, Integer, Op, QuantileMethod, Report, Result, Scalar
+from ._typing import (Algorithm, ArrayInput, Communicator, Integer, Op, QuantileMethod, Report, Result, Scalar,
+                      Transport)
 
 _FLOATING = ("float16", "bfloat16", "float32", "float64")
 _MAX_BATCHED_RANKS = 256  # kselect::device::max_segmented_ranks
@@ -62,10 +63,11 @@ def _distributed():
     return _mpi
 
 
-def _local_only(algorithm, report, root=None):
+def _local_only(algorithm, transport, report, root=None):
     """Refuses the distributed calls' own arguments in a call without comm=."""
-    if algorithm != "dibms" or report is not None or root is not None:
-        raise ValueError("kselect: algorithm=, report= and root= are for distributed calls: pass comm= as well")
+    if algorithm != "dibms" or transport != "mpi" or report is not None or root is not None:
+        raise ValueError(
+            "kselect: algorithm=, transport=, report= and root= are for distributed calls: pass comm= as well")
 
 
 # ---- order statistics of slices -------------------------------------------------------------
@@ -270,6 +272,7 @@ def quantile(
     *,
     comm: Optional[Communicator] = None,
     algorithm: Algorithm = "dibms",
+    transport: Transport = "mpi",
     report: Optional[Report] = None,
 ) -> Result:
     """numpy.quantile(a, q, axis, method=method, keepdims=keepdims), by selection.
@@ -288,7 +291,9 @@ def quantile(
     without gathering the data. The call is collective: every process passes the same
     q, method and dtype; axis must be None; keepdims keeps the concatenation's one
     axis. algorithm= picks the distributed algorithm ("dibms", the default;
-    "distributed_bms"; "sort_and_choose"); report=, a dict, is filled with what the
+    "distributed_bms"; "sort_and_choose"); transport= how the bucket counts travel
+    ("mpi", the default, on host buffers; "nccl", on the GPUs: every process's shard
+    on its own GPU, and a kselect built with NCCL); report=, a dict, is filled with what the
     call did (rounds, collectives, bytes_sent, ...). A mistake on any process raises
     the same exception on every process. The same arguments are taken by
     nanquantile, percentile, nanpercentile, median, select, kth and multiselect, and
@@ -301,9 +306,10 @@ def quantile(
         kselect.quantile(shard, [0.1, 0.5], comm=comm)      # array([0.9, 4.5]) on both
     """
     if comm is not None:
-        return _distributed().quantile(a, q, axis, method, keepdims, False, False, comm, algorithm, report)
-    if report is not None or algorithm != "dibms":
-        _local_only(algorithm, report)
+        return _distributed().quantile(a, q, axis, method, keepdims, False, False, comm, algorithm, transport,
+                                       report)
+    if report is not None or algorithm != "dibms" or transport != "mpi":
+        _local_only(algorithm, transport, report)
     return _quantile(a, q, axis, method, keepdims, nan=False)
 
 
@@ -316,6 +322,7 @@ def nanquantile(
     *,
     comm: Optional[Communicator] = None,
     algorithm: Algorithm = "dibms",
+    transport: Transport = "mpi",
     report: Optional[Report] = None,
 ) -> Result:
     """numpy.nanquantile: as quantile, ignoring NaNs; an all-NaN slice gives NaN.
@@ -326,9 +333,10 @@ def nanquantile(
     comm=, algorithm=, report=: distributed over MPI, as in quantile.
     """
     if comm is not None:
-        return _distributed().quantile(a, q, axis, method, keepdims, True, False, comm, algorithm, report)
-    if report is not None or algorithm != "dibms":
-        _local_only(algorithm, report)
+        return _distributed().quantile(a, q, axis, method, keepdims, True, False, comm, algorithm, transport,
+                                       report)
+    if report is not None or algorithm != "dibms" or transport != "mpi":
+        _local_only(algorithm, transport, report)
     return _quantile(a, q, axis, method, keepdims, nan=True)
 
 
@@ -341,6 +349,7 @@ def percentile(
     *,
     comm: Optional[Communicator] = None,
     algorithm: Algorithm = "dibms",
+    transport: Transport = "mpi",
     report: Optional[Report] = None,
 ) -> Result:
     """numpy.percentile: quantile with q in [0, 100].
@@ -351,9 +360,10 @@ def percentile(
     comm=, algorithm=, report=: distributed over MPI, as in quantile.
     """
     if comm is not None:
-        return _distributed().quantile(a, q, axis, method, keepdims, False, True, comm, algorithm, report)
-    if report is not None or algorithm != "dibms":
-        _local_only(algorithm, report)
+        return _distributed().quantile(a, q, axis, method, keepdims, False, True, comm, algorithm, transport,
+                                       report)
+    if report is not None or algorithm != "dibms" or transport != "mpi":
+        _local_only(algorithm, transport, report)
     q, weak = check_q(q, percent=True)
     return _quantile(a, q, axis, method, keepdims, nan=False, weak=weak)
 
@@ -367,6 +377,7 @@ def nanpercentile(
     *,
     comm: Optional[Communicator] = None,
     algorithm: Algorithm = "dibms",
+    transport: Transport = "mpi",
     report: Optional[Report] = None,
 ) -> Result:
     """numpy.nanpercentile: nanquantile with q in [0, 100].
@@ -377,9 +388,10 @@ def nanpercentile(
     comm=, algorithm=, report=: distributed over MPI, as in quantile.
     """
     if comm is not None:
-        return _distributed().quantile(a, q, axis, method, keepdims, True, True, comm, algorithm, report)
-    if report is not None or algorithm != "dibms":
-        _local_only(algorithm, report)
+        return _distributed().quantile(a, q, axis, method, keepdims, True, True, comm, algorithm, transport,
+                                       report)
+    if report is not None or algorithm != "dibms" or transport != "mpi":
+        _local_only(algorithm, transport, report)
     q, weak = check_q(q, percent=True)
     return _quantile(a, q, axis, method, keepdims, nan=True, weak=weak)
 
@@ -391,6 +403,7 @@ def median(
     *,
     comm: Optional[Communicator] = None,
     algorithm: Algorithm = "dibms",
+    transport: Transport = "mpi",
     report: Optional[Report] = None,
 ) -> Result:
     """numpy.median: the middle value, or the mean of the two middle values (as NumPy
@@ -402,9 +415,9 @@ def median(
     comm=, algorithm=, report=: distributed over MPI, as in quantile.
     """
     if comm is not None:
-        return _distributed().median(a, axis, keepdims, comm, algorithm, report)
-    if report is not None or algorithm != "dibms":
-        _local_only(algorithm, report)
+        return _distributed().median(a, axis, keepdims, comm, algorithm, transport, report)
+    if report is not None or algorithm != "dibms" or transport != "mpi":
+        _local_only(algorithm, transport, report)
     x = Input(a)
     s = _Slices(x, axis)
     if s.n == 0 or s.m == 0:
@@ -516,6 +529,7 @@ def select(
     *,
     comm: Optional[Communicator] = None,
     algorithm: Algorithm = "dibms",
+    transport: Transport = "mpi",
     report: Optional[Report] = None,
 ) -> Result:
     """The k-th smallest value (0-based, as NumPy's `kth`; negative k counts from the
@@ -528,9 +542,9 @@ def select(
     the concatenation of all processes' shards; every process gets the value).
     """
     if comm is not None:
-        return _distributed().select(a, k, axis, comm, algorithm, report)
-    if report is not None or algorithm != "dibms":
-        _local_only(algorithm, report)
+        return _distributed().select(a, k, axis, comm, algorithm, transport, report)
+    if report is not None or algorithm != "dibms" or transport != "mpi":
+        _local_only(algorithm, transport, report)
     x = Input(a)
     s = _Slices(x, axis)
     _nonempty(x, "select")
@@ -548,6 +562,7 @@ def kth(
     *,
     comm: Optional[Communicator] = None,
     algorithm: Algorithm = "dibms",
+    transport: Transport = "mpi",
     report: Optional[Report] = None,
 ) -> Result:
     """select under NumPy's name for the rank (np.partition(a, kth)): the k-th smallest,
@@ -559,7 +574,7 @@ def kth(
     >>> np.array_equal(kselect.kth(a, -1, axis=1), np.partition(a, -1, axis=1)[:, -1])
     True
     """
-    return select(a, k, axis, comm=comm, algorithm=algorithm, report=report)
+    return select(a, k, axis, comm=comm, algorithm=algorithm, transport=transport, report=report)
 
 
 def multiselect(
@@ -569,6 +584,7 @@ def multiselect(
     *,
     comm: Optional[Communicator] = None,
     algorithm: Algorithm = "dibms",
+    transport: Transport = "mpi",
     report: Optional[Report] = None,
 ) -> Result:
     """The values at ranks ks (any order, repeats allowed): shape ks.shape, or
@@ -581,9 +597,9 @@ def multiselect(
     the concatenation of all processes' shards; every process gets the values).
     """
     if comm is not None:
-        return _distributed().multiselect(a, ks, axis, comm, algorithm, report)
-    if report is not None or algorithm != "dibms":
-        _local_only(algorithm, report)
+        return _distributed().multiselect(a, ks, axis, comm, algorithm, transport, report)
+    if report is not None or algorithm != "dibms" or transport != "mpi":
+        _local_only(algorithm, transport, report)
     x = Input(a)
     s = _Slices(x, axis)
     _nonempty(x, "multiselect")
@@ -631,6 +647,7 @@ def topk(
     comm: Optional[Communicator] = None,
     root: Optional[int] = None,
     algorithm: Algorithm = "dibms",
+    transport: Transport = "mpi",
     report: Optional[Report] = None,
 ) -> tuple[Result, Result]:
     """(values, indices) of the k largest (or smallest) elements along axis, as
@@ -661,9 +678,9 @@ def topk(
                                                    # process 1: empty arrays
     """
     if comm is not None:
-        return _distributed().topk(a, k, axis, largest, sorted, comm, root, algorithm, report)
-    if report is not None or algorithm != "dibms" or root is not None:
-        _local_only(algorithm, report, root)
+        return _distributed().topk(a, k, axis, largest, sorted, comm, root, algorithm, transport, report)
+    if report is not None or algorithm != "dibms" or transport != "mpi" or root is not None:
+        _local_only(algorithm, transport, report, root)
     x = Input(a)
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise TypeError(f"kselect: k must be an integer, not {type(k).__name__}")

@@ -13,7 +13,7 @@ a local call: NumPy's quantile recipe (_quantile.py) on the selected order stati
 median's mean, the result dtypes. The answers are NumPy's, bit for bit.
 
 A call is collective: every process of comm must make it, with the same arguments
-(ranks, k, q, method, dtype, algorithm, root). Before any work, the processes agree in
+(ranks, k, q, method, dtype, algorithm, transport, root). Before any work, the processes agree in
 one all-gather (mpi4py's, on comm) on the arguments, on the shard sizes and NaN counts,
 and on each process's own checks (dtype, axis, q, k's type): a mistake on any process
 raises the same exception on every process (the lowest such process's, its message
@@ -39,9 +39,10 @@ import numpy as np
 from . import _api
 from ._arrays import HALF_TYPES, Input, normalize_axis, plain
 from ._quantile import check_method, check_q
-from ._typing import Algorithm
+from ._typing import Algorithm, Transport
 
 ALGORITHMS = typing.get_args(Algorithm)
+TRANSPORTS = typing.get_args(Transport)
 _FLOATING = ("float16", "bfloat16", "float32", "float64")
 
 # Exceptions re-raised on every process under their own type; others as RuntimeError.
@@ -134,11 +135,12 @@ class _Call:
     same exception on every process if any process failed or the arguments differ,
     and learns the global size (call.n) and the global number of NaNs (call.nans)."""
 
-    def __init__(self, comm, name, algorithm, report):
+    def __init__(self, comm, name, algorithm, transport, report):
         self.ext, self.handle = _communicator(comm)
         self.comm = comm
         self.name = name
         self.algorithm = algorithm
+        self.transport = transport
         self.report = report
         self.fields = {"call": name}
         self.failure = None
@@ -147,9 +149,11 @@ class _Call:
         with self.local():
             if algorithm not in ALGORITHMS:
                 raise ValueError(f"kselect: unknown algorithm {algorithm!r}; one of {', '.join(ALGORITHMS)}")
+            if transport not in TRANSPORTS:
+                raise ValueError(f"kselect: unknown transport {transport!r}; one of {', '.join(TRANSPORTS)}")
             if report is not None and not isinstance(report, dict):
                 raise TypeError(f"kselect: report must be a dict (filled by the call) or None, not {type(report).__name__}")
-            self.sign(algorithm=algorithm)
+            self.sign(algorithm=algorithm, transport=transport)
 
     @contextmanager
     def local(self):
@@ -231,14 +235,16 @@ class _Call:
     def multiselect(self, x, flat, ranks):
         """Values at global ranks (sorted, unique) as _Slices.values_at gives keys:
         float16 as float16, bfloat16 widened to float32."""
-        got, rep = self.ext.multiselect(self.handle, flat, _api._int64s(ranks), self.algorithm, x.stream)
+        got, rep = self.ext.multiselect(self.handle, flat, _api._int64s(ranks), self.algorithm, self.transport,
+                                        x.stream)
         self._reported(rep)
         values = plain(got)
         return values.astype(np.float16) if x.dtype_name == "float16" else values
 
     def topk(self, x, flat, k, largest, sorted, root):
         """(values as the extension returns keys: 16-bit floats as their bits, global indices)."""
-        values, indices, rep = self.ext.topk(self.handle, flat, k, largest, sorted, root, self.algorithm, x.stream)
+        values, indices, rep = self.ext.topk(self.handle, flat, k, largest, sorted, root, self.algorithm,
+                                             self.transport, x.stream)
         self._reported(rep)
         values = plain(values)
         if x.dtype_name == "float16":
@@ -256,6 +262,7 @@ class _Call:
 _DESCRIPTIONS = {
     "dtype": "dtypes",
     "algorithm": "algorithm=",
+    "transport": "transport=",
     "q": "q",
     "method": "method=",
     "k": "k",
@@ -333,9 +340,9 @@ class _Shards(_api._Slices):
 # ---- the calls (kselect._api's public functions with comm= given) ----
 
 
-def quantile(a, q, axis, method, keepdims, nan, percent, comm, algorithm, report):
+def quantile(a, q, axis, method, keepdims, nan, percent, comm, algorithm, transport, report):
     name = ("nan" if nan else "") + ("percentile" if percent else "quantile")
-    call = _Call(comm, name, algorithm, report)
+    call = _Call(comm, name, algorithm, transport, report)
     n = nans = 0
     with call.local():
         check_method(method)
@@ -348,8 +355,8 @@ def quantile(a, q, axis, method, keepdims, nan, percent, comm, algorithm, report
     return _api._quantile_of(x, _Shards(call, x, flat), q, method, keepdims, nan, weak)
 
 
-def median(a, axis, keepdims, comm, algorithm, report):
-    call = _Call(comm, "median", algorithm, report)
+def median(a, axis, keepdims, comm, algorithm, transport, report):
+    call = _Call(comm, "median", algorithm, transport, report)
     n = 0
     with call.local():
         x, flat = call.shard(a, axis)
@@ -375,8 +382,8 @@ def median(a, axis, keepdims, comm, algorithm, report):
     return _api._finish(x, result, shape)
 
 
-def select(a, k, axis, comm, algorithm, report):
-    call = _Call(comm, "select", algorithm, report)
+def select(a, k, axis, comm, algorithm, transport, report):
+    call = _Call(comm, "select", algorithm, transport, report)
     n = 0
     with call.local():
         x, flat = call.shard(a, axis)
@@ -389,8 +396,8 @@ def select(a, k, axis, comm, algorithm, report):
     return _api._keys_back(x, call.multiselect(x, flat, [rank]), ())
 
 
-def multiselect(a, ks, axis, comm, algorithm, report):
-    call = _Call(comm, "multiselect", algorithm, report)
+def multiselect(a, ks, axis, comm, algorithm, transport, report):
+    call = _Call(comm, "multiselect", algorithm, transport, report)
     n = 0
     with call.local():
         x, flat = call.shard(a, axis)
@@ -408,8 +415,8 @@ def multiselect(a, ks, axis, comm, algorithm, report):
     return _api._keys_back(x, values, shape)
 
 
-def topk(a, k, axis, largest, sorted, comm, root, algorithm, report):
-    call = _Call(comm, "topk", algorithm, report)
+def topk(a, k, axis, largest, sorted, comm, root, algorithm, transport, report):
+    call = _Call(comm, "topk", algorithm, transport, report)
     n = 0
     with call.local():
         x, flat = call.shard(a, axis, topk=True)

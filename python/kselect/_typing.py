@@ -81,6 +81,8 @@ intracommunicator such as MPI.COMM_WORLD). Typed Any: mpi4py is optional, and ev
 annotation must resolve without it."""
 
 Algorithm = Literal["dibms", "distributed_bms", "sort_and_choose"]
+# How a distributed call's bucket counts travel: over MPI on host buffers, or NCCL on the GPUs.
+Transport = Literal["mpi", "nccl"]
 """The distributed algorithm (kselect::mpi::algorithm): DIBMS, rounds of bucket counts
 until every rank is exact (the default; traffic does not grow with the data);
 DistributedBMS, one round then the candidates gathered and sorted; Sort&Choose, every

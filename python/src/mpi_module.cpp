@@ -43,18 +43,20 @@ MPI_Comm comm_of(std::int64_t handle) {
   return MPI_Comm_f2c(static_cast<MPI_Fint>(handle));
 }
 
-kselect::mpi::options options_of(const input_array& a, const std::string& algorithm, int root,
-                                 std::uintptr_t stream, int threads) {
+kselect::mpi::options options_of(const input_array& a, const std::string& algorithm, const std::string& transport,
+                                 int root, std::uintptr_t stream, int threads) {
   kselect::mpi::options opt;
   opt.local = options_for(a, stream, threads);
   opt.algo = kselect::mpi::parse_algorithm(algorithm.c_str());
+  opt.counts = kselect::mpi::parse_transport(transport.c_str());
   opt.root = root;
   return opt;
 }
 
-nb::dict report_of(const kselect::mpi::report& r, kselect::mpi::algorithm algo) {
+nb::dict report_of(const kselect::mpi::report& r, const kselect::mpi::options& opt) {
   nb::dict d;
-  d["algorithm"] = kselect::mpi::to_string(algo);
+  d["algorithm"] = kselect::mpi::to_string(opt.algo);
+  d["transport"] = kselect::mpi::to_string(opt.counts);
   d["rounds"] = r.rounds;
   d["collectives"] = r.collectives;
   d["bytes_sent"] = r.bytes_sent;
@@ -83,9 +85,10 @@ using numpy_report = nb::typed<nb::tuple, nb::ndarray<nb::numpy>, nb::dict>;
 using numpy_pair_report = nb::typed<nb::tuple, nb::ndarray<nb::numpy>, nb::ndarray<nb::numpy>, nb::dict>;
 
 numpy_report multiselect(std::int64_t comm, const input_array& a, const host_int64s& ranks,
-                         const std::string& algorithm, std::uintptr_t stream, int threads) {
+                         const std::string& algorithm, const std::string& transport, std::uintptr_t stream,
+                         int threads) {
   const MPI_Comm c = comm_of(comm);
-  const auto opt = options_of(a, algorithm, -1, stream, threads);
+  const auto opt = options_of(a, algorithm, transport, -1, stream, threads);
   return visit_six(a, [&]<class T>(T) {
     std::vector<T> out;
     kselect::mpi::report rep;
@@ -94,14 +97,15 @@ numpy_report multiselect(std::int64_t comm, const input_array& a, const host_int
       out = kselect::mpi::multiselect(c, data_of<T>(a), size_of(a),
                                       std::span<const std::int64_t>(ranks.data(), ranks.shape(0)), opt, &rep);
     }
-    return nb::make_tuple(to_numpy(std::move(out)), report_of(rep, opt.algo));
+    return nb::make_tuple(to_numpy(std::move(out)), report_of(rep, opt));
   });
 }
 
 numpy_pair_report topk(std::int64_t comm, const input_array& a, std::int64_t k, bool largest, bool sorted, int root,
-                       const std::string& algorithm, std::uintptr_t stream, int threads) {
+                       const std::string& algorithm, const std::string& transport, std::uintptr_t stream,
+                       int threads) {
   const MPI_Comm c = comm_of(comm);
-  const auto opt = options_of(a, algorithm, root, stream, threads);
+  const auto opt = options_of(a, algorithm, transport, root, stream, threads);
   kselect::topk_options t;
   t.largest = largest;
   t.sorted = sorted;
@@ -114,7 +118,7 @@ numpy_pair_report topk(std::int64_t comm, const input_array& a, std::int64_t k, 
       nb::gil_scoped_release release;
       s = kselect::mpi::topk(c, data_of<T>(a), size_of(a), k, t, opt, &rep);
     }
-    return nb::make_tuple(to_numpy(std::move(s.values)), to_numpy(std::move(s.indices)), report_of(rep, opt.algo));
+    return nb::make_tuple(to_numpy(std::move(s.values)), to_numpy(std::move(s.indices)), report_of(rep, opt));
   });
 }
 
@@ -132,15 +136,16 @@ NB_MODULE(_kselect_mpi, m) {
   const auto comm = nb::arg("comm");
   const auto a = nb::arg("a");
   const auto algorithm = nb::arg("algorithm") = "dibms";
+  const auto transport = nb::arg("transport") = "mpi";
   const auto stream = nb::arg("stream") = 0;
   const auto threads = nb::arg("threads") = 0;
   m.def("library_version", &library_version,
         "MPI_Get_library_version of the MPI library this extension calls (it must be mpi4py's).");
-  m.def("multiselect", &multiselect, comm, a, nb::arg("ranks"), algorithm, stream, threads,
+  m.def("multiselect", &multiselect, comm, a, nb::arg("ranks"), algorithm, transport, stream, threads,
         "(values at the global ranks, report): kselect::mpi::multiselect over the communicator whose Fortran "
         "handle is comm, with a this process's shard; on every process.");
   m.def("topk", &topk, comm, a, nb::arg("k"), nb::arg("largest"), nb::arg("sorted"), nb::arg("root") = -1,
-        algorithm, stream, threads,
+        algorithm, transport, stream, threads,
         "(values, global indices, report): this process's part of the global top-k (root -1), or the whole "
         "answer on process root (the others: empty arrays). Ties go to the lowest global indices.");
 }

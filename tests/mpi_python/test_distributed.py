@@ -186,9 +186,9 @@ def test_algorithms_and_report(comm, algorithm):
     if comm.Get_rank() == 0:
         assert np.array_equal(i, expected_topk(full, k, True))
     for rep, n in zip(reports, (full.size, full_ints.size, full_ints.size, full.size)):
-        assert set(rep) == {"algorithm", "rounds", "collectives", "bytes_sent", "global_size",
+        assert set(rep) == {"algorithm", "transport", "rounds", "collectives", "bytes_sent", "global_size",
                             "candidates_after_round", "gathered_keys"}, rep
-        assert rep["algorithm"] == algorithm and rep["global_size"] == n, rep
+        assert rep["algorithm"] == algorithm and rep["transport"] == "mpi" and rep["global_size"] == n, rep
         assert rep["collectives"] >= 1 and rep["bytes_sent"] > 0, rep
         assert isinstance(rep["candidates_after_round"], list) and len(rep["candidates_after_round"]) <= rep["rounds"]
         if algorithm == "sort_and_choose":

@@ -140,3 +140,26 @@ def test_gpu_and_host_shards_together(comm):
     shard = torch.from_numpy(host).cuda() if comm.Get_rank() % 2 == 0 else host  # even processes on the GPU
     got = kselect.quantile(shard, [0.3, 0.6], comm=comm)
     same(_host(got), np.quantile(full, [0.3, 0.6]))
+
+
+def test_nccl_transport(comm):
+    # transport="nccl": the counts all-reduced on the GPUs. NCCL needs one GPU per
+    # process: run where there are as many GPUs as processes (else skipped).
+    torch = _torch(comm)
+    if torch.cuda.device_count() < comm.Get_size():
+        pytest.skip("transport='nccl' needs one GPU per process")
+    host = make_shard(comm, np.float32, "uneven", seed=25)
+    full = gathered(comm, host)
+    shard = torch.from_numpy(host).cuda()
+    report = {}
+    try:
+        got = kselect.quantile(shard, [0.01, 0.5, 0.99], comm=comm, transport="nccl", report=report)
+    except ValueError as e:
+        if "built without NCCL" in str(e):
+            pytest.skip(str(e))
+        raise
+    same(_host(got), np.quantile(full, [0.01, 0.5, 0.99]))
+    assert report["transport"] == "nccl", report
+    v, i = kselect.topk(shard, 7, comm=comm, root=0, transport="nccl")
+    if comm.Get_rank() == 0:
+        assert np.array_equal(_host(i), expected_topk(full, 7, True))

@@ -19,15 +19,17 @@ DISTRIBUTED = ["quantile", "nanquantile", "percentile", "nanpercentile", "median
 @pytest.mark.parametrize("name", DISTRIBUTED)
 def test_distributed_arguments_are_keyword_only(name):
     params = inspect.signature(getattr(kselect, name)).parameters
-    wanted = ["comm", "algorithm", "report"] + (["root"] if name == "topk" else [])
+    wanted = ["comm", "algorithm", "transport", "report"] + (["root"] if name == "topk" else [])
     for p in wanted:
         assert params[p].kind is inspect.Parameter.KEYWORD_ONLY, (name, p)
     assert params["comm"].default is None and params["algorithm"].default == "dibms"
+    assert params["transport"].default == "mpi"
     assert params["report"].default is None
 
 
 def test_algorithm_names_are_the_librarys():
     assert typing.get_args(_typing.Algorithm) == _mpi.ALGORITHMS == ("dibms", "distributed_bms", "sort_and_choose")
+    assert typing.get_args(_typing.Transport) == _mpi.TRANSPORTS == ("mpi", "nccl")
 
 
 @pytest.mark.parametrize(
@@ -38,6 +40,7 @@ def test_algorithm_names_are_the_librarys():
         lambda a: kselect.quantile(a, 0.5, algorithm="sort_and_choose"),
         lambda a: kselect.select(a, 0, algorithm="dibms ", report=None),
         lambda a: kselect.nanpercentile(a, 50, report={}),
+        lambda a: kselect.kth(a, 1, transport="nccl"),
     ],
 )
 def test_distributed_arguments_need_comm(call):
