@@ -10,29 +10,15 @@ Usage: python3 compare_graph_torch.py [--json FILE] [--reps N] [--max-log2 N]
 """
 import argparse
 import json
-import math
-import statistics
 import sys
+
+import compare_torch_cupy  # its CUDA-event timing (this directory is on sys.path)
 
 BATCH = 100
 
 
 def time_ms(fn, reps, per_pair):
-    import torch
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start = torch.cuda.Event(enable_timing=True)
-        stop = torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(per_pair):
-            fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) / per_pair)
-    return statistics.median(times)
+    return compare_torch_cupy.time_ms(fn, reps, warmup=3, per_pair=per_pair)
 
 
 def main():

@@ -14,7 +14,8 @@ import sys
 import time
 
 
-def time_ms(fn, reps, warmup=2):
+def time_ms(fn, reps, warmup=2, per_pair=1):
+    """Median over reps of the CUDA-event time of per_pair calls of fn, per call."""
     import torch
     for _ in range(warmup):
         fn()
@@ -24,10 +25,11 @@ def time_ms(fn, reps, warmup=2):
         start = torch.cuda.Event(enable_timing=True)
         stop = torch.cuda.Event(enable_timing=True)
         start.record()
-        fn()
+        for _ in range(per_pair):
+            fn()
         stop.record()
         stop.synchronize()
-        times.append(start.elapsed_time(stop))
+        times.append(start.elapsed_time(stop) / per_pair)
     return statistics.median(times)
 
 
