@@ -12,13 +12,9 @@ import argparse
 import json
 import sys
 
-import compare_torch_cupy  # its CUDA-event timing (this directory is on sys.path)
+from compare_torch_cupy import time_ms  # CUDA-event timing (this directory is on sys.path)
 
 BATCH = 100
-
-
-def time_ms(fn, reps, per_pair):
-    return compare_torch_cupy.time_ms(fn, reps, warmup=3, per_pair=per_pair)
 
 
 def main():
@@ -41,10 +37,10 @@ def main():
         for name, fn in ops.items():
             row = {"library": "torch", "op": name, "n": n}
             try:
-                once = time_ms(fn, 1, 1)
+                once = time_ms(fn, 1, warmup=3)
                 per_pair = BATCH if once < 0.5 else 1
                 reps = args.reps if once < 20 else 3
-                row["stream_ms"] = time_ms(fn, reps, per_pair)
+                row["stream_ms"] = time_ms(fn, reps, warmup=3, per_pair=per_pair)
                 s = torch.cuda.Stream()
                 s.wait_stream(torch.cuda.current_stream())
                 with torch.cuda.stream(s):
@@ -54,7 +50,7 @@ def main():
                 g = torch.cuda.CUDAGraph()
                 with torch.cuda.graph(g):
                     fn()
-                row["graph_ms"] = time_ms(g.replay, reps, per_pair)
+                row["graph_ms"] = time_ms(g.replay, reps, warmup=3, per_pair=per_pair)
             except Exception as e:  # report a refusal as such
                 row["error"] = str(e).splitlines()[0][:160]
             rows.append(row)

@@ -64,7 +64,8 @@ def _distributed():
 
 
 def _local_only(algorithm, transport, report, root=None):
-    """Refuses the distributed calls' own arguments in a call without comm=."""
+    """Refuses the distributed calls' own arguments in a call without comm= (their
+    defaults pass)."""
     if algorithm != "dibms" or transport != "mpi" or report is not None or root is not None:
         raise ValueError(
             "kselect: algorithm=, transport=, report= and root= are for distributed calls: pass comm= as well")
@@ -308,8 +309,7 @@ def quantile(
     if comm is not None:
         return _distributed().quantile(a, q, axis, method, keepdims, False, False, comm, algorithm, transport,
                                        report)
-    if report is not None or algorithm != "dibms" or transport != "mpi":
-        _local_only(algorithm, transport, report)
+    _local_only(algorithm, transport, report)
     return _quantile(a, q, axis, method, keepdims, nan=False)
 
 
@@ -335,8 +335,7 @@ def nanquantile(
     if comm is not None:
         return _distributed().quantile(a, q, axis, method, keepdims, True, False, comm, algorithm, transport,
                                        report)
-    if report is not None or algorithm != "dibms" or transport != "mpi":
-        _local_only(algorithm, transport, report)
+    _local_only(algorithm, transport, report)
     return _quantile(a, q, axis, method, keepdims, nan=True)
 
 
@@ -362,8 +361,7 @@ def percentile(
     if comm is not None:
         return _distributed().quantile(a, q, axis, method, keepdims, False, True, comm, algorithm, transport,
                                        report)
-    if report is not None or algorithm != "dibms" or transport != "mpi":
-        _local_only(algorithm, transport, report)
+    _local_only(algorithm, transport, report)
     q, weak = check_q(q, percent=True)
     return _quantile(a, q, axis, method, keepdims, nan=False, weak=weak)
 
@@ -390,8 +388,7 @@ def nanpercentile(
     if comm is not None:
         return _distributed().quantile(a, q, axis, method, keepdims, True, True, comm, algorithm, transport,
                                        report)
-    if report is not None or algorithm != "dibms" or transport != "mpi":
-        _local_only(algorithm, transport, report)
+    _local_only(algorithm, transport, report)
     q, weak = check_q(q, percent=True)
     return _quantile(a, q, axis, method, keepdims, nan=True, weak=weak)
 
@@ -416,8 +413,7 @@ def median(
     """
     if comm is not None:
         return _distributed().median(a, axis, keepdims, comm, algorithm, transport, report)
-    if report is not None or algorithm != "dibms" or transport != "mpi":
-        _local_only(algorithm, transport, report)
+    _local_only(algorithm, transport, report)
     x = Input(a)
     s = _Slices(x, axis)
     if s.n == 0 or s.m == 0:
@@ -543,8 +539,7 @@ def select(
     """
     if comm is not None:
         return _distributed().select(a, k, axis, comm, algorithm, transport, report)
-    if report is not None or algorithm != "dibms" or transport != "mpi":
-        _local_only(algorithm, transport, report)
+    _local_only(algorithm, transport, report)
     x = Input(a)
     s = _Slices(x, axis)
     _nonempty(x, "select")
@@ -598,8 +593,7 @@ def multiselect(
     """
     if comm is not None:
         return _distributed().multiselect(a, ks, axis, comm, algorithm, transport, report)
-    if report is not None or algorithm != "dibms" or transport != "mpi":
-        _local_only(algorithm, transport, report)
+    _local_only(algorithm, transport, report)
     x = Input(a)
     s = _Slices(x, axis)
     _nonempty(x, "multiselect")
@@ -679,8 +673,7 @@ def topk(
     """
     if comm is not None:
         return _distributed().topk(a, k, axis, largest, sorted, comm, root, algorithm, transport, report)
-    if report is not None or algorithm != "dibms" or transport != "mpi" or root is not None:
-        _local_only(algorithm, transport, report, root)
+    _local_only(algorithm, transport, report, root)
     x = Input(a)
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise TypeError(f"kselect: k must be an integer, not {type(k).__name__}")

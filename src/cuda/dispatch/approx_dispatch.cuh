@@ -232,10 +232,9 @@ cudaError_t approx_multiselect(void* d_workspace, std::size_t& workspace_bytes, 
   if (size_query || num_ranks == 0) return cudaSuccess;
   KSELECT_CUDA_TRY(check_host_ranks(h_ranks, num_ranks, n));
   KSELECT_CUDA_TRY(check_device_input(d_in));
-  if (d_out == nullptr || !is_device_accessible(d_out)) return reject_argument("kselect: d_out is not device memory");
-  if (d_out_ranks == nullptr || !is_device_accessible(d_out_ranks))
-    return reject_argument("kselect: d_out_ranks is not device memory");
-  if (!is_device_accessible(d_workspace)) return reject_argument("kselect: d_workspace is not device memory");
+  KSELECT_CUDA_TRY(check_device_array(d_out, "d_out"));
+  KSELECT_CUDA_TRY(check_device_array(d_out_ranks, "d_out_ranks"));
+  KSELECT_CUDA_TRY(check_device_array(d_workspace, "d_workspace"));
   return approx_driver<T>(d_in, n, h_ranks, num_ranks, max_rank_error, d_out, d_out_ranks, stream, cfg,
                           static_cast<char*>(d_workspace), layout)
       .run();

@@ -33,4 +33,12 @@ inline cudaError_t check_device_input(const void* d_in) {
   return cudaSuccess;
 }
 
+/// An output array or the workspace, named `what` in the message: device (or
+/// managed) memory; null only where `may_be_null` (an optional output).
+inline cudaError_t check_device_array(const void* p, const char* what, bool may_be_null = false) {
+  if (p == nullptr ? !may_be_null : !is_device_accessible(p))
+    return reject_argument(std::string("kselect: ") + what + " is not device memory");
+  return cudaSuccess;
+}
+
 }  // namespace kselect::cuda

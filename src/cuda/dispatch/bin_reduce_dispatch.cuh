@@ -135,7 +135,7 @@ class bin_reduce_driver {
   /// shared counters are 32-bit).
   cudaError_t grid_size() {
     KSELECT_CUDA_TRY(full_wave_blocks(bin_count_kernel<T>, grid_));
-    grid_ = static_cast<unsigned>(std::max<std::int64_t>(grid_, (n_ >> 31) + 1));
+    grid_ = blocks_for_32bit_counters(grid_, n_);
     return cudaSuccess;
   }
 

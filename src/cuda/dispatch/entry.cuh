@@ -37,9 +37,8 @@ cudaError_t multiselect(void* d_workspace, std::size_t& workspace_bytes, const T
   if (size_query || num_ranks == 0) return cudaSuccess;
   KSELECT_CUDA_TRY(check_host_ranks(h_ranks, num_ranks, n));
   KSELECT_CUDA_TRY(check_device_input(d_in));
-  if (d_out == nullptr || !is_device_accessible(d_out))
-    return reject_argument("kselect: d_out is not device memory");
-  if (!is_device_accessible(d_workspace)) return reject_argument("kselect: d_workspace is not device memory");
+  KSELECT_CUDA_TRY(check_device_array(d_out, "d_out"));
+  KSELECT_CUDA_TRY(check_device_array(d_workspace, "d_workspace"));
   char* ws = static_cast<char*>(d_workspace);
   switch (layout.path) {
     case multiselect_path::window:

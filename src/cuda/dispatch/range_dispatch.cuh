@@ -580,14 +580,12 @@ cudaError_t range_select(void* d_workspace, std::size_t& workspace_bytes, const 
   KSELECT_CUDA_TRY(workspace_protocol(d_workspace, workspace_bytes, layout.total, size_query));
   if (size_query || layout.m == 0) return cudaSuccess;
   KSELECT_CUDA_TRY(check_device_input(d_in));
-  if (d_keys_out == nullptr || !is_device_accessible(d_keys_out))
-    return reject_argument("kselect: d_keys_out is not device memory");
-  if (req.indices_out && !is_device_accessible(req.indices_out))
-    return reject_argument("kselect: d_indices_out is not device memory");
+  KSELECT_CUDA_TRY(check_device_array(d_keys_out, "d_keys_out"));
+  KSELECT_CUDA_TRY(check_device_array(req.indices_out, "d_indices_out", true));
   if (req.values_in && (!is_device_accessible(req.values_in) || req.values_out == nullptr ||
                         !is_device_accessible(req.values_out)))
     return reject_argument("kselect: d_values_in and d_values_out must be device memory");
-  if (!is_device_accessible(d_workspace)) return reject_argument("kselect: d_workspace is not device memory");
+  KSELECT_CUDA_TRY(check_device_array(d_workspace, "d_workspace"));
   return range_driver<T>(d_in, n, req, d_keys_out, stream, cfg, static_cast<char*>(d_workspace), layout).run();
 }
 

@@ -24,6 +24,7 @@
 #include "cuda/dispatch/arguments.hpp"
 #include "cuda/dispatch/bin_reduce_dispatch.cuh"
 #include "cuda/dispatch/device_policy.hpp"
+#include "cuda/dispatch/full_wave.hpp"
 #include "cuda/dispatch/window_select_dispatch.cuh"
 #include "cuda/dispatch/workspace.hpp"
 #include "cuda/kernels/descent_kernels.cuh"
@@ -65,15 +66,11 @@ cudaError_t queue_descent(const T* in, std::int64_t n, const std::int64_t* d_ran
   constexpr std::size_t smem = descent_shared_bytes<K>();
   KSELECT_CUDA_TRY(cudaFuncSetAttribute(descent_round_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(smem)));
-  int device = 0, sms = 1, per_sm = 0;
-  KSELECT_CUDA_TRY(cudaGetDevice(&device));
-  KSELECT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  KSELECT_CUDA_TRY(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, descent_round_kernel<T>, descent_threads, smem));
+  static_assert(descent_threads == tuning::stream_threads, "full_wave_blocks sizes stream_threads blocks");
+  unsigned wave = 1;
+  KSELECT_CUDA_TRY(full_wave_blocks(descent_round_kernel<T>, wave, smem));
   const std::int64_t tiles = (n + tuning::tile_keys - 1) / tuning::tile_keys;
-  // A block's shared counters are 32-bit: fewer than 2^31 keys per block.
-  const auto grid = static_cast<unsigned>(
-      std::max<std::int64_t>(std::min<std::int64_t>(std::int64_t(sms) * std::max(per_sm, 1), tiles), (n >> 31) + 1));
+  const unsigned grid = blocks_for_32bit_counters(static_cast<unsigned>(std::min<std::int64_t>(wave, tiles)), n);
   for (std::int64_t first = 0; first < num_ranks; first += core::descent_max_ranks) {
     const std::int64_t count = std::min(core::descent_max_ranks, num_ranks - first);
     descent_init_kernel<K><<<1, descent_threads, 0, stream>>>(a, in, n, d_ranks ? d_ranks + first : nullptr,
@@ -115,10 +112,9 @@ cudaError_t multiselect_stream_ordered(void* d_workspace, std::size_t& workspace
   if (d_ranks != nullptr && !is_device_accessible(d_ranks))
     return reject_argument("kselect: d_ranks is not device memory (the stream-ordered call reads ranks on the device)");
   KSELECT_CUDA_TRY(check_device_input(d_in));
-  if (d_out == nullptr || !is_device_accessible(d_out)) return reject_argument("kselect: d_out is not device memory");
-  if (d_status != nullptr && !is_device_accessible(d_status))
-    return reject_argument("kselect: d_status is not device memory");
-  if (!is_device_accessible(d_workspace)) return reject_argument("kselect: d_workspace is not device memory");
+  KSELECT_CUDA_TRY(check_device_array(d_out, "d_out"));
+  KSELECT_CUDA_TRY(check_device_array(d_status, "d_status", true));
+  KSELECT_CUDA_TRY(check_device_array(d_workspace, "d_workspace"));
   char* ws = static_cast<char*>(d_workspace);
 
   const std::int64_t* ranks = nullptr;  // the checked device ranks

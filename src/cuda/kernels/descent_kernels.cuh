@@ -32,6 +32,7 @@
 #include "core/descent.hpp"
 #include "core/int_math.hpp"
 #include "core/key_traits.hpp"
+#include "kselect/device.hpp"
 
 namespace kselect::cuda {
 
@@ -61,8 +62,8 @@ __device__ __forceinline__ void descent_reset_buckets(const descent_arrays<K>& a
 /// when it answered every rank; `ranks_valid` (may be null: valid) whether the
 /// device-side check of the ranks passed. If the descent is needed, it starts one
 /// group over every key with each of the `num_ranks` ranks (ranks[i], or
-/// single_rank when ranks is null) in it. With `status` (may be null): 2 for
-/// invalid ranks, else 1 when the descent runs, 0 when not.
+/// single_rank when ranks is null) in it. With `status` (may be null): the call's
+/// device::async_status.
 template <class K>
 __global__ void __launch_bounds__(descent_threads)
     descent_init_kernel(descent_arrays<K> a, const void* input, std::int64_t n, const std::int64_t* ranks,
@@ -83,7 +84,8 @@ __global__ void __launch_bounds__(descent_threads)
     st->blocks_done = 0;
     a.group_lo[0] = 0;
     a.group_hi[0] = static_cast<K>(~K(0));
-    if (status) *status = !valid ? 2 : needed ? 1 : 0;
+    if (status)
+      *status = !valid ? device::async_invalid_ranks : needed ? device::async_fell_back : device::async_answered;
   }
   if (!needed) return;
   descent_reset_buckets(a);

@@ -10,7 +10,6 @@
 
 #include <cstdint>
 
-#include "cuda/tuning.hpp"
 
 namespace kselect::cuda {
 
