@@ -1,4 +1,4 @@
-// The stream-ordered mode (device::select_async, device::multiselect_async)
+// The stream-ordered mode (device::select_async, multiselect_async, topk_async)
 // against the synchronous calls, in the same run on the same inputs: for each
 // size, distribution and operation, the synchronous call, the stream-ordered call
 // queued on a stream, and the same call captured once in a CUDA graph and
@@ -12,7 +12,7 @@
 //
 // Usage: kselect-stream-ordered-bench [--json FILE] [--reps N] [--quick]
 // (--quick: 2^16 and 2^28 only). bench/python/compare_graph_torch.py times
-// torch.kthvalue the same way.
+// torch.kthvalue and torch.topk the same way.
 #include <cub/device/device_radix_sort.cuh>
 #include <nlohmann/json.hpp>
 
@@ -43,7 +43,7 @@ constexpr int batch = 100;
 
 struct row {
   std::string dist, op;
-  std::int64_t n, ranks;
+  std::int64_t n, ranks;  ///< ranks selected, or a top-k's k
   double sync_ms, async_ms, graph_ms, floor_ms, sort_ms;
   bool correct;
   int status;
@@ -60,9 +60,23 @@ double time_call(cudaStream_t stream, int copies, bool batched, const run_option
          batch;
 }
 
-void bench_case(std::int64_t n, device_dist d, bool percentiles, const run_options& o, cudaStream_t stream,
+/// What a case times: one rank (n/2), the 101 percentiles, or the k smallest
+/// keys (unsorted, as torch.topk(sorted=False) in compare_graph_torch.py).
+struct operation {
+  enum kind_t { select, percentiles, topk } kind;
+  std::int64_t k = 0;  ///< topk: k; select: the rank (0: n/2)
+  std::string name() const {
+    if (kind == select) return k == 0 ? "select k=n/2" : "select k=" + std::to_string(k);
+    if (kind == percentiles) return "101 percentiles";
+    const int lg = static_cast<int>(std::log2(static_cast<double>(k)));
+    return "top-k k=" + (k == (std::int64_t(1) << lg) && lg > 10 ? "2^" + std::to_string(lg) : std::to_string(k));
+  }
+};
+
+void bench_case(std::int64_t n, device_dist d, const operation& op, const run_options& o, cudaStream_t stream,
                 std::vector<row>& rows) {
   using T = float;
+  namespace dev = kselect::device;
   const std::size_t bytes = n * sizeof(T);
   const bool batched = bytes < (50u << 20);
   const int copies = batched ? 1 : static_cast<int>(std::max<std::size_t>(1, (200u << 20) / bytes));
@@ -89,33 +103,40 @@ void bench_case(std::int64_t n, device_dist d, bool percentiles, const run_optio
   sort(0);  // `sorted` holds copy 0, to check the answers
 
   std::vector<std::int64_t> ranks;
-  if (percentiles) {
+  if (op.kind == operation::percentiles) {
     for (int p = 0; p <= 100; ++p) ranks.push_back((n - 1) * p / 100);
     ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-  } else {
-    ranks.push_back(n / 2);
+  } else if (op.kind == operation::select) {
+    ranks.push_back(op.k == 0 ? n / 2 : op.k);
   }
   const auto nr = static_cast<std::int64_t>(ranks.size());
+  const std::int64_t outputs = op.kind == operation::topk ? op.k : nr;
   device_buffer<std::int64_t> d_ranks(ranks);
-  device_buffer<T> out(ranks.size());
+  device_buffer<T> out(static_cast<std::size_t>(outputs));
   device_buffer<std::int32_t> status(1);
 
-  std::size_t sync_bytes = 0, async_bytes = 0;
-  check_call(kselect::device::multiselect<T>(nullptr, sync_bytes, input(0), nullptr, n, ranks.data(), nr, stream),
-             "multiselect query");
-  const auto async_call = [&](void* ws, std::size_t& b, int c) {
-    return percentiles ? kselect::device::multiselect_async<T>(ws, b, input(c), out.data(), status.data(), n,
-                                                               d_ranks.data(), nr, stream)
-                       : kselect::device::select_async<T>(ws, b, input(c), out.data(), status.data(), n, ranks[0],
-                                                          stream);
+  const auto sync_call = [&](void* ws, std::size_t& b, int c) {
+    return op.kind == operation::topk ? dev::topk<T>(ws, b, input(c), out.data(), n, op.k, stream)
+                                      : dev::multiselect<T>(ws, b, input(c), out.data(), n, ranks.data(), nr, stream);
   };
+  const auto async_call = [&](void* ws, std::size_t& b, int c) {
+    switch (op.kind) {
+      case operation::select:
+        return dev::select_async<T>(ws, b, input(c), out.data(), status.data(), n, ranks[0], stream);
+      case operation::percentiles:
+        return dev::multiselect_async<T>(ws, b, input(c), out.data(), status.data(), n, d_ranks.data(), nr, stream);
+      default:
+        return dev::topk_async<T>(ws, b, input(c), out.data(), status.data(), n, op.k, stream);
+    }
+  };
+  std::size_t sync_bytes = 0, async_bytes = 0;
+  check_call(sync_call(nullptr, sync_bytes, 0), "sync query");
   check_call(async_call(nullptr, async_bytes, 0), "async query");
   device_buffer<char> sync_ws(sync_bytes), async_ws(async_bytes);
 
   const double sync_ms = time_call(stream, copies, batched, o, [&](int c) {
     std::size_t b = sync_bytes;
-    check_call(kselect::device::multiselect<T>(sync_ws.data(), b, input(c), out.data(), n, ranks.data(), nr, stream),
-               "multiselect");
+    check_call(sync_call(sync_ws.data(), b, c), "sync");
   });
   const double async_ms = time_call(stream, copies, batched, o, [&](int c) {
     std::size_t b = async_bytes;
@@ -136,20 +157,27 @@ void bench_case(std::int64_t n, device_dist d, bool percentiles, const run_optio
     cuda_check(cudaGraphLaunch(graphs[c], stream), "graph launch");
   });
 
-  // Check the graph's answers on copy 0 against the sort.
+  // Check the graph's answers on copy 0 against the sort: the ranks' keys, or
+  // the top-k's keys (sorted here) against the sort's first k.
   cuda_check(cudaGraphLaunch(graphs[0], stream), "graph launch");
   cuda_check(cudaStreamSynchronize(stream), "sync");
   for (cudaGraphExec_t g : graphs) cudaGraphExecDestroy(g);
-  const std::vector<T> got = out.to_host();
+  std::vector<T> got = out.to_host();
   bool ok = true;
+  if (op.kind == operation::topk) {
+    std::sort(got.begin(), got.end());
+    std::vector<T> want(static_cast<std::size_t>(op.k));
+    cuda_check(cudaMemcpy(want.data(), sorted.data(), op.k * sizeof(T), cudaMemcpyDeviceToHost), "read");
+    ok = got == want;
+  }
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     T want;
     cuda_check(cudaMemcpy(&want, sorted.data() + ranks[i], sizeof(T), cudaMemcpyDeviceToHost), "read");
     ok = ok && want == got[i];
   }
   const int st = status.to_host()[0];
-  rows.push_back({kselect::test::device_dist_name(d), percentiles ? "101 percentiles" : "select k=n/2", n, nr, sync_ms,
-                  async_ms, graph_ms, floor_ms, sort_ms, ok, st});
+  rows.push_back({kselect::test::device_dist_name(d), op.name(), n, outputs, sync_ms, async_ms, graph_ms, floor_ms,
+                  sort_ms, ok, st});
   const row& r = rows.back();
   std::printf("2^%-3d %-15s %-16s %9.4f %9.4f %9.4f %9.4f %9.4f %7.3f %6d  %s\n",
               static_cast<int>(std::log2(static_cast<double>(n))), r.dist.c_str(), r.op.c_str(), r.sync_ms, r.async_ms,
@@ -179,7 +207,18 @@ int main(int argc, char** argv) {
     const bool full = lg == 16 || lg == 20 || lg == 28;
     for (const device_dist d : dists) {
       if (!full && d != device_dist::uniform) continue;
-      for (const bool percentiles : {false, true}) bench_case(std::int64_t(1) << lg, d, percentiles, o, stream, rows);
+      const std::int64_t n = std::int64_t(1) << lg;
+      // top-k of 1024 at every size (all 1024 keys at 2^10, as torch.topk in
+      // compare_graph_torch.py); at 2^28 uniform, select at the top-k's
+      // boundary ranks too: topk_async is that selection plus its write.
+      std::vector<operation> ops{{operation::select},
+                                 {operation::percentiles},
+                                 {operation::topk, std::min<std::int64_t>(1024, n)},
+                                 {operation::topk, std::int64_t(1) << 20}};
+      if (lg == 28 && d == device_dist::uniform)
+        ops.insert(ops.end(), {{operation::select, 1023}, {operation::select, (std::int64_t(1) << 20) - 1}});
+      for (const operation& op : ops)
+        if (op.kind != operation::topk || op.k < n || op.k == 1024) bench_case(n, d, op, o, stream, rows);
     }
   }
   if (!o.json_path.empty()) {

@@ -128,7 +128,47 @@ struct range_request {
   const void* values_in = nullptr;  ///< payload paired with the keys, or null
   void* values_out = nullptr;
   int value_bytes = 0;          ///< 4 or 8
+  bool stream_ordered = false;  ///< the *_async form: no host round trip (range_dispatch.cuh)
+  std::int32_t* status = nullptr;  ///< stream-ordered: device status word (device::async_status), or null
 };
+
+/// The request of a top-k of k keys, and of the rank range [lo, hi).
+inline range_request topk_request(std::int64_t k, bool largest) {
+  range_request req;
+  req.hi = k;
+  req.descending = largest;
+  return req;
+}
+inline range_request rank_range_request(std::int64_t lo, std::int64_t hi) {
+  range_request req;
+  req.lo = lo;
+  req.hi = hi;
+  return req;
+}
+
+/// req with the output positions at d_indices_out (null: none).
+template <class IndexT>
+range_request with_indices(range_request req, IndexT* d_indices_out) {
+  req.indices_out = d_indices_out;
+  req.index_bytes = d_indices_out ? static_cast<int>(sizeof(IndexT)) : 0;
+  return req;
+}
+
+/// req carrying the payload d_values_in to d_values_out.
+template <class V>
+range_request with_values(range_request req, const V* d_values_in, V* d_values_out) {
+  req.values_in = d_values_in;
+  req.values_out = d_values_out;
+  req.value_bytes = sizeof(V);
+  return req;
+}
+
+/// The stream-ordered form of `req`, its status word at d_status.
+inline range_request stream_ordered_request(range_request req, std::int32_t* d_status) {
+  req.stream_ordered = true;
+  req.status = d_status;
+  return req;
+}
 
 template <class T>
 cudaError_t range_select(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_keys_out,
@@ -145,10 +185,8 @@ template <class T>
 cudaError_t topk(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_keys_out, std::int64_t n,
                  std::int64_t k, cudaStream_t stream = nullptr, const topk_config& cfg = {}) {
   KSELECT_NVTX_RANGE("kselect::device::topk");
-  kselect::detail::range_request req;
-  req.hi = k;
-  req.descending = cfg.largest;
-  return kselect::detail::range_select(d_workspace, workspace_bytes, d_in, d_keys_out, n, req, stream, cfg);
+  return kselect::detail::range_select(d_workspace, workspace_bytes, d_in, d_keys_out, n,
+                                       kselect::detail::topk_request(k, cfg.largest), stream, cfg);
 }
 
 /// topk with the keys' positions in d_in: IndexT is int32_t (needs n < 2^31) or int64_t.
@@ -158,12 +196,9 @@ cudaError_t topk(void* d_workspace, std::size_t& workspace_bytes, const T* d_in,
                  IndexT* d_indices_out, std::int64_t n, std::int64_t k, cudaStream_t stream = nullptr,
                  const topk_config& cfg = {}) {
   KSELECT_NVTX_RANGE("kselect::device::topk");
-  kselect::detail::range_request req;
-  req.hi = k;
-  req.descending = cfg.largest;
-  req.indices_out = d_indices_out;
-  req.index_bytes = sizeof(IndexT);
-  return kselect::detail::range_select(d_workspace, workspace_bytes, d_in, d_keys_out, n, req, stream, cfg);
+  return kselect::detail::range_select(
+      d_workspace, workspace_bytes, d_in, d_keys_out, n,
+      kselect::detail::with_indices(kselect::detail::topk_request(k, cfg.largest), d_indices_out), stream, cfg);
 }
 
 /// topk carrying a payload: d_values_out[i] is the d_values_in element paired with
@@ -174,13 +209,10 @@ cudaError_t topk_pairs(void* d_workspace, std::size_t& workspace_bytes, const T*
                        T* d_keys_out, V* d_values_out, std::int64_t n, std::int64_t k, cudaStream_t stream = nullptr,
                        const topk_config& cfg = {}) {
   KSELECT_NVTX_RANGE("kselect::device::topk_pairs");
-  kselect::detail::range_request req;
-  req.hi = k;
-  req.descending = cfg.largest;
-  req.values_in = d_values_in;
-  req.values_out = d_values_out;
-  req.value_bytes = sizeof(V);
-  return kselect::detail::range_select(d_workspace, workspace_bytes, d_keys_in, d_keys_out, n, req, stream, cfg);
+  return kselect::detail::range_select(
+      d_workspace, workspace_bytes, d_keys_in, d_keys_out, n,
+      kselect::detail::with_values(kselect::detail::topk_request(k, cfg.largest), d_values_in, d_values_out), stream,
+      cfg);
 }
 
 /// The keys at positions [lo, hi) of the ascending stable sort of d_in[0..n)
@@ -193,12 +225,9 @@ cudaError_t rank_range(void* d_workspace, std::size_t& workspace_bytes, const T*
                        IndexT* d_indices_out, std::int64_t n, std::int64_t lo, std::int64_t hi,
                        cudaStream_t stream = nullptr, const topk_config& cfg = {}) {
   KSELECT_NVTX_RANGE("kselect::device::rank_range");
-  kselect::detail::range_request req;
-  req.lo = lo;
-  req.hi = hi;
-  req.indices_out = d_indices_out;
-  req.index_bytes = d_indices_out ? static_cast<int>(sizeof(IndexT)) : 0;
-  return kselect::detail::range_select(d_workspace, workspace_bytes, d_in, d_keys_out, n, req, stream, cfg);
+  return kselect::detail::range_select(
+      d_workspace, workspace_bytes, d_in, d_keys_out, n,
+      kselect::detail::with_indices(kselect::detail::rank_range_request(lo, hi), d_indices_out), stream, cfg);
 }
 
 /// rank_range without positions, d_indices_out given as nullptr (an IndexT cannot
@@ -209,6 +238,69 @@ cudaError_t rank_range(void* d_workspace, std::size_t& workspace_bytes, const T*
                        cudaStream_t stream = nullptr, const topk_config& cfg = {}) {
   return rank_range(d_workspace, workspace_bytes, d_in, d_keys_out, static_cast<std::int64_t*>(nullptr), n, lo, hi,
                     stream, cfg);
+}
+
+// The stream-ordered forms of topk, topk_pairs and rank_range: the same results
+// (and options), with the status word d_status as select_async's (async_answered
+// or async_fell_back, from the selection of the boundary keys; may be null).
+// They never wait on the host and queue the same work for every call with the
+// same type, n, k or range, and options, so they can be captured in a CUDA graph.
+// They select the boundary keys exactly (select_async, or multiselect_async for
+// a range that does not start at 0) and then write the range in two reads of the
+// input (count, then write), instead of the synchronous calls' sampled
+// classification, which plans its next level on the host. Workspace: query it as
+// for the synchronous calls (the sizes differ).
+
+template <class T>
+cudaError_t topk_async(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_keys_out,
+                       std::int32_t* d_status, std::int64_t n, std::int64_t k, cudaStream_t stream = nullptr,
+                       const topk_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::topk_async");
+  return kselect::detail::range_select(
+      d_workspace, workspace_bytes, d_in, d_keys_out, n,
+      kselect::detail::stream_ordered_request(kselect::detail::topk_request(k, cfg.largest), d_status), stream, cfg);
+}
+
+template <class T, class IndexT>
+  requires kselect::detail::is_index_type_v<IndexT>
+cudaError_t topk_async(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_keys_out,
+                       IndexT* d_indices_out, std::int32_t* d_status, std::int64_t n, std::int64_t k,
+                       cudaStream_t stream = nullptr, const topk_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::topk_async");
+  return kselect::detail::range_select(
+      d_workspace, workspace_bytes, d_in, d_keys_out, n,
+      kselect::detail::stream_ordered_request(
+          kselect::detail::with_indices(kselect::detail::topk_request(k, cfg.largest), d_indices_out), d_status),
+      stream, cfg);
+}
+
+template <class T, class V>
+  requires(std::is_trivially_copyable_v<V> && (sizeof(V) == 4 || sizeof(V) == 8))
+cudaError_t topk_pairs_async(void* d_workspace, std::size_t& workspace_bytes, const T* d_keys_in,
+                             const V* d_values_in, T* d_keys_out, V* d_values_out, std::int32_t* d_status,
+                             std::int64_t n, std::int64_t k, cudaStream_t stream = nullptr,
+                             const topk_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::topk_pairs_async");
+  return kselect::detail::range_select(
+      d_workspace, workspace_bytes, d_keys_in, d_keys_out, n,
+      kselect::detail::stream_ordered_request(
+          kselect::detail::with_values(kselect::detail::topk_request(k, cfg.largest), d_values_in, d_values_out),
+          d_status),
+      stream, cfg);
+}
+
+/// rank_range_async; d_indices_out may be a null IndexT* (no positions).
+template <class T, class IndexT = std::int64_t>
+  requires kselect::detail::is_index_type_v<IndexT>
+cudaError_t rank_range_async(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_keys_out,
+                             IndexT* d_indices_out, std::int32_t* d_status, std::int64_t n, std::int64_t lo,
+                             std::int64_t hi, cudaStream_t stream = nullptr, const topk_config& cfg = {}) {
+  KSELECT_NVTX_RANGE("kselect::device::rank_range_async");
+  return kselect::detail::range_select(
+      d_workspace, workspace_bytes, d_in, d_keys_out, n,
+      kselect::detail::stream_ordered_request(
+          kselect::detail::with_indices(kselect::detail::rank_range_request(lo, hi), d_indices_out), d_status),
+      stream, cfg);
 }
 
 /// Approximate multiselection: for each h_ranks[i] (host array, sorted, unique,

@@ -357,4 +357,13 @@ inline boundary_ranks range_boundary_ranks(std::int64_t n, std::int64_t lo, std:
   return b;
 }
 
+/// range_boundary_ranks for the GPU's exact path, which needs no key for
+/// position lo = 0 (a top-k): nothing lies before it, so the least key stands in
+/// for it, and only the key of position hi - 1 is selected (lo_slot = -1).
+inline boundary_ranks range_selected_boundaries(std::int64_t n, std::int64_t lo, std::int64_t hi, bool descending) {
+  if (lo != 0) return range_boundary_ranks(n, lo, hi, descending);
+  const std::int64_t r_hi = descending ? n - hi : hi - 1;
+  return boundary_ranks{{r_hi, r_hi}, 1, -1, 0};
+}
+
 }  // namespace kselect::core

@@ -276,5 +276,34 @@ TEST(RangePlan, TieTakesMatchTheKeyIndexOrder) {
   }
 }
 
+// The GPU exact path's boundary ranks: the key at position hi - 1 (and lo's
+// unless lo = 0) of the stable order, in either direction, against a sort.
+TEST(RangePlan, SelectedBoundariesHoldTheRangeEnds) {
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const std::int64_t n = 1 + static_cast<std::int64_t>(rng() % 40);
+    std::vector<int> v(static_cast<std::size_t>(n));
+    for (int& x : v) x = static_cast<int>(rng() % 5);
+    const bool descending = rng() % 2;
+    const std::int64_t lo = rng() % 3 == 0 ? 0 : static_cast<std::int64_t>(rng() % n);
+    const std::int64_t hi = lo + 1 + static_cast<std::int64_t>(rng() % (n - lo));
+    std::vector<int> ascending = v;
+    std::sort(ascending.begin(), ascending.end());
+    std::vector<int> order = ascending;
+    if (descending) std::reverse(order.begin(), order.end());
+    const boundary_ranks b = range_selected_boundaries(n, lo, hi, descending);
+    ASSERT_TRUE(b.count == 1 || b.count == 2);
+    ASSERT_TRUE(b.count == 1 || b.ranks[0] < b.ranks[1]);
+    for (int i = 0; i < b.count; ++i) ASSERT_TRUE(b.ranks[i] >= 0 && b.ranks[i] < n);
+    EXPECT_EQ(ascending[static_cast<std::size_t>(b.ranks[b.hi_slot])], order[static_cast<std::size_t>(hi - 1)]);
+    if (lo == 0) {
+      EXPECT_EQ(b.lo_slot, -1);  // no key selected for position 0
+      EXPECT_EQ(b.count, 1);
+    } else {
+      EXPECT_EQ(ascending[static_cast<std::size_t>(b.ranks[b.lo_slot])], order[static_cast<std::size_t>(lo)]);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kselect::core

@@ -1,4 +1,5 @@
-// Top-k and rank ranges on the GPU (device::topk, topk_pairs, rank_range),
+// Top-k and rank ranges on the GPU (device::topk, topk_pairs, rank_range, and
+// their stream-ordered forms topk_async, topk_pairs_async, rank_range_async),
 // against the stable-sort reference of tests/common/range_reference.hpp with the
 // tie-aware checks of range_check.hpp: every distribution and key type, the
 // DEVELOPERS.md sizes, k in {0, 1, 32, 1000, n/2, n-1, n}, both directions, every
@@ -32,12 +33,32 @@ struct mode {
   /// Deterministic unsorted output's ordering forced (through
   /// cuda::range_select_ordered), or the library's choice.
   cuda::range_order_method order = cuda::range_order_method::automatic;
+  /// The *_async entry points (topk_async, rank_range_async).
+  bool stream_ordered = false;
 };
 
 struct range_output {
   std::vector<std::int64_t> indices;  ///< empty when not asked for
   bool ok = false;
 };
+
+/// The stream-ordered call of gpu_range: topk_async for the largest or lo = 0,
+/// else rank_range_async; the indices asked for by md.index_bytes.
+template <class T>
+cudaError_t call_async(void* ws, std::size_t& bytes, const T* d_in, std::int64_t n, std::int64_t lo, std::int64_t hi,
+                       bool largest, const mode& md, const device::topk_config& cfg, T* out, std::int32_t* idx32,
+                       std::int64_t* idx64, std::int32_t* status, cudaStream_t stream) {
+  if (largest || lo == 0) {
+    const std::int64_t k = hi - lo;
+    if (md.index_bytes == 4) return device::topk_async(ws, bytes, d_in, out, idx32, status, n, k, stream, cfg);
+    if (md.index_bytes == 8) return device::topk_async(ws, bytes, d_in, out, idx64, status, n, k, stream, cfg);
+    return device::topk_async(ws, bytes, d_in, out, status, n, k, stream, cfg);
+  }
+  if (md.index_bytes == 4) return device::rank_range_async(ws, bytes, d_in, out, idx32, status, n, lo, hi, stream, cfg);
+  if (md.index_bytes == 8) return device::rank_range_async(ws, bytes, d_in, out, idx64, status, n, lo, hi, stream, cfg);
+  return device::rank_range_async(ws, bytes, d_in, out, static_cast<std::int64_t*>(nullptr), status, n, lo, hi,
+                                  stream, cfg);
+}
 
 /// Runs device::rank_range / topk the way a user does (workspace query, poisoned
 /// workspace and output, a non-default stream); values into `values`.
@@ -54,7 +75,10 @@ range_output gpu_range(const T* d_in, std::int64_t n, std::int64_t lo, std::int6
   device_buffer<T> out(static_cast<std::size_t>(m));
   device_buffer<std::int32_t> idx32(md.index_bytes == 4 ? static_cast<std::size_t>(m) : 0);
   device_buffer<std::int64_t> idx64(md.index_bytes == 8 ? static_cast<std::size_t>(m) : 0);
+  device_buffer<std::int32_t> status(1);
   auto call = [&](void* ws, std::size_t& bytes) -> cudaError_t {
+    if (md.stream_ordered) return call_async(ws, bytes, d_in, n, lo, hi, largest, md, cfg, out.data(), idx32.data(),
+                                             idx64.data(), status.data(), stream);
     if (md.order != cuda::range_order_method::automatic) {
       kselect::detail::range_request req;
       req.lo = largest ? 0 : lo;
@@ -96,6 +120,11 @@ range_output gpu_range(const T* d_in, std::int64_t n, std::int64_t lo, std::int6
     r.indices = idx64.to_host();
   }
   r.ok = st == cudaSuccess;
+  if (md.stream_ordered && m > 0) {
+    const std::int32_t word = status.to_host()[0];
+    EXPECT_TRUE(word == device::async_answered || word == device::async_fell_back) << "status " << word;
+    r.ok = r.ok && (word == device::async_answered || word == device::async_fell_back);
+  }
   return r;
 }
 
@@ -156,14 +185,15 @@ const mode modes[] = {{false, false, 8}, {true, false, 4}, {false, true, 8}, {tr
 /// One input: top-k smallest and largest for every k, and a few inner ranges,
 /// each in a mode that rotates through `modes`.
 template <class T>
-void check_input(const std::vector<T>& host, const std::string& what) {
+void check_input(const std::vector<T>& host, const std::string& what, bool stream_ordered = false) {
   const auto n = static_cast<std::int64_t>(host.size());
   device_buffer<T> d(host);
   int turn = 0;
   for (const bool largest : {false, true}) {
     const std::vector<std::int64_t> order = stable_order(host.data(), n, largest);
     auto check = [&](std::int64_t lo, std::int64_t hi) {
-      const mode md = modes[turn++ % std::size(modes)];
+      mode md = modes[turn++ % std::size(modes)];
+      md.stream_ordered = stream_ordered;
       if (std::getenv("KSELECT_TEST_TRACE"))
         std::fprintf(stderr, "%s n=%lld [%lld, %lld) largest=%d sorted=%d det=%d idx=%d\n", what.c_str(),
                      static_cast<long long>(n), static_cast<long long>(lo), static_cast<long long>(hi), largest,
@@ -185,11 +215,11 @@ void check_input(const std::vector<T>& host, const std::string& what) {
 }
 
 template <class T>
-void sweep(std::int64_t max_n) {
+void sweep(std::int64_t max_n, bool stream_ordered = false) {
   for (const dist d : all_dists())
     for (const std::int64_t n : test_sizes(max_n)) {
       if (n == 0) continue;
-      check_input(generate<T>(d, n, 7 + static_cast<std::uint64_t>(n)), name(d));
+      check_input(generate<T>(d, n, 7 + static_cast<std::uint64_t>(n)), name(d), stream_ordered);
       if (::testing::Test::HasFailure()) return;
     }
 }
@@ -201,8 +231,16 @@ TEST(RangeGpu, SweepUint32) { sweep<std::uint32_t>(1 << 12); }
 TEST(RangeGpu, SweepInt64) { sweep<std::int64_t>(1 << 12); }
 TEST(RangeGpu, SweepUint64) { sweep<std::uint64_t>((1 << 17) + 1); }
 
+// The stream-ordered forms (topk_async, rank_range_async) on the same sweep.
+TEST(RangeGpuStreamOrdered, SweepFloat) { sweep<float>((1 << 17) + 1, true); }
+TEST(RangeGpuStreamOrdered, SweepDouble) { sweep<double>(1 << 12, true); }
+TEST(RangeGpuStreamOrdered, SweepInt32) { sweep<std::int32_t>(1 << 12, true); }
+TEST(RangeGpuStreamOrdered, SweepUint32) { sweep<std::uint32_t>(1 << 12, true); }
+TEST(RangeGpuStreamOrdered, SweepInt64) { sweep<std::int64_t>(1 << 12, true); }
+TEST(RangeGpuStreamOrdered, SweepUint64) { sweep<std::uint64_t>((1 << 17) + 1, true); }
+
 // Inputs where the sample windows run (above 2^16 keys) and the targets' k.
-TEST(RangeGpu, LargeInputs) {
+void check_large_inputs(bool stream_ordered) {
   for (const dist d : {dist::uniform, dist::normal, dist::sorted, dist::all_equal, dist::sixteen_values,
                        dist::clustered, dist::special}) {
     const std::int64_t n = (std::int64_t{1} << 22) + 3;
@@ -212,7 +250,8 @@ TEST(RangeGpu, LargeInputs) {
       const std::vector<std::int64_t> order = stable_order(host.data(), n, largest);
       int turn = 0;
       for (const std::int64_t k : {std::int64_t{1024}, std::int64_t{1} << 20, n / 2, n / 3}) {
-        const mode md = modes[turn++ % std::size(modes)];
+        mode md = modes[turn++ % std::size(modes)];
+        md.stream_ordered = stream_ordered;
         std::vector<float> values;
         const range_output r = gpu_range(dev.data(), n, 0, k, largest, md, values);
         EXPECT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(order), 0, k, largest, md.sorted,
@@ -223,6 +262,8 @@ TEST(RangeGpu, LargeInputs) {
     }
   }
 }
+TEST(RangeGpu, LargeInputs) { check_large_inputs(false); }
+TEST(RangeGpuStreamOrdered, LargeInputs) { check_large_inputs(true); }
 
 // The driver's two paths: continuous data takes the fused pass; every key equal
 // (all candidates at the boundary) takes the exact path; both exact.
@@ -419,7 +460,22 @@ struct two_floats {
   float a, b;
 };
 
-TEST(RangeGpu, Pairs) {
+/// topk_pairs, or topk_pairs_async (its status checked).
+template <class V>
+cudaError_t call_pairs(bool stream_ordered, void* ws, std::size_t& bytes, const float* keys, const V* vin,
+                       float* out, V* vout, std::int64_t n, std::int64_t k, const device::topk_config& cfg) {
+  if (!stream_ordered) return device::topk_pairs(ws, bytes, keys, vin, out, vout, n, k, nullptr, cfg);
+  device_buffer<std::int32_t> status(1);
+  const cudaError_t st = device::topk_pairs_async(ws, bytes, keys, vin, out, vout, status.data(), n, k, nullptr, cfg);
+  if (ws != nullptr && st == cudaSuccess) {
+    cuda_check(cudaDeviceSynchronize(), "sync");
+    const std::int32_t word = status.to_host()[0];
+    EXPECT_TRUE(word == device::async_answered || word == device::async_fell_back) << word;
+  }
+  return st;
+}
+
+void check_pairs(bool so) {
   const std::int64_t n = 300001;
   const std::vector<float> host = generate<float>(dist::normal, n, 9);
   std::vector<std::uint32_t> payload32(n);
@@ -440,12 +496,10 @@ TEST(RangeGpu, Pairs) {
       device_buffer<std::uint32_t> out32(k);
       device_buffer<two_floats> out64(k);
       std::size_t bytes = 0;
-      ASSERT_EQ(device::topk_pairs(nullptr, bytes, keys.data(), v32.data(), out.data(), out32.data(), n, k, nullptr,
-                                   cfg),
+      ASSERT_EQ(call_pairs(so, nullptr, bytes, keys.data(), v32.data(), out.data(), out32.data(), n, k, cfg),
                 cudaSuccess);
       device_buffer<char> ws(bytes);
-      ASSERT_EQ(device::topk_pairs(ws.data(), bytes, keys.data(), v32.data(), out.data(), out32.data(), n, k, nullptr,
-                                   cfg),
+      ASSERT_EQ(call_pairs(so, ws.data(), bytes, keys.data(), v32.data(), out.data(), out32.data(), n, k, cfg),
                 cudaSuccess)
           << device::last_error_message();
       std::vector<float> values = out.to_host();
@@ -454,12 +508,10 @@ TEST(RangeGpu, Pairs) {
       EXPECT_TRUE(check_range_result(host.data(), n, 0, k, true, sorted, false, values.data(), idx.data())) << "k " << k;
 
       bytes = 0;
-      ASSERT_EQ(device::topk_pairs(nullptr, bytes, keys.data(), v64.data(), out.data(), out64.data(), n, k, nullptr,
-                                   cfg),
+      ASSERT_EQ(call_pairs(so, nullptr, bytes, keys.data(), v64.data(), out.data(), out64.data(), n, k, cfg),
                 cudaSuccess);
       device_buffer<char> ws2(bytes);
-      ASSERT_EQ(device::topk_pairs(ws2.data(), bytes, keys.data(), v64.data(), out.data(), out64.data(), n, k, nullptr,
-                                   cfg),
+      ASSERT_EQ(call_pairs(so, ws2.data(), bytes, keys.data(), v64.data(), out.data(), out64.data(), n, k, cfg),
                 cudaSuccess)
           << device::last_error_message();
       values = out.to_host();
@@ -472,6 +524,8 @@ TEST(RangeGpu, Pairs) {
     }
   }
 }
+TEST(RangeGpu, Pairs) { check_pairs(false); }
+TEST(RangeGpuStreamOrdered, Pairs) { check_pairs(true); }
 
 TEST(RangeGpu, BadArguments) {
   device_buffer<float> dev(std::vector<float>(1000, 1.0f));
@@ -497,34 +551,143 @@ TEST(RangeGpu, BadArguments) {
   EXPECT_NE(std::string(device::last_error_message()).find(std::to_string(bytes) + " needed"), std::string::npos);
 }
 
-// More than 2^31 keys: the k largest with int64 indices, checked by counting on
-// the host (a stable sort of 2^31 keys would take minutes).
+TEST(RangeGpuStreamOrdered, BadArguments) {
+  device_buffer<float> dev(std::vector<float>(1000, 1.0f));
+  device_buffer<float> out(1000);
+  device_buffer<std::int32_t> status(1);
+  std::size_t bytes = 0;
+  EXPECT_EQ(device::topk_async(nullptr, bytes, dev.data(), out.data(), status.data(), 1000, 1001),
+            cudaErrorInvalidValue);
+  EXPECT_NE(std::string(device::last_error_message()).find("k must be in [0, n]"), std::string::npos);
+  EXPECT_EQ(device::rank_range_async(nullptr, bytes, dev.data(), out.data(), static_cast<std::int64_t*>(nullptr),
+                                     status.data(), 1000, 600, 500),
+            cudaErrorInvalidValue);
+  ASSERT_EQ(device::topk_async(nullptr, bytes, dev.data(), out.data(), status.data(), 1000, 10), cudaSuccess);
+  device_buffer<char> ws(bytes);
+  std::int32_t host_status = -1;
+  EXPECT_EQ(device::topk_async(ws.data(), bytes, dev.data(), out.data(), &host_status, 1000, 10),
+            cudaErrorInvalidValue);
+  EXPECT_NE(std::string(device::last_error_message()).find("d_status is not device memory"), std::string::npos);
+  std::size_t small = bytes - 1;
+  EXPECT_EQ(device::topk_async(ws.data(), small, dev.data(), out.data(), status.data(), 1000, 10),
+            cudaErrorInvalidValue);
+  EXPECT_NE(std::string(device::last_error_message()).find(std::to_string(bytes) + " needed"), std::string::npos);
+  // k = 0: nothing to select, the status still written.
+  cuda_check(cudaMemset(status.data(), 0x7f, sizeof(std::int32_t)), "poison status");
+  EXPECT_EQ(device::topk_async(ws.data(), bytes, dev.data(), out.data(), status.data(), 1000, 0), cudaSuccess);
+  cuda_check(cudaDeviceSynchronize(), "sync");
+  EXPECT_EQ(status.to_host()[0], device::async_answered);
+}
+
+// topk_async, topk_pairs_async and rank_range_async captured once in a CUDA
+// graph (global capture mode: a wait or a host copy inside a call fails the
+// capture) and replayed 100 times on new data of the same size, every answer
+// checked: the largest 1024 with int64 indices, the smallest n/2 sorted with a
+// payload (the index as uint32), the middle half deterministic with int32
+// indices; distributions where the synchronous calls take their exact path
+// (all equal, 16 values) or narrow twice (clustered).
+TEST(RangeGpuStreamOrdered, GraphReplayOnNewData) {
+  const std::vector<device_dist> dists{device_dist::uniform, device_dist::all_equal, device_dist::sixteen_values,
+                                       device_dist::clustered, device_dist::normal};
+  for (const std::int64_t n : {std::int64_t(1) << 16, (std::int64_t(1) << 20) + 3}) {
+    cudaStream_t stream;
+    cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+    device_buffer<float> d_in(n);
+    std::vector<std::uint32_t> positions(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) positions[static_cast<std::size_t>(i)] = static_cast<std::uint32_t>(i);
+    device_buffer<std::uint32_t> payload(positions);
+    const std::int64_t k1 = 1024, k2 = n / 2, lo = n / 4, hi = 3 * n / 4;
+    device_buffer<float> out1(k1), out2(k2), out3(hi - lo);
+    device_buffer<std::int64_t> idx1(k1);
+    device_buffer<std::uint32_t> val2(k2);
+    device_buffer<std::int32_t> idx3(hi - lo);
+    device_buffer<std::int32_t> status(3);
+    device::topk_config largest, sorted, deterministic;
+    largest.largest = true;
+    sorted.sorted = true;
+    deterministic.deterministic = true;
+    std::size_t b1 = 0, b2 = 0, b3 = 0;
+    auto queue = [&](char* w1, char* w2, char* w3) {
+      const cudaError_t e[3] = {
+          device::topk_async(w1, b1, d_in.data(), out1.data(), idx1.data(), status.data(), n, k1, stream, largest),
+          device::topk_pairs_async(w2, b2, d_in.data(), payload.data(), out2.data(), val2.data(), status.data() + 1, n,
+                                   k2, stream, sorted),
+          device::rank_range_async(w3, b3, d_in.data(), out3.data(), idx3.data(), status.data() + 2, n, lo, hi, stream,
+                                   deterministic)};
+      for (const cudaError_t x : e) EXPECT_EQ(x, cudaSuccess) << device::last_error_message();
+    };
+    queue(nullptr, nullptr, nullptr);
+    device_buffer<char> ws1(b1), ws2(b2), ws3(b3);
+    cudaGraph_t graph;
+    cuda_check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "begin capture");
+    queue(ws1.data(), ws2.data(), ws3.data());
+    cuda_check(cudaStreamEndCapture(stream, &graph), "end capture");
+    ASSERT_FALSE(::testing::Test::HasFailure());
+    cudaGraphExec_t exec;
+    cuda_check(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
+
+    int fell_back = 0;
+    for (int replay = 0; replay < 100; ++replay) {
+      const device_dist d = dists[static_cast<std::size_t>(replay) % dists.size()];
+      generate_on_device(d_in.data(), n, d, 2000 + replay, stream);
+      cuda_check(cudaGraphLaunch(exec, stream), "graph launch");
+      cuda_check(cudaStreamSynchronize(stream), "sync");
+      const std::vector<float> host = d_in.to_host();
+      SCOPED_TRACE(testing::Message() << device_dist_name(d) << " n=" << n << " replay " << replay);
+      const std::vector<float> v1 = out1.to_host(), v2 = out2.to_host(), v3 = out3.to_host();
+      const std::vector<std::int64_t> i1 = idx1.to_host();
+      std::vector<std::int64_t> i2, i3;
+      for (const std::uint32_t x : val2.to_host()) i2.push_back(x);
+      for (const std::int32_t x : idx3.to_host()) i3.push_back(x);
+      ASSERT_TRUE(check_range_result(host.data(), n, 0, k1, true, false, false, v1.data(), i1.data()));
+      ASSERT_TRUE(check_range_result(host.data(), n, 0, k2, false, true, false, v2.data(), i2.data()));
+      ASSERT_TRUE(check_range_result(host.data(), n, lo, hi, false, false, true, v3.data(), i3.data()));
+      for (const std::int32_t s : status.to_host()) {
+        ASSERT_TRUE(s == device::async_answered || s == device::async_fell_back) << s;
+        fell_back += s;
+      }
+    }
+    std::printf("[          ] n=%lld: %d of 300 boundary selections needed the descent\n", static_cast<long long>(n),
+                fell_back);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    cudaStreamDestroy(stream);
+  }
+}
+
+// More than 2^31 keys: the k largest with int64 indices (topk and topk_async),
+// checked by counting on the host (a stable sort of 2^31 keys would take minutes).
 TEST(RangeGpu, MoreThan2Pow31Keys) {
   const std::int64_t n = (std::int64_t{1} << 31) + 4099;
   device_buffer<float> dev(static_cast<std::size_t>(n));
   generate_on_device(dev.data(), n, device_dist::uniform, 77);
-  const std::int64_t k = 1000;
-  std::vector<float> values;
-  const range_output r = gpu_range(dev.data(), n, 0, k, true, {true, true, 8}, values);
-  ASSERT_TRUE(r.ok);
   const std::vector<float> host = dev.to_host();
-  const float kth = values[k - 1];
-  std::int64_t greater = 0, at_least = 0;
+  const std::int64_t k = 1000;
+  for (const bool stream_ordered : {false, true}) {  // topk, then topk_async
+    SCOPED_TRACE(stream_ordered ? "topk_async" : "topk");
+    std::vector<float> values;
+    mode md{true, true, 8};
+    md.stream_ordered = stream_ordered;
+    const range_output r = gpu_range(dev.data(), n, 0, k, true, md, values);
+    ASSERT_TRUE(r.ok);
+    const float kth = values[k - 1];
+    std::int64_t greater = 0, at_least = 0;
 #pragma omp parallel for reduction(+ : greater, at_least)
-  for (std::int64_t i = 0; i < n; ++i) {
-    greater += host[i] > kth;
-    at_least += host[i] >= kth;
-  }
-  EXPECT_LT(greater, k);
-  EXPECT_GE(at_least, k);
-  std::vector<std::int64_t> unique = r.indices;
-  std::sort(unique.begin(), unique.end());
-  EXPECT_EQ(std::adjacent_find(unique.begin(), unique.end()), unique.end()) << "an index is reported twice";
-  for (std::int64_t i = 0; i < k; ++i) {
-    ASSERT_TRUE(r.indices[i] >= 0 && r.indices[i] < n);
-    EXPECT_EQ(host[r.indices[i]], values[i]);
-    if (i > 0) EXPECT_GE(values[i - 1], values[i]);
-    if (i > 0 && values[i - 1] == values[i]) EXPECT_LT(r.indices[i - 1], r.indices[i]);
+    for (std::int64_t i = 0; i < n; ++i) {
+      greater += host[i] > kth;
+      at_least += host[i] >= kth;
+    }
+    EXPECT_LT(greater, k);
+    EXPECT_GE(at_least, k);
+    std::vector<std::int64_t> unique = r.indices;
+    std::sort(unique.begin(), unique.end());
+    EXPECT_EQ(std::adjacent_find(unique.begin(), unique.end()), unique.end()) << "an index is reported twice";
+    for (std::int64_t i = 0; i < k; ++i) {
+      ASSERT_TRUE(r.indices[i] >= 0 && r.indices[i] < n);
+      EXPECT_EQ(host[r.indices[i]], values[i]);
+      if (i > 0) EXPECT_GE(values[i - 1], values[i]);
+      if (i > 0 && values[i - 1] == values[i]) EXPECT_LT(r.indices[i - 1], r.indices[i]);
+    }
   }
 }
 

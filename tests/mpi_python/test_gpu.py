@@ -160,6 +160,7 @@ def test_nccl_transport(comm):
         raise
     same(_host(got), np.quantile(full, [0.01, 0.5, 0.99]))
     assert report["transport"] == "nccl", report
-    v, i = kselect.topk(shard, 7, comm=comm, root=0, transport="nccl")
+    k = min(7, full.size)  # one process's uneven shard may hold fewer
+    v, i = kselect.topk(shard, k, comm=comm, root=0, transport="nccl")
     if comm.Get_rank() == 0:
-        assert np.array_equal(_host(i), expected_topk(full, 7, True))
+        assert np.array_equal(_host(i), expected_topk(full, k, True))

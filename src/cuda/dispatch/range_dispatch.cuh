@@ -13,8 +13,12 @@
 //          of equal keys straddling its ends, range_tie_pick_kernel takes the
 //          elements of the smaller indices)
 //   exact: (a prediction missed, or too many candidates: heavy ties) exact
-//          boundary keys by multiselection, then count, scan and write in input
-//          order (range_exact_kernels.cuh)
+//          boundary keys by selection (for lo = 0 only position hi - 1's), then
+//          count, scan and write in input order (range_exact_kernels.cuh)
+//   stream-ordered (topk_async, rank_range_async): no round trip, so always the
+//          exact path with the stream-ordered selection (select_async,
+//          multiselect_async); a top-k whose ties may come in any order writes
+//          in one read instead (range_take_kernels.cuh)
 //   then, when asked: sorted output (sort by key, deterministic ties by index
 //   first: when the fast path ends with a candidate sort and the output so far
 //   fits a candidate buffer beside them, one sort of both instead of two,
@@ -43,6 +47,7 @@
 #include "cuda/kernels/range_pass_kernel.cuh"
 #include "cuda/kernels/range_plan_kernel.cuh"
 #include "cuda/kernels/range_refine_kernels.cuh"
+#include "cuda/kernels/range_take_kernels.cuh"
 #include "cuda/kernels/range_tie_kernels.cuh"
 #include "cuda/radix_sort_pairs.hpp"
 #include "cuda/range_hooks.hpp"
@@ -68,11 +73,12 @@ struct range_layout {
   bool post_sort = false;          ///< the output is ordered afterwards (sorted or deterministic)
   bool bitmap_order = false;       ///< deterministic unsorted output by bitmap (range_order_kernels.cuh)
   bool bucket_order = false;       ///< deterministic unsorted output by buckets (else, or after the exact path)
+  bool take = false;               ///< stream-ordered top-k, ties in any order: range_take_kernels.cuh
   const tuning::policy* policy = nullptr;  ///< the device's, which the layout was planned with
   std::size_t state = 0, cand_vals[2] = {}, cand_idx[2] = {}, sort_keys[2] = {}, temp = 0, temp_bytes = 0, indices = 0,
               post_keys[2] = {}, post_idx = 0, tile_counts[3] = {}, below = 0, thresholds = 0, select_ws = 0,
               select_bytes = 0, refine_kept = 0, order_bits = 0, bucket_keys = 0, bucket_offsets = 0,
-              bucket_ranks = 0, total = 0;
+              bucket_ranks = 0, ranks = 0, take_counters = 0, tie_positions = 0, total = 0;
 };
 
 /// Bytes of the deterministic order's bitmap: a bit per input position, whole tiles.
@@ -89,6 +95,35 @@ inline device::select_config exact_path_select_config(const device::topk_config&
   return sel;
 }
 
+/// The exact path's exact selection of the boundary keys
+/// (core::range_selected_boundaries) from d_in into d_thresholds: select for one
+/// rank, multiselect for two, or their stream-ordered forms (the two ranks
+/// written to d_ranks on the stream), the status word to req.status. With
+/// d_workspace null, the workspace query.
+template <class T>
+cudaError_t select_boundaries(void* d_workspace, std::size_t& bytes, const T* d_in, std::int64_t n,
+                              const kselect::detail::range_request& req, const device::topk_config& cfg,
+                              T* d_thresholds, std::int64_t* d_ranks, cudaStream_t stream = nullptr) {
+  const core::boundary_ranks b = core::range_selected_boundaries(n, req.lo, req.hi, req.descending);
+  const device::select_config sel = exact_path_select_config(cfg);
+  if (!req.stream_ordered) {
+    return b.count == 1 ? device::select<T>(d_workspace, bytes, d_in, d_thresholds, n, b.ranks[0], stream, sel)
+                        : device::multiselect<T>(d_workspace, bytes, d_in, d_thresholds, n, b.ranks, 2, stream, sel);
+  }
+  device::select_config async_sel;  // the stream-ordered calls' own fast paths
+  async_sel.seed = cfg.seed;
+  if (b.count == 1)
+    return device::select_async<T>(d_workspace, bytes, d_in, d_thresholds, req.status, n, b.ranks[0], stream,
+                                   async_sel);
+  if (d_workspace) {
+    range_store_ranks_kernel<><<<1, 1, 0, stream>>>(d_ranks, b.ranks[0], b.ranks[1]);
+    KSELECT_LAUNCH_CHECK();
+  }
+  // The query only needs a non-null rank pointer; the call reads d_ranks.
+  return device::multiselect_async<T>(d_workspace, bytes, d_in, d_thresholds, req.status, n,
+                                      d_workspace ? d_ranks : b.ranks, 2, stream, async_sel);
+}
+
 template <class T>
 cudaError_t plan_range_layout(std::int64_t n, const kselect::detail::range_request& req,
                               const device::topk_config& cfg, range_layout& w,
@@ -101,8 +136,10 @@ cudaError_t plan_range_layout(std::int64_t n, const kselect::detail::range_reque
   w.m = req.hi - req.lo;
   const auto m = static_cast<std::size_t>(w.m);
   w.tiles = (n + tuning::tile_keys - 1) / tuning::tile_keys;
+  // The stream-ordered form has no level-0 pass to mark the bitmap: buckets.
   const std::optional<range_order> forced =
-      order_method == range_order_method::automatic ? std::nullopt
+      req.stream_ordered                            ? std::optional(range_order::buckets)
+      : order_method == range_order_method::automatic ? std::nullopt
       : order_method == range_order_method::bitmap  ? std::optional(range_order::bitmap)
                                                     : std::optional(range_order::buckets);
   const range_order order = choose_range_order(cfg.sorted, cfg.deterministic, w.m, w.tiles, forced, p.range);
@@ -110,9 +147,11 @@ cudaError_t plan_range_layout(std::int64_t n, const kselect::detail::range_reque
   const bool need_indices = req.indices_out != nullptr || w.post_sort || req.values_in != nullptr;
   w.own_indices = need_indices && req.indices_out == nullptr;
   w.index_bytes = req.indices_out ? req.index_bytes : (need_indices ? (detail::fits_int32_indices(n) ? 4 : 8) : 0);
-  w.cand_capacity = core::range_candidate_capacity(n, req.lo, req.hi, p.common.sample.tile_items(),
-                                                   p.common.window_sigmas, p.common.window_margin,
-                                                   p.range.all_candidates_max);
+  // The stream-ordered form takes the exact path only: no candidates.
+  w.cand_capacity = req.stream_ordered ? 0
+                                       : core::range_candidate_capacity(n, req.lo, req.hi, p.common.sample.tile_items(),
+                                                                        p.common.window_sigmas, p.common.window_margin,
+                                                                        p.range.all_candidates_max);
   const auto cap = static_cast<std::size_t>(w.cand_capacity);
   // The bitmap order runs the buckets after the exact path: both are carved.
   w.bucket_order = order == range_order::buckets || order == range_order::bitmap;
@@ -144,12 +183,9 @@ cudaError_t plan_range_layout(std::int64_t n, const kselect::detail::range_reque
   KSELECT_CUDA_TRY(need(exclusive_sum_u64(nullptr, bytes, nullptr, nullptr, w.tiles + 1, nullptr)));
   w.temp_bytes = temp;
 
-  // The exact path's multiselection of the two boundary keys.
-  const device::select_config sel = exact_path_select_config(cfg);
-  const std::int64_t two_ranks[2] = {0, std::min<std::int64_t>(1, n - 1)};
+  // The exact path's selection of the boundary keys (select_boundaries).
   w.select_bytes = 0;
-  KSELECT_CUDA_TRY(device::multiselect<T>(nullptr, w.select_bytes, static_cast<const T*>(nullptr),
-                                          static_cast<T*>(nullptr), n, two_ranks, n > 1 ? 2 : 1, nullptr, sel));
+  if (w.m > 0) KSELECT_CUDA_TRY(select_boundaries<T>(nullptr, w.select_bytes, nullptr, n, req, cfg, nullptr, nullptr));
 
   w.state = carve.take(sizeof(range_state<K>));
   for (int b = 0; b < 2; ++b) {
@@ -173,6 +209,10 @@ cudaError_t plan_range_layout(std::int64_t n, const kselect::detail::range_reque
   w.below = carve.take(sizeof(unsigned long long));
   w.thresholds = carve.take(2 * sizeof(T));
   w.select_ws = carve.take(w.select_bytes);
+  w.ranks = carve.take(req.stream_ordered ? 2 * sizeof(std::int64_t) : 0);
+  w.take = req.stream_ordered && req.lo == 0 && !cfg.deterministic;
+  w.take_counters = carve.take(w.take ? sizeof(range_take_counters) : 0);
+  w.tie_positions = carve.take(w.take ? m * sizeof(std::int64_t) : 0);
   w.refine_kept = carve.take(static_cast<std::size_t>(p.range.refine_capacity) * sizeof(K));
   // Cleared, then set by the level-0 pass and for the later levels' and the pick's keys.
   w.order_bits = carve.take(w.bitmap_order ? order_bitmap_bytes(w.tiles) : 0);
@@ -195,6 +235,12 @@ class range_driver {
 
   cudaError_t run() {
     if (w_.m == 0) return cudaSuccess;
+    if (req_.stream_ordered) {
+      // No host round trip: the exact path, then the same ordering and payload.
+      exact_ = true;
+      KSELECT_CUDA_TRY(run_exact());
+      return finish_output();
+    }
     KSELECT_CUDA_TRY(full_wave_blocks(range_pass_kernel<T, false>, grid_));
     // No block may take more tile rounds than a staged position records.
     grid_ = static_cast<unsigned>(
@@ -242,6 +288,19 @@ class range_driver {
       buf ^= 1;
       ++levels_;
     }
+    return finish_output();
+  }
+
+  /// For tests: whether the exact path ran, whether sorted output took one sort
+  /// (sort_with_candidates), levels after the first, the last counters.
+  bool took_exact_path() const { return exact_; }
+  bool sorted_with_candidates() const { return ordered_; }
+  int extra_levels() const { return levels_; }
+  core::range_counts counts() const { return {state_.below, state_.lo_cand, state_.cand, state_.inside}; }
+
+ private:
+  /// The output ordered as asked, the payload gathered.
+  cudaError_t finish_output() {
     KSELECT_CUDA_TRY(order_output());
     if (req_.values_in) {
       prof_.start(stream_, "range payload");
@@ -254,14 +313,6 @@ class range_driver {
     return cudaSuccess;
   }
 
-  /// For tests: whether the exact path ran, whether sorted output took one sort
-  /// (sort_with_candidates), levels after the first, the last counters.
-  bool took_exact_path() const { return exact_; }
-  bool sorted_with_candidates() const { return ordered_; }
-  int extra_levels() const { return levels_; }
-  core::range_counts counts() const { return {state_.below, state_.lo_cand, state_.cand, state_.inside}; }
-
- private:
   /// The one-element-per-thread kernels' shape.
   static constexpr tuning::launch_shape gather = tuning::compiled.range.gather;
 
@@ -408,15 +459,16 @@ class range_driver {
   }
 
   cudaError_t run_exact() {
-    // Boundary keys by exact multiselection (core::range_boundary_ranks).
-    const core::boundary_ranks bounds = core::range_boundary_ranks(n_, req_.lo, req_.hi, req_.descending);
+    // Boundary keys by exact selection (core::range_selected_boundaries; no
+    // low key for lo = 0).
+    const core::boundary_ranks bounds = core::range_selected_boundaries(n_, req_.lo, req_.hi, req_.descending);
     T* thresholds = reinterpret_cast<T*>(ws_ + w_.thresholds);
-    const device::select_config sel = exact_path_select_config(cfg_);
     std::size_t select_bytes = w_.select_bytes;
-    KSELECT_CUDA_TRY(device::multiselect<T>(ws_ + w_.select_ws, select_bytes, in_, thresholds, n_, bounds.ranks,
-                                            bounds.count, stream_, sel));
-    const T* thr_lo = thresholds + bounds.lo_slot;
+    KSELECT_CUDA_TRY(select_boundaries<T>(ws_ + w_.select_ws, select_bytes, in_, n_, req_, cfg_, thresholds,
+                                          reinterpret_cast<std::int64_t*>(ws_ + w_.ranks), stream_));
+    const T* thr_lo = bounds.lo_slot < 0 ? nullptr : thresholds + bounds.lo_slot;
     const T* thr_hi = thresholds + bounds.hi_slot;
+    if (w_.take) return run_take(thr_hi);
 
     range_tile_counts counts{reinterpret_cast<unsigned long long*>(ws_ + w_.tile_counts[0]),
                              reinterpret_cast<unsigned long long*>(ws_ + w_.tile_counts[1]),
@@ -437,6 +489,25 @@ class range_driver {
     prof_.start(stream_, "range exact write");
     range_exact_write_kernel<T><<<grid, tuning::stream_threads, 0, stream_>>>(
         in_, n_, thr_lo, thr_hi, flip_, counts, below, req_.lo, req_.hi, out_keys_, indices_, w_.index_bytes);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    return cudaSuccess;
+  }
+
+  /// The stream-ordered top-k's write, ties in any order (range_take_kernels.cuh):
+  /// one read after the boundary key (position k - 1's) is known.
+  cudaError_t run_take(const T* boundary) {
+    auto* counters = reinterpret_cast<range_take_counters*>(ws_ + w_.take_counters);
+    auto* ties = reinterpret_cast<std::int64_t*>(ws_ + w_.tie_positions);
+    KSELECT_CUDA_TRY(cudaMemsetAsync(counters, 0, sizeof *counters, stream_));
+    unsigned grid = 1;
+    KSELECT_CUDA_TRY(full_wave_blocks(range_take_kernel<T>, grid));
+    prof_.start(stream_, "range take");
+    range_take_kernel<T><<<grid, tuning::stream_threads, 0, stream_>>>(in_, n_, boundary, flip_, counters, ties,
+                                                                        w_.m, out_keys_, indices_, w_.index_bytes);
+    KSELECT_LAUNCH_CHECK();
+    range_take_finish_kernel<T><<<grid_for(gather, w_.m), gather.threads, 0, stream_>>>(
+        in_, counters, ties, w_.m, out_keys_, indices_, w_.index_bytes);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     return cudaSuccess;
@@ -578,10 +649,18 @@ cudaError_t range_select(void* d_workspace, std::size_t& workspace_bytes, const 
   KSELECT_CUDA_TRY(plan_range_layout<T>(n, req, cfg, layout, order));
   bool size_query = false;
   KSELECT_CUDA_TRY(workspace_protocol(d_workspace, workspace_bytes, layout.total, size_query));
-  if (size_query || layout.m == 0) return cudaSuccess;
+  if (size_query) return cudaSuccess;
+  if (layout.m == 0) {
+    // Nothing to select; the stream-ordered form still answers its status word.
+    if (!req.stream_ordered || req.status == nullptr) return cudaSuccess;
+    KSELECT_CUDA_TRY(check_device_array(req.status, "d_status"));
+    static_assert(device::async_answered == 0, "the memset writes async_answered");
+    return cudaMemsetAsync(req.status, 0, sizeof(std::int32_t), stream);
+  }
   KSELECT_CUDA_TRY(check_device_input(d_in));
   KSELECT_CUDA_TRY(check_device_array(d_keys_out, "d_keys_out"));
   KSELECT_CUDA_TRY(check_device_array(req.indices_out, "d_indices_out", true));
+  KSELECT_CUDA_TRY(check_device_array(req.status, "d_status", true));
   if (req.values_in && (!is_device_accessible(req.values_in) || req.values_out == nullptr ||
                         !is_device_accessible(req.values_out)))
     return reject_argument("kselect: d_values_in and d_values_out must be device memory");

@@ -44,6 +44,23 @@ __device__ __forceinline__ int exact_class(K u, K klo, K khi) {
   return 4;
 }
 
+/// The low boundary's key; thr_lo null: the least key (a top-k, where nothing
+/// lies below position 0: core::range_selected_boundaries).
+template <class T>
+__device__ __forceinline__ core::key_t<T> low_boundary_key(const T* thr_lo, core::key_t<T> flip) {
+  return thr_lo ? core::range_key(*thr_lo, flip) : core::key_t<T>(0);
+}
+
+/// The exact path's boundary ranks written to the workspace for the
+/// stream-ordered multiselection (kernel arguments are captured by value in a
+/// CUDA graph, a host array would not be). A template, so that every translation
+/// unit including this has its own.
+template <int = 0>
+__global__ void range_store_ranks_kernel(std::int64_t* ranks, std::int64_t first, std::int64_t second) {
+  ranks[0] = first;
+  ranks[1] = second;
+}
+
 /// Class c's contribution to three 21-bit counters packed in one word (classes
 /// 1 to 3; a tile's counts stay below 2^21), so one block reduction or scan
 /// counts all three.
@@ -61,7 +78,7 @@ __global__ void __launch_bounds__(tuning::stream_threads)
   constexpr std::int64_t tile = tuning::tile_keys;
   using reduce_t = cub::BlockReduce<unsigned long long, threads>;
   __shared__ typename reduce_t::TempStorage reduce_storage;
-  const K klo = core::range_key(*thr_lo, flip), khi = core::range_key(*thr_hi, flip);
+  const K klo = low_boundary_key(thr_lo, flip), khi = core::range_key(*thr_hi, flip);
   const std::int64_t tiles = (size + tile - 1) / tile;
   unsigned long long my_below = 0;
   if (blockIdx.x == 0 && threadIdx.x == 0) {
@@ -105,7 +122,7 @@ __global__ void __launch_bounds__(tuning::stream_threads)
   constexpr std::int64_t tile = tuning::tile_keys;
   using scan_t = cub::BlockScan<unsigned long long, threads>;
   __shared__ typename scan_t::TempStorage scan_storage;
-  const K klo = core::range_key(*thr_lo, flip), khi = core::range_key(*thr_hi, flip);
+  const K klo = low_boundary_key(thr_lo, flip), khi = core::range_key(*thr_hi, flip);
   const std::int64_t tiles = (size + tile - 1) / tile;
   const auto below = static_cast<std::int64_t>(*below_count);
   const auto total_lo = static_cast<std::int64_t>(prefix.eq_lo[tiles]);
