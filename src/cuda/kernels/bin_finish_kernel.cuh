@@ -109,7 +109,8 @@ __device__ __forceinline__ void bin_finish_pick(SortStorage& sort, int count, st
 /// bin_finish_threads) calls it. The radix descent of the file comment, gathering
 /// once at most gather_limit (<= bin_finish_gather_max) keys are left. aggregate:
 /// each thread adds a run of keys in one bucket at once (inputs with many equal
-/// keys would otherwise queue on one shared counter).
+/// keys would otherwise queue on one shared counter; a warp-wide match per key
+/// costs more than the conflicts it saves: docs/performance.md).
 template <class T, class Src, bool aggregate = false>
 __device__ void block_descent_pick(const Src* src, std::int64_t size, core::key_t<T> lo, core::key_t<T> hi,
                                    std::int64_t rank, std::int64_t count, T* answer,
