@@ -313,6 +313,19 @@ cudaError_t approx_multiselect(void* d_workspace, std::size_t& workspace_bytes, 
                                std::int64_t num_ranks, std::int64_t max_rank_error, cudaStream_t stream = nullptr,
                                const approx_config& cfg = {});
 
+/// approx_multiselect, stream-ordered (see select_async), with the ranks in
+/// DEVICE memory (checked on the device, as multiselect_async's). The counting
+/// pass always uses the histogram of cfg.buckets buckets (the window mode needs
+/// the ranks on the host; cfg.window is ignored). *d_status: async_answered when
+/// every answer was within the bound, async_fell_back when some was not and the
+/// exact descent then selected every rank (each d_out_ranks[i] is then the rank
+/// itself), async_invalid_ranks. max_rank_error = 0: multiselect_async.
+template <class T>
+cudaError_t approx_multiselect_async(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out,
+                                     std::int64_t* d_out_ranks, std::int32_t* d_status, std::int64_t n,
+                                     const std::int64_t* d_ranks, std::int64_t num_ranks, std::int64_t max_rank_error,
+                                     cudaStream_t stream = nullptr, const approx_config& cfg = {});
+
 /// Why the last call on this thread returned cudaErrorInvalidValue (empty if it did not).
 const char* last_error_message() noexcept;
 

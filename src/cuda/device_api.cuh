@@ -89,4 +89,10 @@ cudaError_t count_nan(void* d_workspace, std::size_t& workspace_bytes, const T* 
                                                              std::int64_t, const std::int64_t*, std::int64_t, \
                                                              cudaStream_t, const select_config&);            \
   template cudaError_t kselect::device::count_nan<T>(void*, std::size_t&, const T*, std::int64_t*,          \
-                                                     std::int64_t, cudaStream_t);
+                                                     std::int64_t, cudaStream_t);                          \
+  template cudaError_t kselect::cuda::exact_descent_workspace_bytes<T>(std::int64_t, std::int64_t,          \
+                                                                       std::size_t&);                       \
+  template cudaError_t kselect::cuda::queue_exact_descent<T>(void*, const T*, std::int64_t,                 \
+                                                             const std::int64_t*, std::int64_t, T*,         \
+                                                             const std::int32_t*, const std::int32_t*,      \
+                                                             std::int32_t*, cudaStream_t);

@@ -6,7 +6,8 @@
 // misses, window keys in the partial last tile); ties answered exactly; the
 // error one pass leaves on large smooth inputs; the same answers as the CPU
 // backend (same sample, same rules); the owning backend; bad arguments and the
-// workspace protocol.
+// workspace protocol; the stream-ordered form (approx_multiselect_async), also
+// captured in a CUDA graph and replayed on new data.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -33,9 +34,12 @@ struct gpu_answers {
 
 /// Runs the device API as a user would: size query, poisoned workspace and
 /// outputs, a non-blocking stream; returns the answers on the host.
+/// stream_ordered: approx_multiselect_async with the ranks in device memory, its
+/// status word in *status (when not null).
 template <class T>
 gpu_answers<T> gpu_approx(const T* d_in, std::int64_t n, std::span<const std::int64_t> ranks, std::int64_t bound,
-                          int buckets, std::uint64_t seed = kselect::detail::default_seed, bool window = true) {
+                          int buckets, std::uint64_t seed = kselect::detail::default_seed, bool window = true,
+                          bool stream_ordered = false, std::int32_t* status = nullptr) {
   cudaStream_t stream;
   cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
   device::approx_config cfg;
@@ -43,9 +47,16 @@ gpu_answers<T> gpu_approx(const T* d_in, std::int64_t n, std::span<const std::in
   cfg.seed = seed;
   cfg.window = window;
   const auto r = static_cast<std::int64_t>(ranks.size());
+  const device_buffer<std::int64_t> d_ranks(std::vector<std::int64_t>(ranks.begin(), ranks.end()));
+  device_buffer<std::int32_t> d_status(1);
+  auto call = [&](void* ws, std::size_t& bytes, T* out, std::int64_t* out_ranks) {
+    return stream_ordered ? device::approx_multiselect_async<T>(ws, bytes, d_in, out, out_ranks, d_status.data(), n,
+                                                                d_ranks.data(), r, bound, stream, cfg)
+                          : device::approx_multiselect<T>(ws, bytes, d_in, out, out_ranks, n, ranks.data(), r, bound,
+                                                          stream, cfg);
+  };
   std::size_t bytes = 0;
-  cudaError_t st = device::approx_multiselect<T>(nullptr, bytes, d_in, nullptr, nullptr, n, ranks.data(), r, bound,
-                                                 stream, cfg);
+  cudaError_t st = call(nullptr, bytes, nullptr, nullptr);
   EXPECT_EQ(st, cudaSuccess) << device::last_error_message();
   device_buffer<char> ws(bytes);
   device_buffer<T> out(ranks.size());
@@ -53,11 +64,11 @@ gpu_answers<T> gpu_approx(const T* d_in, std::int64_t n, std::span<const std::in
   cuda_check(cudaMemsetAsync(ws.data(), 0xA5, bytes, stream), "poison workspace");
   cuda_check(cudaMemsetAsync(out.data(), 0x5A, ranks.size() * sizeof(T), stream), "poison output");
   cuda_check(cudaMemsetAsync(out_ranks.data(), 0xFF, ranks.size() * sizeof(std::int64_t), stream), "poison ranks");
-  st = device::approx_multiselect<T>(ws.data(), bytes, d_in, out.data(), out_ranks.data(), n, ranks.data(), r, bound,
-                                     stream, cfg);
+  st = call(ws.data(), bytes, out.data(), out_ranks.data());
   EXPECT_EQ(st, cudaSuccess) << device::last_error_message();
   cuda_check(cudaStreamSynchronize(stream), "sync");
   cuda_check(cudaStreamDestroy(stream), "stream destroy");
+  if (stream_ordered && status != nullptr) *status = d_status.to_host()[0];
   return {out.to_host(), out_ranks.to_host()};
 }
 
@@ -90,6 +101,34 @@ TYPED_TEST(GpuApprox, AnswersWithinTheBound) {
           const gpu_answers<T> got = gpu_approx<T>(data.data(), n, ranks, bound, buckets);
           ASSERT_TRUE(check_approx_answers<T>(ref, ranks, got.values, got.ranks, bound))
               << "bound " << bound << ", buckets " << buckets;
+        }
+      }
+    }
+  }
+}
+
+// approx_multiselect_async (ranks in device memory, the histogram mode, the
+// exact descent when an answer exceeds the bound): the same checks, and the
+// status word says which answered.
+TYPED_TEST(GpuApprox, StreamOrderedAnswersWithinTheBound) {
+  using T = TypeParam;
+  for (dist d : all_dists()) {
+    for (std::int64_t n : {std::int64_t(1), std::int64_t(4097), std::int64_t(100003), (std::int64_t(1) << 20) + 7}) {
+      SCOPED_TRACE(testing::Message() << name(d) << ", n = " << n);
+      const std::vector<T> host = generate<T>(d, n, 900 + static_cast<std::uint64_t>(n));
+      const auto ref = make_approx_reference(host);
+      const device_buffer<T> data(host);
+      const std::vector<std::int64_t> ranks = test_ranks(n);
+      for (std::int64_t bound : {std::int64_t(0), std::int64_t(3), n / 1000, n}) {
+        for (int buckets : {2, 1024}) {
+          std::int32_t status = -1;
+          const gpu_answers<T> got = gpu_approx<T>(data.data(), n, ranks, bound, buckets,
+                                                   kselect::detail::default_seed, true, true, &status);
+          ASSERT_TRUE(check_approx_answers<T>(ref, ranks, got.values, got.ranks, bound))
+              << "bound " << bound << ", buckets " << buckets;
+          ASSERT_TRUE(status == device::async_answered || status == device::async_fell_back) << status;
+          // Fell back: the descent answered every rank exactly.
+          if (status == device::async_fell_back) EXPECT_EQ(got.ranks, ranks) << "bound " << bound;
         }
       }
     }
@@ -390,6 +429,116 @@ TEST(GpuApproxBackend, OwningGlue) {
   EXPECT_EQ(out_ranks, direct.ranks);
   for (std::size_t i = 0; i < out.size(); ++i) EXPECT_EQ(bit_pattern(out[i]), bit_pattern(direct.values[i]));
   EXPECT_TRUE(check_approx_answers<double>(make_approx_reference(host), ranks, out, out_ranks, n / 1000));
+}
+
+// approx_multiselect_async captured once in a CUDA graph and replayed 100 times
+// on new data of the same size (distributions where the counting pass answers,
+// and all-equal or 16-value keys where ties decide), every answer checked.
+TEST(GpuApproxStreamOrdered, GraphReplayOnNewData) {
+  const std::vector<device_dist> dists{device_dist::uniform, device_dist::all_equal, device_dist::sixteen_values,
+                                       device_dist::clustered, device_dist::normal};
+  const std::int64_t n = (std::int64_t(1) << 20) + 5;
+  cudaStream_t stream;
+  cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  device_buffer<float> d_in(n);
+  const std::vector<std::int64_t> ranks = percentile_ranks_101(n);
+  const auto r = static_cast<std::int64_t>(ranks.size());
+  const device_buffer<std::int64_t> d_ranks(ranks);
+  device_buffer<float> out(ranks.size());
+  device_buffer<std::int64_t> out_ranks(ranks.size());
+  device_buffer<std::int32_t> status(2);
+  // A bound the counting pass usually meets, and one it never does (3: the descent).
+  const std::int64_t wide = n / 1000, tight = 3;
+  device_buffer<float> out_tight(ranks.size());
+  device_buffer<std::int64_t> out_ranks_tight(ranks.size());
+  std::size_t b1 = 0, b2 = 0;
+  ASSERT_EQ(device::approx_multiselect_async<float>(nullptr, b1, d_in.data(), out.data(), out_ranks.data(),
+                                                    status.data(), n, d_ranks.data(), r, wide, stream),
+            cudaSuccess);
+  ASSERT_EQ(device::approx_multiselect_async<float>(nullptr, b2, d_in.data(), out_tight.data(),
+                                                    out_ranks_tight.data(), status.data() + 1, n, d_ranks.data(), r,
+                                                    tight, stream),
+            cudaSuccess);
+  device_buffer<char> ws1(b1), ws2(b2);
+  cudaGraph_t graph;
+  cuda_check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "begin capture");
+  const cudaError_t e1 = device::approx_multiselect_async<float>(ws1.data(), b1, d_in.data(), out.data(),
+                                                                 out_ranks.data(), status.data(), n, d_ranks.data(),
+                                                                 r, wide, stream);
+  const cudaError_t e2 = device::approx_multiselect_async<float>(ws2.data(), b2, d_in.data(), out_tight.data(),
+                                                                 out_ranks_tight.data(), status.data() + 1, n,
+                                                                 d_ranks.data(), r, tight, stream);
+  cuda_check(cudaStreamEndCapture(stream, &graph), "end capture");
+  ASSERT_EQ(e1, cudaSuccess) << device::last_error_message();
+  ASSERT_EQ(e2, cudaSuccess) << device::last_error_message();
+  cudaGraphExec_t exec;
+  cuda_check(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
+  int fell_back[2] = {0, 0};
+  for (int replay = 0; replay < 100; ++replay) {
+    const device_dist d = dists[static_cast<std::size_t>(replay) % dists.size()];
+    generate_on_device(d_in.data(), n, d, 3000 + replay, stream);
+    cuda_check(cudaGraphLaunch(exec, stream), "graph launch");
+    cuda_check(cudaStreamSynchronize(stream), "sync");
+    SCOPED_TRACE(testing::Message() << device_dist_name(d) << " replay " << replay);
+    const auto ref = make_approx_reference(d_in.to_host());
+    ASSERT_TRUE(check_approx_answers<float>(ref, ranks, out.to_host(), out_ranks.to_host(), wide));
+    ASSERT_TRUE(check_approx_answers<float>(ref, ranks, out_tight.to_host(), out_ranks_tight.to_host(), tight));
+    const std::vector<std::int32_t> st = status.to_host();
+    for (int i = 0; i < 2; ++i) {
+      ASSERT_TRUE(st[i] == device::async_answered || st[i] == device::async_fell_back) << st[i];
+      fell_back[i] += st[i];
+    }
+  }
+  std::printf("[          ] fell back to the descent: %d of 100 (bound n/1000), %d of 100 (bound 3)\n", fell_back[0],
+              fell_back[1]);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
+}
+
+TEST(GpuApproxStreamOrdered, BadRanksAndArguments) {
+  const std::int64_t n = 1000;
+  device_buffer<float> data(generate<float>(dist::uniform, n, 2));
+  device_buffer<float> out(4);
+  device_buffer<std::int64_t> out_ranks(4);
+  device_buffer<std::int32_t> status(1);
+  for (const std::vector<std::int64_t>& bad : {std::vector<std::int64_t>{5, 3}, std::vector<std::int64_t>{4, 4},
+                                               std::vector<std::int64_t>{-1, 2}, std::vector<std::int64_t>{0, n}}) {
+    for (const std::int64_t bound : {std::int64_t(0), std::int64_t(10)}) {
+      const device_buffer<std::int64_t> d_ranks(bad);
+      std::size_t bytes = 0;
+      ASSERT_EQ(device::approx_multiselect_async<float>(nullptr, bytes, data.data(), out.data(), out_ranks.data(),
+                                                        status.data(), n, d_ranks.data(), 2, bound),
+                cudaSuccess);
+      device_buffer<char> ws(bytes);
+      ASSERT_EQ(device::approx_multiselect_async<float>(ws.data(), bytes, data.data(), out.data(), out_ranks.data(),
+                                                        status.data(), n, d_ranks.data(), 2, bound),
+                cudaSuccess);
+      cuda_check(cudaDeviceSynchronize(), "sync");
+      EXPECT_EQ(status.to_host()[0], device::async_invalid_ranks) << bad[0] << ", " << bad[1] << " bound " << bound;
+    }
+  }
+  const std::vector<std::int64_t> host_ranks{1, 2};
+  std::size_t bytes = 1 << 22;
+  device_buffer<char> ws(bytes);
+  auto message = [] { return std::string(device::last_error_message()); };
+  EXPECT_EQ(device::approx_multiselect_async<float>(ws.data(), bytes, data.data(), out.data(), out_ranks.data(),
+                                                    status.data(), n, host_ranks.data(), 2, 10),
+            cudaErrorInvalidValue);
+  EXPECT_NE(message().find("d_ranks is not device memory"), std::string::npos) << message();
+  EXPECT_EQ(device::approx_multiselect_async<float>(ws.data(), bytes, data.data(), out.data(), out_ranks.data(),
+                                                    status.data(), n, nullptr, 2, 10),
+            cudaErrorInvalidValue);
+  EXPECT_NE(message().find("d_ranks is null"), std::string::npos) << message();
+  const device_buffer<std::int64_t> d_ranks(std::vector<std::int64_t>{0, 1, 2, 3});
+  EXPECT_EQ(device::approx_multiselect_async<float>(ws.data(), bytes, data.data(), out.data(), out_ranks.data(),
+                                                    status.data(), 3, d_ranks.data(), 4, 10),
+            cudaErrorInvalidValue);
+  EXPECT_NE(message().find("more ranks than elements"), std::string::npos) << message();
+  EXPECT_EQ(device::approx_multiselect_async<float>(ws.data(), bytes, data.data(), out.data(), out_ranks.data(),
+                                                    status.data(), n, d_ranks.data(), 4, -1),
+            cudaErrorInvalidValue);
+  EXPECT_NE(message().find("max_rank_error is negative"), std::string::npos) << message();
 }
 
 TEST(GpuApproxApi, BadArgumentsAndWorkspace) {

@@ -19,6 +19,13 @@
 //   put in place by approx_scatter_kernel.
 // max_rank_error = 0 is device::multiselect on every rank (a counting pass would
 // answer few of them). Nothing allocates; nothing waits on other streams.
+//
+// Stream-ordered (approx_multiselect_async, ranks in device memory): the ranks
+// checked on the device (rank_check_kernel), the histogram mode's pass as above,
+// the answer kernel's verdict over all ranks to a flag, then the exact descent of
+// every rank (descent_entry.hpp), which returns at once when the flag says all
+// are within the bound; approx_exact_ranks_kernel then reports each rank as its
+// own. No wait, no host copy.
 #pragma once
 
 #include <algorithm>
@@ -30,12 +37,14 @@
 #include "cuda/common.cuh"
 #include "cuda/dispatch/arguments.hpp"
 #include "cuda/dispatch/approx_workspace.hpp"
+#include "cuda/dispatch/descent_entry.hpp"
 #include "cuda/dispatch/device_policy.hpp"
 #include "cuda/dispatch/profiler.hpp"
 #include "cuda/kernels/approx_answer_kernel.cuh"
 #include "cuda/kernels/approx_count_kernel.cuh"
 #include "cuda/kernels/approx_plan_kernel.cuh"
 #include "cuda/kernels/approx_sample_kernel.cuh"
+#include "cuda/kernels/rank_check_kernel.cuh"
 #include "cuda/tuning.hpp"
 #include "kselect/device.hpp"
 #include "core/approx.hpp"
@@ -89,17 +98,68 @@ class approx_driver {
     if (max_rank_error_ == 0) return exact_all();
     auto* d_ranks = reinterpret_cast<std::int64_t*>(ws_ + w_.ranks);
     auto* d_verdicts = reinterpret_cast<std::uint8_t*>(ws_ + w_.verdicts);
+    const core::approx_candidates cand = core::approx_choose_candidates(
+        n_, std::span<const std::int64_t>(ranks_, static_cast<std::size_t>(num_ranks_)), max_rank_error_,
+        cfg_.buckets, cfg_.window);
+    KSELECT_CUDA_TRY(cudaMemcpyAsync(d_ranks, ranks_, static_cast<std::size_t>(num_ranks_) * sizeof(std::int64_t),
+                                     cudaMemcpyHostToDevice, stream_));
+    KSELECT_CUDA_TRY(queue_counting_pass(cand, d_ranks, d_verdicts, nullptr));
+
+    if (core::approx_error_always_within(n_, ranks_[0], ranks_[num_ranks_ - 1], max_rank_error_)) {
+      prof_.report();
+      return cudaSuccess;
+    }
+    std::vector<std::uint8_t> verdicts(static_cast<std::size_t>(num_ranks_));
+    KSELECT_CUDA_TRY(cudaMemcpyAsync(verdicts.data(), d_verdicts, verdicts.size(), cudaMemcpyDeviceToHost, stream_));
+    KSELECT_CUDA_TRY(cudaStreamSynchronize(stream_));
+    prof_.report();
+    const core::approx_fallback fb =
+        core::collect_fallback(verdicts, std::span<const std::int64_t>(ranks_, verdicts.size()));
+    if (fb.index.empty()) return cudaSuccess;
+    return fallback(fb, d_ranks);
+  }
+
+  /// approx_multiselect_async: d_user_ranks (device) checked on the device, the
+  /// histogram mode's counting pass (the host does not know the ranks, so no
+  /// window mode), then, on the device's verdict, the exact descent of every rank
+  /// (skipped when all are within the bound). max_rank_error = 0: multiselect_async.
+  cudaError_t run_stream_ordered(const std::int64_t* d_user_ranks, std::int32_t* status) {
+    if (max_rank_error_ == 0) {
+      std::size_t bytes = w_.fallback_bytes;
+      KSELECT_CUDA_TRY(device::multiselect_async<T>(ws_ + w_.fallback_workspace, bytes, in_, out_, status, n_,
+                                                    d_user_ranks, num_ranks_, stream_));
+      return cudaMemcpyAsync(out_ranks_, d_user_ranks, static_cast<std::size_t>(num_ranks_) * sizeof(std::int64_t),
+                             cudaMemcpyDeviceToDevice, stream_);
+    }
+    auto* d_ranks = reinterpret_cast<std::int64_t*>(ws_ + w_.ranks);
+    auto* d_verdicts = reinterpret_cast<std::uint8_t*>(ws_ + w_.verdicts);
+    auto* valid = reinterpret_cast<std::int32_t*>(ws_ + w_.flags);
+    std::int32_t* all_within = valid + 1;
+    rank_check_kernel<><<<1, rank_check_threads, 0, stream_>>>(d_user_ranks, num_ranks_, n_, d_ranks, valid);
+    KSELECT_LAUNCH_CHECK();
+    KSELECT_CUDA_TRY(queue_counting_pass(core::approx_histogram_candidates(cfg_.buckets), d_ranks, d_verdicts,
+                                         all_within));
+    KSELECT_CUDA_TRY(queue_exact_descent<T>(ws_ + w_.fallback_workspace, in_, n_, d_ranks, num_ranks_, out_,
+                                            all_within, valid, status, stream_));
+    constexpr tuning::launch_shape scatter = tuning::compiled.approx.scatter;
+    const auto blocks = static_cast<unsigned>(
+        std::min<std::int64_t>(scatter.blocks_for(num_ranks_), w_.policy->approx.scatter_max_blocks));
+    approx_exact_ranks_kernel<><<<blocks, scatter.threads, 0, stream_>>>(all_within, d_ranks, num_ranks_, out_ranks_);
+    KSELECT_LAUNCH_CHECK();
+    return cudaSuccess;
+  }
+
+ private:
+  /// The sample, the plan, the counting pass and the answers (with each rank's
+  /// verdict, and with all_within, when not null, whether none needs the exact
+  /// selection), for the ranks at d_ranks (device).
+  cudaError_t queue_counting_pass(const core::approx_candidates& cand, const std::int64_t* d_ranks,
+                                  std::uint8_t* d_verdicts, std::int32_t* all_within) {
+    const int budget = core::approx_table_budget(cand);
     const approx_tables<T> tables{reinterpret_cast<core::approx_lookup<K>*>(ws_ + w_.lookup),
                                   reinterpret_cast<std::uint32_t*>(ws_ + w_.fine),
                                   reinterpret_cast<K*>(ws_ + w_.boundaries), reinterpret_cast<T*>(ws_ + w_.splitters),
                                   reinterpret_cast<unsigned long long*>(ws_ + w_.hist)};
-    const core::approx_candidates cand = core::approx_choose_candidates(
-        n_, std::span<const std::int64_t>(ranks_, static_cast<std::size_t>(num_ranks_)), max_rank_error_,
-        cfg_.buckets, cfg_.window);
-    const int budget = core::approx_table_budget(cand);
-    KSELECT_CUDA_TRY(cudaMemcpyAsync(d_ranks, ranks_, static_cast<std::size_t>(num_ranks_) * sizeof(std::int64_t),
-                                     cudaMemcpyHostToDevice, stream_));
-
     constexpr std::size_t plan_bytes = approx_plan_shared_bytes<T>;
     KSELECT_CUDA_TRY(cudaFuncSetAttribute(approx_plan_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(plan_bytes)));
@@ -123,25 +183,12 @@ class approx_driver {
     prof_.start(stream_, "approx answer");
     approx_answer_kernel<T><<<1, approx_answer_threads, 0, stream_>>>(
         tables.hist, tables.lookup, tables.splitters, d_ranks, num_ranks_, max_rank_error_, out_, out_ranks_,
-        d_verdicts);
+        d_verdicts, all_within);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
-
-    if (core::approx_error_always_within(n_, ranks_[0], ranks_[num_ranks_ - 1], max_rank_error_)) {
-      prof_.report();
-      return cudaSuccess;
-    }
-    std::vector<std::uint8_t> verdicts(static_cast<std::size_t>(num_ranks_));
-    KSELECT_CUDA_TRY(cudaMemcpyAsync(verdicts.data(), d_verdicts, verdicts.size(), cudaMemcpyDeviceToHost, stream_));
-    KSELECT_CUDA_TRY(cudaStreamSynchronize(stream_));
-    prof_.report();
-    const core::approx_fallback fb =
-        core::collect_fallback(verdicts, std::span<const std::int64_t>(ranks_, verdicts.size()));
-    if (fb.index.empty()) return cudaSuccess;
-    return fallback(fb, d_ranks);
+    return cudaSuccess;
   }
 
- private:
   /// The counting pass, in the histogram mode or the window mode.
   template <bool Window>
   cudaError_t count(const core::approx_candidates& cand, int budget, const approx_tables<T>& tables) {
@@ -238,6 +285,42 @@ cudaError_t approx_multiselect(void* d_workspace, std::size_t& workspace_bytes, 
   return approx_driver<T>(d_in, n, h_ranks, num_ranks, max_rank_error, d_out, d_out_ranks, stream, cfg,
                           static_cast<char*>(d_workspace), layout)
       .run();
+}
+
+/// Validation and the two-phase workspace protocol around the driver's
+/// stream-ordered run (device::approx_multiselect_async).
+template <class T>
+cudaError_t approx_multiselect_stream_ordered(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, T* d_out,
+                                              std::int64_t* d_out_ranks, std::int32_t* d_status, std::int64_t n,
+                                              const std::int64_t* d_ranks, std::int64_t num_ranks,
+                                              std::int64_t max_rank_error, cudaStream_t stream,
+                                              const device::approx_config& cfg) {
+  clear_rejection();
+  KSELECT_CUDA_TRY(reject_if(core::approx_argument_error(n, num_ranks, max_rank_error, cfg.buckets)));
+  if (num_ranks > n) return reject_argument("kselect: more ranks than elements (ranks must be unique, in [0, n))");
+  if (d_ranks == nullptr && num_ranks > 0) return reject_argument("kselect: d_ranks is null");
+  const tuning::policy* policy = nullptr;
+  KSELECT_CUDA_TRY(current_policy(policy));
+  std::size_t exact_bytes = 0;
+  if (max_rank_error == 0)
+    KSELECT_CUDA_TRY(device::multiselect_async<T>(nullptr, exact_bytes, nullptr, nullptr, nullptr, n, d_ranks,
+                                                  num_ranks, nullptr));
+  else
+    KSELECT_CUDA_TRY(exact_descent_workspace_bytes<T>(n, num_ranks, exact_bytes));
+  const approx_layout layout = plan_approx_workspace<T>(num_ranks, exact_bytes, *policy);
+  bool size_query = false;
+  KSELECT_CUDA_TRY(workspace_protocol(d_workspace, workspace_bytes, layout.total, size_query));
+  if (size_query || num_ranks == 0) return cudaSuccess;
+  if (!is_device_accessible(d_ranks))
+    return reject_argument("kselect: d_ranks is not device memory (the stream-ordered call reads ranks on the device)");
+  KSELECT_CUDA_TRY(check_device_input(d_in));
+  KSELECT_CUDA_TRY(check_device_array(d_out, "d_out"));
+  KSELECT_CUDA_TRY(check_device_array(d_out_ranks, "d_out_ranks"));
+  KSELECT_CUDA_TRY(check_device_array(d_status, "d_status", true));
+  KSELECT_CUDA_TRY(check_device_array(d_workspace, "d_workspace"));
+  return approx_driver<T>(d_in, n, nullptr, num_ranks, max_rank_error, d_out, d_out_ranks, stream, cfg,
+                          static_cast<char*>(d_workspace), layout)
+      .run_stream_ordered(d_ranks, d_status);
 }
 
 }  // namespace kselect::cuda

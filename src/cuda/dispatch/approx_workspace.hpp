@@ -19,6 +19,7 @@ struct approx_layout {
   std::size_t sample;                                      ///< the sample's pre-keys (approx_sample_kernel)
   std::size_t lookup, fine, boundaries, splitters, hist;  ///< the plan kernel's tables, the histogram
   std::size_t ranks, verdicts;                             ///< the ranks on the device, one verdict byte each
+  std::size_t flags;                                       ///< stream-ordered: ranks valid, all within the bound
   std::size_t fallback_index, fallback_out;                ///< the exact fallback's rank indices and answers
   std::size_t fallback_workspace, fallback_bytes;          ///< device::multiselect's workspace
   std::size_t total;
@@ -26,7 +27,8 @@ struct approx_layout {
 };
 
 /// `fallback_bytes`: the exact multiselect's workspace for any subset of the ranks
-/// (approx_dispatch.cuh asks device::multiselect for it); `p`: the device's policy.
+/// (approx_dispatch.cuh asks device::multiselect for it; the stream-ordered call:
+/// the exact descent's, or multiselect_async's); `p`: the device's policy.
 template <class T>
 approx_layout plan_approx_workspace(std::int64_t num_ranks, std::size_t fallback_bytes, const tuning::policy& p) {
   using K = core::key_t<T>;
@@ -42,6 +44,7 @@ approx_layout plan_approx_workspace(std::int64_t num_ranks, std::size_t fallback
   w.hist = carve.take((2 * core::approx_max_splitters + 1) * sizeof(unsigned long long));
   w.ranks = carve.take(r * sizeof(std::int64_t));
   w.verdicts = carve.take(r);
+  w.flags = carve.take(2 * sizeof(std::int32_t));
   w.fallback_index = carve.take(r * sizeof(std::int64_t));
   w.fallback_out = carve.take(r * sizeof(T));
   w.fallback_bytes = fallback_bytes;

@@ -23,6 +23,7 @@
 #include "cuda/common.cuh"
 #include "cuda/dispatch/arguments.hpp"
 #include "cuda/dispatch/bin_reduce_dispatch.cuh"
+#include "cuda/dispatch/descent_entry.hpp"
 #include "cuda/dispatch/device_policy.hpp"
 #include "cuda/dispatch/full_wave.hpp"
 #include "cuda/dispatch/window_select_dispatch.cuh"
@@ -84,6 +85,26 @@ cudaError_t queue_descent(const T* in, std::int64_t n, const std::int64_t* d_ran
     }
   }
   return cudaSuccess;
+}
+
+template <class T>
+cudaError_t exact_descent_workspace_bytes(std::int64_t n, std::int64_t num_ranks, std::size_t& bytes) {
+  const tuning::policy* policy = nullptr;
+  KSELECT_CUDA_TRY(current_policy(policy));
+  bytes = plan_workspace<core::key_t<T>>(n, num_ranks, algorithm::automatic, *policy, true).total;
+  return cudaSuccess;
+}
+
+template <class T>
+cudaError_t queue_exact_descent(void* d_workspace, const T* d_in, std::int64_t n, const std::int64_t* d_ranks,
+                                std::int64_t num_ranks, T* d_out, const std::int32_t* skip,
+                                const std::int32_t* ranks_valid, std::int32_t* status, cudaStream_t stream) {
+  if (num_ranks == 0) return cudaSuccess;
+  const tuning::policy* policy = nullptr;
+  KSELECT_CUDA_TRY(current_policy(policy));
+  const workspace_layout w = plan_workspace<core::key_t<T>>(n, num_ranks, algorithm::automatic, *policy, true);
+  return queue_descent(d_in, n, d_ranks, 0, num_ranks, d_out, static_cast<char*>(d_workspace), w, skip, ranks_valid,
+                       status, stream);
 }
 
 /// Validation, the workspace protocol and the queue of a stream-ordered

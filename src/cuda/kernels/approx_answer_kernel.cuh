@@ -27,7 +27,8 @@ template <class T>
 __global__ void __launch_bounds__(approx_answer_threads)
     approx_answer_kernel(const unsigned long long* hist, const core::approx_lookup<core::key_t<T>>* lookup,
                          const T* splitters, const std::int64_t* ranks, std::int64_t num_ranks,
-                         std::int64_t max_rank_error, T* out, std::int64_t* out_ranks, std::uint8_t* needs_exact) {
+                         std::int64_t max_rank_error, T* out, std::int64_t* out_ranks, std::uint8_t* needs_exact,
+                         std::int32_t* all_within = nullptr) {
   constexpr int threads = approx_answer_threads, buckets_per_thread = approx_answer_buckets_per_thread;
   using scan = cub::BlockScan<unsigned long long, threads>;
   __shared__ typename scan::TempStorage tmp;
@@ -48,17 +49,35 @@ __global__ void __launch_bounds__(approx_answer_threads)
     at += hist[b];
   }
   __syncthreads();
+  bool any_exact = false;
   for (std::int64_t i = threadIdx.x; i < num_ranks; i += threads) {
     const core::approx_choice c = core::nearest_splitter(
         ranks[i], m, [&](std::int64_t j) { return static_cast<std::int64_t>(below[j]); },
         [&](std::int64_t j) { return static_cast<std::int64_t>(hist[2 * j + 1]); });
-    needs_exact[i] = core::approx_needs_exact(c, max_rank_error) ? 1 : 0;
+    const bool exact = core::approx_needs_exact(c, max_rank_error);
+    needs_exact[i] = exact ? 1 : 0;
+    any_exact |= exact;
     // Written even when the fallback will replace it: the call may not wait.
     if (c.splitter >= 0) {
       out[i] = splitters[c.splitter];
       out_ranks[i] = c.rank;
     }
   }
+  // The stream-ordered call's verdict over all ranks (1: none needs the exact selection).
+  const int any = __syncthreads_or(any_exact ? 1 : 0);
+  if (all_within != nullptr && threadIdx.x == 0) *all_within = any ? 0 : 1;
+}
+
+/// After the stream-ordered call's exact descent answered every rank (all_within
+/// 0): each reported rank is the rank itself. A template: defined in every
+/// translation unit that includes it.
+template <int = 0>
+__global__ void approx_exact_ranks_kernel(const std::int32_t* all_within, const std::int64_t* ranks,
+                                          std::int64_t num_ranks, std::int64_t* out_ranks) {
+  if (*all_within != 0) return;
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < num_ranks;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    out_ranks[i] = ranks[i];
 }
 
 /// out[index[i]] = exact[i] and out_ranks[index[i]] = ranks[index[i]] for the

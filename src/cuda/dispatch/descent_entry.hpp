@@ -1,0 +1,28 @@
+// The stream-ordered exact descent (stream_ordered_dispatch.cuh) for callers in
+// other translation units: approx_multiselect_async queues it for the ranks its
+// counting pass left beyond the bound. Defined with the descent and instantiated
+// in instantiate/device_api_*.cu (KSELECT_INSTANTIATE_DEVICE_API), so its kernels
+// are compiled once per key type.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace kselect::cuda {
+
+/// Workspace bytes of queue_exact_descent for n keys and num_ranks ranks.
+template <class T>
+cudaError_t exact_descent_workspace_bytes(std::int64_t n, std::int64_t num_ranks, std::size_t& bytes);
+
+/// Queues the exact descent of d_ranks[0..num_ranks) (device, sorted, unique, in
+/// [0, n)) over d_in into d_out, on `stream`, skipped on the device when *skip is 1
+/// (skip may be null); ranks_valid (may be null): the rank check's flag, 0 skips
+/// too. *status (may be null): the call's device::async_status.
+template <class T>
+cudaError_t queue_exact_descent(void* d_workspace, const T* d_in, std::int64_t n, const std::int64_t* d_ranks,
+                                std::int64_t num_ranks, T* d_out, const std::int32_t* skip,
+                                const std::int32_t* ranks_valid, std::int32_t* status, cudaStream_t stream);
+
+}  // namespace kselect::cuda
