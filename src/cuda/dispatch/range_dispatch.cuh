@@ -18,7 +18,8 @@
 //   stream-ordered (topk_async, rank_range_async): no round trip, so always the
 //          exact path with the stream-ordered selection (select_async,
 //          multiselect_async); a top-k whose ties may come in any order writes
-//          in one read instead (range_take_kernels.cuh)
+//          in one read instead, and an unsorted one of every key copies the
+//          input (range_take_kernels.cuh)
 //   then, when asked: sorted output (sort by key, deterministic ties by index
 //   first: when the fast path ends with a candidate sort and the output so far
 //   fits a candidate buffer beside them, one sort of both instead of two,
@@ -236,6 +237,7 @@ class range_driver {
   cudaError_t run() {
     if (w_.m == 0) return cudaSuccess;
     if (req_.stream_ordered) {
+      if (w_.m == n_ && !cfg_.sorted) return take_all();
       // No host round trip: the exact path, then the same ordering and payload.
       exact_ = true;
       KSELECT_CUDA_TRY(run_exact());
@@ -494,6 +496,20 @@ class range_driver {
     return cudaSuccess;
   }
 
+  /// Stream-ordered, every key asked for, unsorted: the input as it is (also the
+  /// deterministic order), with no selection; the status word says answered.
+  cudaError_t take_all() {
+    if (req_.status) {
+      static_assert(device::async_answered == 0, "the memset writes async_answered");
+      KSELECT_CUDA_TRY(cudaMemsetAsync(req_.status, 0, sizeof(std::int32_t), stream_));
+    }
+    range_take_all_kernel<T><<<grid_for(gather, n_), gather.threads, 0, stream_>>>(in_, n_, out_keys_, indices_,
+                                                                                    w_.index_bytes);
+    KSELECT_LAUNCH_CHECK();
+    ordered_ = true;  // already in input order
+    return finish_output();
+  }
+
   /// The stream-ordered top-k's write, ties in any order (range_take_kernels.cuh):
   /// one read after the boundary key (position k - 1's) is known.
   cudaError_t run_take(const T* boundary) {
@@ -627,7 +643,7 @@ class range_driver {
   std::int64_t level0_inside_ = 0;  ///< output keys level 0 marked in the order bitmap
   int levels_ = 0;
   bool exact_ = false;
-  bool ordered_ = false;  ///< sort_with_candidates left the output sorted
+  bool ordered_ = false;  ///< the output is already in the order asked (sort_with_candidates, take_all)
   launch_profiler prof_;
 };
 

@@ -8,6 +8,7 @@
 //                             the tie buffer (the first k of them)
 //   range_take_finish_kernel  the ties the output still needs (k minus the keys
 //                             below), from the tie buffer
+//   range_take_all_kernel     k = n, unsorted: the input as it is (no selection)
 //
 // The keys below number at most k - 1 and the ties at least the rest, so both
 // fit; which ties are taken depends on the blocks' timing.
@@ -92,6 +93,17 @@ __global__ void range_take_finish_kernel(const T* src, const range_take_counters
     const std::int64_t pos = tie_positions[j - below];
     out_keys[j] = load_readonly(src + pos);
     if (out_indices) store_index(out_indices, index_bytes, j, pos);
+  }
+}
+
+/// An unsorted top-k of every key (k = n): the input in its own order, which is
+/// also the deterministic order. Keys and positions (either may be null).
+template <class T>
+__global__ void range_take_all_kernel(const T* src, std::int64_t n, T* out_keys, void* out_indices, int index_bytes) {
+  for (std::int64_t j = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; j < n;
+       j += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    if (out_keys) out_keys[j] = load_readonly(src + j);
+    if (out_indices) store_index(out_indices, index_bytes, j, j);
   }
 }
 
