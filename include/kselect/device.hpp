@@ -23,8 +23,10 @@
 // the ranks it selects exactly. count_nan and the filters of
 // kselect/device_filter.cuh do not wait. Nothing waits on other streams or on the
 // whole device. On return the results are being written on `stream`; they are
-// ready once the stream is synchronised. select_async and multiselect_async never
-// wait (and can be captured in a CUDA graph). (docs/api.md says the same per function.)
+// ready once the stream is synchronised. The *_async forms (select_async,
+// multiselect_async, topk_async, topk_pairs_async, rank_range_async,
+// approx_multiselect_async) never wait (and can be captured in a CUDA graph).
+// (docs/api.md says the same per function.)
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -59,8 +61,8 @@ cudaError_t multiselect(void* d_workspace, std::size_t& workspace_bytes, const T
                         const std::int64_t* h_ranks, std::int64_t num_ranks, cudaStream_t stream = nullptr,
                         const select_config& cfg = {});
 
-/// Status word of the stream-ordered calls (select_async, multiselect_async),
-/// written on the stream to *d_status when d_status is not null.
+/// Status word of the stream-ordered calls (the *_async functions), written on
+/// the stream to *d_status when d_status is not null.
 enum async_status : std::int32_t {
   async_answered = 0,       ///< the sampled fast path answered every rank
   async_fell_back = 1,      ///< the exact descent answered what the fast path left open
