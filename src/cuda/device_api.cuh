@@ -56,10 +56,9 @@ cudaError_t multiselect_async(void* d_workspace, std::size_t& workspace_bytes, c
                               std::int32_t* d_status, std::int64_t n, const std::int64_t* d_ranks,
                               std::int64_t num_ranks, cudaStream_t stream, const select_config& cfg) {
   KSELECT_NVTX_RANGE("kselect::device::multiselect_async");
-  if (d_ranks == nullptr && num_ranks > 0) {
-    kselect::detail::clear_rejection();
-    return kselect::detail::reject_argument("kselect: d_ranks is null");
-  }
+  // d_ranks null means the one host rank to multiselect_stream_ordered (select_async).
+  kselect::detail::clear_rejection();
+  KSELECT_CUDA_TRY(cuda::check_device_ranks_given(d_ranks, num_ranks));
   return cuda::multiselect_stream_ordered(d_workspace, workspace_bytes, d_in, d_out, d_status, n, d_ranks, 0,
                                           num_ranks, stream, cfg);
 }

@@ -297,8 +297,8 @@ cudaError_t approx_multiselect_stream_ordered(void* d_workspace, std::size_t& wo
                                               const device::approx_config& cfg) {
   clear_rejection();
   KSELECT_CUDA_TRY(reject_if(core::approx_argument_error(n, num_ranks, max_rank_error, cfg.buckets)));
-  if (num_ranks > n) return reject_argument("kselect: more ranks than elements (ranks must be unique, in [0, n))");
-  if (d_ranks == nullptr && num_ranks > 0) return reject_argument("kselect: d_ranks is null");
+  KSELECT_CUDA_TRY(check_device_rank_count(num_ranks, n));
+  KSELECT_CUDA_TRY(check_device_ranks_given(d_ranks, num_ranks));
   const tuning::policy* policy = nullptr;
   KSELECT_CUDA_TRY(current_policy(policy));
   std::size_t exact_bytes = 0;
@@ -311,8 +311,7 @@ cudaError_t approx_multiselect_stream_ordered(void* d_workspace, std::size_t& wo
   bool size_query = false;
   KSELECT_CUDA_TRY(workspace_protocol(d_workspace, workspace_bytes, layout.total, size_query));
   if (size_query || num_ranks == 0) return cudaSuccess;
-  if (!is_device_accessible(d_ranks))
-    return reject_argument("kselect: d_ranks is not device memory (the stream-ordered call reads ranks on the device)");
+  KSELECT_CUDA_TRY(check_device_ranks(d_ranks));
   KSELECT_CUDA_TRY(check_device_input(d_in));
   KSELECT_CUDA_TRY(check_device_array(d_out, "d_out"));
   KSELECT_CUDA_TRY(check_device_array(d_out_ranks, "d_out_ranks"));

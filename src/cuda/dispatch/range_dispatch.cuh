@@ -96,6 +96,13 @@ inline device::select_config exact_path_select_config(const device::topk_config&
   return sel;
 }
 
+/// A stream-ordered call's status word (may be null), answered without a
+/// selection: device::async_answered, written on the stream.
+inline cudaError_t write_answered_status(std::int32_t* status, cudaStream_t stream) {
+  static_assert(device::async_answered == 0, "the memset writes async_answered");
+  return status ? cudaMemsetAsync(status, 0, sizeof(std::int32_t), stream) : cudaSuccess;
+}
+
 /// The exact path's exact selection of the boundary keys
 /// (core::range_selected_boundaries) from d_in into d_thresholds: select for one
 /// rank, multiselect for two, or their stream-ordered forms (the two ranks
@@ -499,10 +506,7 @@ class range_driver {
   /// Stream-ordered, every key asked for, unsorted: the input as it is (also the
   /// deterministic order), with no selection; the status word says answered.
   cudaError_t take_all() {
-    if (req_.status) {
-      static_assert(device::async_answered == 0, "the memset writes async_answered");
-      KSELECT_CUDA_TRY(cudaMemsetAsync(req_.status, 0, sizeof(std::int32_t), stream_));
-    }
+    KSELECT_CUDA_TRY(write_answered_status(req_.status, stream_));
     range_take_all_kernel<T><<<grid_for(gather, n_), gather.threads, 0, stream_>>>(in_, n_, out_keys_, indices_,
                                                                                     w_.index_bytes);
     KSELECT_LAUNCH_CHECK();
@@ -668,10 +672,9 @@ cudaError_t range_select(void* d_workspace, std::size_t& workspace_bytes, const 
   if (size_query) return cudaSuccess;
   if (layout.m == 0) {
     // Nothing to select; the stream-ordered form still answers its status word.
-    if (!req.stream_ordered || req.status == nullptr) return cudaSuccess;
-    KSELECT_CUDA_TRY(check_device_array(req.status, "d_status"));
-    static_assert(device::async_answered == 0, "the memset writes async_answered");
-    return cudaMemsetAsync(req.status, 0, sizeof(std::int32_t), stream);
+    if (!req.stream_ordered) return cudaSuccess;
+    KSELECT_CUDA_TRY(check_device_array(req.status, "d_status", true));
+    return write_answered_status(req.status, stream);
   }
   KSELECT_CUDA_TRY(check_device_input(d_in));
   KSELECT_CUDA_TRY(check_device_array(d_keys_out, "d_keys_out"));

@@ -87,11 +87,21 @@ cudaError_t queue_descent(const T* in, std::int64_t n, const std::int64_t* d_ran
   return cudaSuccess;
 }
 
+/// The stream-ordered calls' workspace: the synchronous call's, with the descent's
+/// arrays (plan_workspace's `stream_ordered`), for the device's policy.
 template <class T>
-cudaError_t exact_descent_workspace_bytes(std::int64_t n, std::int64_t num_ranks, std::size_t& bytes) {
+cudaError_t plan_stream_ordered_workspace(std::int64_t n, std::int64_t num_ranks, workspace_layout& w) {
   const tuning::policy* policy = nullptr;
   KSELECT_CUDA_TRY(current_policy(policy));
-  bytes = plan_workspace<core::key_t<T>>(n, num_ranks, algorithm::automatic, *policy, true).total;
+  w = plan_workspace<core::key_t<T>>(n, num_ranks, algorithm::automatic, *policy, true);
+  return cudaSuccess;
+}
+
+template <class T>
+cudaError_t exact_descent_workspace_bytes(std::int64_t n, std::int64_t num_ranks, std::size_t& bytes) {
+  workspace_layout w;
+  KSELECT_CUDA_TRY(plan_stream_ordered_workspace<T>(n, num_ranks, w));
+  bytes = w.total;
   return cudaSuccess;
 }
 
@@ -100,9 +110,8 @@ cudaError_t queue_exact_descent(void* d_workspace, const T* d_in, std::int64_t n
                                 std::int64_t num_ranks, T* d_out, const std::int32_t* skip,
                                 const std::int32_t* ranks_valid, std::int32_t* status, cudaStream_t stream) {
   if (num_ranks == 0) return cudaSuccess;
-  const tuning::policy* policy = nullptr;
-  KSELECT_CUDA_TRY(current_policy(policy));
-  const workspace_layout w = plan_workspace<core::key_t<T>>(n, num_ranks, algorithm::automatic, *policy, true);
+  workspace_layout w;
+  KSELECT_CUDA_TRY(plan_stream_ordered_workspace<T>(n, num_ranks, w));
   return queue_descent(d_in, n, d_ranks, 0, num_ranks, d_out, static_cast<char*>(d_workspace), w, skip, ranks_valid,
                        status, stream);
 }
@@ -115,23 +124,20 @@ cudaError_t multiselect_stream_ordered(void* d_workspace, std::size_t& workspace
                                        std::int32_t* d_status, std::int64_t n, const std::int64_t* d_ranks,
                                        std::int64_t single_rank, std::int64_t num_ranks, cudaStream_t stream,
                                        const device::select_config& cfg) {
-  using K = core::key_t<T>;
   clear_rejection();
   KSELECT_CUDA_TRY(check_input_size(n));
   if (num_ranks < 0) return reject_argument("kselect: num_ranks is negative");
-  if (num_ranks > n) return reject_argument("kselect: more ranks than elements (ranks must be unique, in [0, n))");
+  KSELECT_CUDA_TRY(check_device_rank_count(num_ranks, n));
   if (cfg.algo == algorithm::sample_select)
     return reject_argument("kselect: algorithm::sample_select plans on the host; it has no stream-ordered mode");
-  const tuning::policy* policy = nullptr;
-  KSELECT_CUDA_TRY(current_policy(policy));
-  const workspace_layout w = plan_workspace<K>(n, num_ranks, algorithm::automatic, *policy, true);
+  workspace_layout w;
+  KSELECT_CUDA_TRY(plan_stream_ordered_workspace<T>(n, num_ranks, w));
   bool size_query = false;
   KSELECT_CUDA_TRY(workspace_protocol(d_workspace, workspace_bytes, w.total, size_query));
   if (size_query || num_ranks == 0) return cudaSuccess;
   if (d_ranks == nullptr && (single_rank < 0 || single_rank >= n))
     return reject_argument("kselect: k is out of range [0, n)");
-  if (d_ranks != nullptr && !is_device_accessible(d_ranks))
-    return reject_argument("kselect: d_ranks is not device memory (the stream-ordered call reads ranks on the device)");
+  if (d_ranks != nullptr) KSELECT_CUDA_TRY(check_device_ranks(d_ranks));
   KSELECT_CUDA_TRY(check_device_input(d_in));
   KSELECT_CUDA_TRY(check_device_array(d_out, "d_out"));
   KSELECT_CUDA_TRY(check_device_array(d_status, "d_status", true));

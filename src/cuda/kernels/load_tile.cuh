@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 namespace kselect::cuda {
 
@@ -17,6 +18,21 @@ __device__ __forceinline__ T load_readonly(const T* p) {
     return static_cast<T>(__ldg(reinterpret_cast<const unsigned*>(p)));
   else
     return __ldg(p);
+}
+
+/// This thread's `items` keys of the full tile at `start` (16-byte aligned) with
+/// 16-byte loads, all issued before any is used: vector v of thread t is the
+/// tile's vector v * threads + t, so key i lies at the tile's
+/// ((i / per_vec) * threads + t) * per_vec + i % per_vec (per_vec keys a vector).
+template <int items, int threads, class Src>
+__device__ __forceinline__ void load_vector_tile(const Src* start, Src (&vals)[items]) {
+  constexpr int per_vec = 16 / static_cast<int>(sizeof(Src));
+  static_assert(items % per_vec == 0, "a thread's keys fill whole 16-byte vectors");
+  const int4* vsrc = reinterpret_cast<const int4*>(start);
+  int4 raw[items / per_vec];
+#pragma unroll
+  for (int v = 0; v < items / per_vec; ++v) raw[v] = __ldg(vsrc + v * threads + threadIdx.x);
+  std::memcpy(vals, raw, sizeof vals);
 }
 
 template <int items, int threads, class Src>

@@ -24,7 +24,6 @@
 
 #include <bit>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 
 #include "cuda/kernels/load_tile.cuh"
@@ -232,11 +231,7 @@ struct range_pass_agent {
   /// full and the source aligned, else bounds-checked scalar ones.
   __device__ __forceinline__ void load_tile(std::int64_t base, bool vector, T (&vals)[items]) const {
     if (vector) {
-      const int4* vsrc = reinterpret_cast<const int4*>(src + base);
-      int4 raw[items / per_vec];
-#pragma unroll
-      for (int v = 0; v < items / per_vec; ++v) raw[v] = __ldg(vsrc + v * threads + threadIdx.x);
-      std::memcpy(vals, raw, sizeof vals);
+      load_vector_tile<items, threads>(src + base, vals);
     } else {
 #pragma unroll
       for (int i = 0; i < items; ++i) {

@@ -7,29 +7,23 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 
 #include "cuda/kernels/load_tile.cuh"
 #include "cuda/tuning.hpp"
 
 namespace kselect::cuda {
 
-/// This thread's stream_items keys of full tile `tl` (vals[i] at the tile's start
-/// + i * stream_threads + threadIdx.x), all loads issued before any is used.
+/// This thread's stream_items keys of full tile `tl`, all loads issued before any
+/// is used: 16-byte loads when the input is aligned (load_vector_tile's order),
+/// else vals[i] at the tile's start + i * stream_threads + threadIdx.x.
 template <class Src>
 __device__ __forceinline__ void load_full_tile(const Src* src, std::int64_t tl, bool aligned,
                                                Src (&vals)[tuning::stream_items]) {
   constexpr int threads = tuning::stream_threads;
   constexpr int items = tuning::stream_items;
   constexpr std::int64_t tile = tuning::tile_keys;
-  constexpr int per_vec = 16 / static_cast<int>(sizeof(Src));
-  static_assert(items % per_vec == 0, "a thread's keys fill whole 16-byte vectors");
   if (aligned) {
-    const int4* vsrc = reinterpret_cast<const int4*>(src + tl * tile);
-    int4 raw[items / per_vec];
-#pragma unroll
-    for (int v = 0; v < items / per_vec; ++v) raw[v] = __ldg(vsrc + v * threads + threadIdx.x);
-    std::memcpy(vals, raw, sizeof vals);
+    load_vector_tile<items, threads>(src + tl * tile, vals);
   } else {
 #pragma unroll
     for (int i = 0; i < items; ++i) vals[i] = load_readonly(src + tl * tile + i * threads + threadIdx.x);
