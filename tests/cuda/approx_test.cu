@@ -18,6 +18,7 @@
 #include "common/approx_check.hpp"
 #include "common/common.hpp"
 #include "common/device_data.cuh"
+#include "common/graph_replay.cuh"
 #include "cpu/cpu_select.hpp"
 #include "cuda/backend.hpp"
 #include "kselect/device.hpp"
@@ -435,8 +436,6 @@ TEST(GpuApproxBackend, OwningGlue) {
 // on new data of the same size (distributions where the counting pass answers,
 // and all-equal or 16-value keys where ties decide), every answer checked.
 TEST(GpuApproxStreamOrdered, GraphReplayOnNewData) {
-  const std::vector<device_dist> dists{device_dist::uniform, device_dist::all_equal, device_dist::sixteen_values,
-                                       device_dist::clustered, device_dist::normal};
   const std::int64_t n = (std::int64_t(1) << 20) + 5;
   cudaStream_t stream;
   cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
@@ -460,25 +459,18 @@ TEST(GpuApproxStreamOrdered, GraphReplayOnNewData) {
                                                     tight, stream),
             cudaSuccess);
   device_buffer<char> ws1(b1), ws2(b2);
-  cudaGraph_t graph;
-  cuda_check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "begin capture");
-  const cudaError_t e1 = device::approx_multiselect_async<float>(ws1.data(), b1, d_in.data(), out.data(),
-                                                                 out_ranks.data(), status.data(), n, d_ranks.data(),
-                                                                 r, wide, stream);
-  const cudaError_t e2 = device::approx_multiselect_async<float>(ws2.data(), b2, d_in.data(), out_tight.data(),
-                                                                 out_ranks_tight.data(), status.data() + 1, n,
-                                                                 d_ranks.data(), r, tight, stream);
-  cuda_check(cudaStreamEndCapture(stream, &graph), "end capture");
+  cudaError_t e1 = cudaSuccess, e2 = cudaSuccess;
+  const captured_graph graph(stream, [&] {
+    e1 = device::approx_multiselect_async<float>(ws1.data(), b1, d_in.data(), out.data(), out_ranks.data(),
+                                                 status.data(), n, d_ranks.data(), r, wide, stream);
+    e2 = device::approx_multiselect_async<float>(ws2.data(), b2, d_in.data(), out_tight.data(),
+                                                 out_ranks_tight.data(), status.data() + 1, n, d_ranks.data(), r,
+                                                 tight, stream);
+  });
   ASSERT_EQ(e1, cudaSuccess) << device::last_error_message();
   ASSERT_EQ(e2, cudaSuccess) << device::last_error_message();
-  cudaGraphExec_t exec;
-  cuda_check(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
   int fell_back[2] = {0, 0};
-  for (int replay = 0; replay < 100; ++replay) {
-    const device_dist d = dists[static_cast<std::size_t>(replay) % dists.size()];
-    generate_on_device(d_in.data(), n, d, 3000 + replay, stream);
-    cuda_check(cudaGraphLaunch(exec, stream), "graph launch");
-    cuda_check(cudaStreamSynchronize(stream), "sync");
+  graph.replay_on_new_data(stream, d_in.data(), n, 3000, [&](device_dist d, int replay) {
     SCOPED_TRACE(testing::Message() << device_dist_name(d) << " replay " << replay);
     const auto ref = make_approx_reference(d_in.to_host());
     ASSERT_TRUE(check_approx_answers<float>(ref, ranks, out.to_host(), out_ranks.to_host(), wide));
@@ -488,11 +480,10 @@ TEST(GpuApproxStreamOrdered, GraphReplayOnNewData) {
       ASSERT_TRUE(st[i] == device::async_answered || st[i] == device::async_fell_back) << st[i];
       fell_back[i] += st[i];
     }
-  }
+  });
+  if (::testing::Test::HasFatalFailure()) return;
   std::printf("[          ] fell back to the descent: %d of 100 (bound n/1000), %d of 100 (bound 3)\n", fell_back[0],
               fell_back[1]);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
   cudaStreamDestroy(stream);
 }
 

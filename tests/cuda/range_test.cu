@@ -17,6 +17,7 @@
 
 #include "common/common.hpp"
 #include "common/device_data.cuh"
+#include "common/graph_replay.cuh"
 #include "common/range_check.hpp"
 #include "common/sizes.hpp"
 #include "cuda/dispatch/range_dispatch.cuh"
@@ -587,8 +588,6 @@ TEST(RangeGpuStreamOrdered, BadArguments) {
 // indices; distributions where the synchronous calls take their exact path
 // (all equal, 16 values) or narrow twice (clustered).
 TEST(RangeGpuStreamOrdered, GraphReplayOnNewData) {
-  const std::vector<device_dist> dists{device_dist::uniform, device_dist::all_equal, device_dist::sixteen_values,
-                                       device_dist::clustered, device_dist::normal};
   for (const std::int64_t n : {std::int64_t(1) << 16, (std::int64_t(1) << 20) + 3}) {
     cudaStream_t stream;
     cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
@@ -618,20 +617,11 @@ TEST(RangeGpuStreamOrdered, GraphReplayOnNewData) {
     };
     queue(nullptr, nullptr, nullptr);
     device_buffer<char> ws1(b1), ws2(b2), ws3(b3);
-    cudaGraph_t graph;
-    cuda_check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "begin capture");
-    queue(ws1.data(), ws2.data(), ws3.data());
-    cuda_check(cudaStreamEndCapture(stream, &graph), "end capture");
+    const captured_graph graph(stream, [&] { queue(ws1.data(), ws2.data(), ws3.data()); });
     ASSERT_FALSE(::testing::Test::HasFailure());
-    cudaGraphExec_t exec;
-    cuda_check(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
 
     int fell_back = 0;
-    for (int replay = 0; replay < 100; ++replay) {
-      const device_dist d = dists[static_cast<std::size_t>(replay) % dists.size()];
-      generate_on_device(d_in.data(), n, d, 2000 + replay, stream);
-      cuda_check(cudaGraphLaunch(exec, stream), "graph launch");
-      cuda_check(cudaStreamSynchronize(stream), "sync");
+    graph.replay_on_new_data(stream, d_in.data(), n, 2000, [&](device_dist d, int replay) {
       const std::vector<float> host = d_in.to_host();
       SCOPED_TRACE(testing::Message() << device_dist_name(d) << " n=" << n << " replay " << replay);
       const std::vector<float> v1 = out1.to_host(), v2 = out2.to_host(), v3 = out3.to_host();
@@ -646,11 +636,10 @@ TEST(RangeGpuStreamOrdered, GraphReplayOnNewData) {
         ASSERT_TRUE(s == device::async_answered || s == device::async_fell_back) << s;
         fell_back += s;
       }
-    }
+    });
+    if (::testing::Test::HasFatalFailure()) return;
     std::printf("[          ] n=%lld: %d of 300 boundary selections needed the descent\n", static_cast<long long>(n),
                 fell_back);
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
     cudaStreamDestroy(stream);
   }
 }

@@ -15,6 +15,7 @@
 #include "common/common.hpp"
 #include "common/device_data.cuh"
 #include "common/device_reference.cuh"
+#include "common/graph_replay.cuh"
 #include "cuda/dispatch/device_policy.hpp"
 #include "cuda/dispatch/stream_ordered_dispatch.cuh"
 #include "cuda/tuning.hpp"
@@ -161,8 +162,6 @@ TYPED_TEST(StreamOrdered, DescentAloneIsExact) {
 // input regenerated before each replay; every answer checked.
 TYPED_TEST(StreamOrdered, GraphReplayOnNewData) {
   using T = TypeParam;
-  const std::vector<device_dist> dists{device_dist::uniform, device_dist::all_equal, device_dist::sixteen_values,
-                                       device_dist::clustered, device_dist::normal};
   for (const std::int64_t n : {std::int64_t(1) << 16, (std::int64_t(1) << 21) + 7}) {
     cudaStream_t stream;
     cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
@@ -182,26 +181,19 @@ TYPED_TEST(StreamOrdered, GraphReplayOnNewData) {
     ASSERT_EQ(device::count_nan<T>(nullptr, b3, d_in.data(), nans.data(), n, stream), cudaSuccess);
     device_buffer<char> ws1(b1), ws2(b2), ws3(b3);
 
-    cudaGraph_t graph;
-    cuda_check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "begin capture");
-    const cudaError_t e1 =
-        device::select_async<T>(ws1.data(), b1, d_in.data(), out_one.data(), status.data(), n, one[0], stream);
-    const cudaError_t e2 = device::multiselect_async<T>(ws2.data(), b2, d_in.data(), out_many.data(),
-                                                        status.data() + 1, n, d_ranks.data(), r, stream);
-    const cudaError_t e3 = device::count_nan<T>(ws3.data(), b3, d_in.data(), nans.data(), n, stream);
-    cuda_check(cudaStreamEndCapture(stream, &graph), "end capture");
+    cudaError_t e1 = cudaSuccess, e2 = cudaSuccess, e3 = cudaSuccess;
+    const captured_graph graph(stream, [&] {
+      e1 = device::select_async<T>(ws1.data(), b1, d_in.data(), out_one.data(), status.data(), n, one[0], stream);
+      e2 = device::multiselect_async<T>(ws2.data(), b2, d_in.data(), out_many.data(), status.data() + 1, n,
+                                        d_ranks.data(), r, stream);
+      e3 = device::count_nan<T>(ws3.data(), b3, d_in.data(), nans.data(), n, stream);
+    });
     ASSERT_EQ(e1, cudaSuccess) << device::last_error_message() << " " << cudaGetErrorString(e1);
     ASSERT_EQ(e2, cudaSuccess) << device::last_error_message() << " " << cudaGetErrorString(e2);
     ASSERT_EQ(e3, cudaSuccess) << cudaGetErrorString(e3);
-    cudaGraphExec_t exec;
-    cuda_check(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
 
     int fell_back = 0;
-    for (int replay = 0; replay < 100; ++replay) {
-      const device_dist d = dists[static_cast<std::size_t>(replay) % dists.size()];
-      generate_on_device(d_in.data(), n, d, 1000 + replay, stream);
-      cuda_check(cudaGraphLaunch(exec, stream), "graph launch");
-      cuda_check(cudaStreamSynchronize(stream), "sync");
+    graph.replay_on_new_data(stream, d_in.data(), n, 1000, [&](device_dist d, int replay) {
       const std::vector<T> want_one = device_sort_reference(d_in.data(), n, std::span<const std::int64_t>(one));
       const std::vector<T> want_many =
           device_sort_reference(d_in.data(), n, std::span<const std::int64_t>(percentiles));
@@ -214,10 +206,9 @@ TYPED_TEST(StreamOrdered, GraphReplayOnNewData) {
         ASSERT_TRUE(s == device::async_answered || s == device::async_fell_back) << s;
         fell_back += s;
       }
-    }
+    });
+    if (::testing::Test::HasFatalFailure()) return;
     std::printf("[          ] n=%lld: %d of 200 answers needed the descent\n", static_cast<long long>(n), fell_back);
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
     cudaStreamDestroy(stream);
   }
 }
