@@ -264,6 +264,27 @@ inline std::int64_t refine_sample_size(std::int64_t n, std::int64_t lo, std::int
   return size >= 4 * sample_size ? size : 0;
 }
 
+/// Candidates a top-k's (lo = 0) pass is expected to leave: the sample positions
+/// its window spans in the last sample the plan draws (the second, when
+/// refine_sample_size plans one), scaled to n. A window reaching the sample's
+/// first key starts at the least key (every key up to its last is a candidate);
+/// one past the sample's last key ends at the greatest. All n at inputs up to
+/// all_candidates_max. The stream-ordered top-k finishes in one block when this
+/// is small (dispatch/choose.hpp).
+inline std::int64_t expected_topk_candidates(std::int64_t n, std::int64_t k, std::int64_t sample_size, double sigmas,
+                                             double margin, std::int64_t all_candidates_max,
+                                             std::int64_t target_kept, std::int64_t max_refine) {
+  if (n <= all_candidates_max) return n;
+  if (k <= 0 || k >= n) return 0;  // no boundary: nothing is a candidate
+  const std::int64_t refine =
+      refine_sample_size(n, 0, k, sample_size, sigmas, margin, all_candidates_max, target_kept, max_refine);
+  const std::int64_t s = refine > 0 ? refine : sample_size;
+  const sample_window w = predict_window(k - 1, n, s, sigmas, margin);
+  const std::int64_t first = std::max<std::int64_t>(w.first, 0), last = std::min(w.last, s);
+  const double share = static_cast<double>(last - first + 1) / static_cast<double>(s);
+  return std::min(n, static_cast<std::int64_t>(share * static_cast<double>(n)));
+}
+
 /// Where a first-round window's keys lie in the second sample: `below` of the
 /// second sample's keys are below the window's first key; its keys are
 /// kept[first, first + count) of the sorted kept keys.

@@ -133,6 +133,12 @@ struct range_policy {
   launch_shape small_sort{256, 16};
   /// range_tie_pick_kernel: one block.
   launch_shape tie_pick{512};
+  /// range_candidate_take_kernel: a stream-ordered top-k's candidates selected in
+  /// one block (block_radix_select wants 512 threads or more). 64-bit keys take
+  /// 512 threads: 32 such keys a thread need more than 1024 threads' 64
+  /// registers. Both hold 16384 keys.
+  launch_shape candidate_take_k32{1024, 16};
+  launch_shape candidate_take_k64{512, 32};
   /// One element per thread (pick, union keys, output keys, payload gather,
   /// order marks), a grid of at most gather_max_blocks blocks that stride.
   launch_shape gather{256};
@@ -159,6 +165,20 @@ struct range_policy {
   /// largest second sample (a few microseconds of gathers).
   std::int64_t refine_target_kept = 2048;
   std::int64_t refine_max_size = std::int64_t(1) << 18;
+  /// A stream-ordered top-k (ties in any order) takes the one-pass path (the
+  /// plan and pass of the synchronous call, then its candidates in one block)
+  /// when the pass is expected to leave at most this many candidates
+  /// (core::expected_topk_candidates): half the block's 16384, so that the
+  /// count's spread rarely sends the call on to the exact path (at k = 1024 of
+  /// 2^28 keys the count is about 8192, one standard deviation about 2900: the
+  /// keys up to the 8th of the 2^18-key second sample).
+  std::int64_t async_take_expected_max = 8192;
+  /// ... and only from this many keys: below, the exact path's kernels, which
+  /// follow the one-pass path and return at once where it answered, cost more
+  /// launches than the pass saves (graph replay of topk_async, k = 1024, H200:
+  /// one-pass 0.062 ms against 0.050 at 2^20, 0.066 against 0.075 at 2^22;
+  /// kselect-stream-ordered-bench -> bench/results/h200-stream-ordered.txt).
+  std::int64_t async_take_pass_min = std::int64_t(1) << 21;
   /// Deterministic unsorted output orders by a bitmap of the input positions
   /// from this many output keys per 4096-key tile on average, else by buckets
   /// of positions (the bitmap's cost is per tile, the buckets' per key).
@@ -172,8 +192,8 @@ struct range_policy {
   int bucket_expand_dense_group = 8;
 
   constexpr auto compiled() const {
-    return std::tuple(refine, small_sort, tie_pick, gather, order_expand, bucket, bucket_expand,
-                      all_candidates_max, refine_capacity);
+    return std::tuple(refine, small_sort, tie_pick, candidate_take_k32, candidate_take_k64, gather, order_expand,
+                      bucket, bucket_expand, all_candidates_max, refine_capacity);
   }
 };
 

@@ -215,6 +215,23 @@ TEST(Choose, RangeOrder) {
   }
 }
 
+TEST(Choose, AsyncTakePass) {
+  const std::int64_t big = std::int64_t{1} << 28;
+  EXPECT_TRUE(choose_async_take_pass(big, 1024, hopper));      // ~8192 candidates expected
+  EXPECT_FALSE(choose_async_take_pass(big, 1 << 20, hopper));  // ~266000
+  EXPECT_FALSE(choose_async_take_pass(big, big / 2, hopper));
+  EXPECT_FALSE(choose_async_take_pass(1 << 16, 1024, hopper));  // every key is a candidate
+  EXPECT_FALSE(choose_async_take_pass((1 << 21) - 1, 1024, hopper));  // the launches cost more than it saves
+  EXPECT_TRUE(choose_async_take_pass(1 << 21, 1024, hopper));
+  EXPECT_FALSE(choose_async_take_pass(big, 0, hopper));
+  EXPECT_FALSE(choose_async_take_pass(big, big, hopper));
+  for (const std::int64_t n : {std::int64_t{1} << 21, std::int64_t{1} << 22, big, std::int64_t{1} << 32})
+    for (const std::int64_t k : {std::int64_t{1}, std::int64_t{100}, std::int64_t{1024}, n / 1024, n / 2})
+      EXPECT_EQ(choose_async_take_pass(n, k, hopper),
+                core::expected_topk_candidates(n, k, 4096, 4.0, 2.0, 1 << 16, 2048, 1 << 18) <= 8192)
+          << n << " " << k;
+}
+
 TEST(Choose, RangeNextAndFinish) {
   const tuning::range_policy& p = hopper.range;
   const std::int64_t sort_max = 1 << 18;

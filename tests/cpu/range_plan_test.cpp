@@ -170,48 +170,97 @@ TEST(RangePlan, RefineSampleSize) {
   EXPECT_EQ(refine_sample_size(n, 0, n / 2, 4096, 4.0, 2.0, 1 << 16, 2048, 4096 * 3), 0);  // would not narrow 2x
 }
 
-/// Both rounds as the kernels run them, on the host: the narrowed window still
-/// holds the key at the position, lies within the first one and is narrower.
+/// Both sampling rounds as the kernels run them, on the host, for the window
+/// around `position` of keys[0, n): the first round's window and the second's.
+struct simulated_windows {
+  std::uint32_t first0, first1, refined0, refined1;
+};
+simulated_windows simulate_windows(const std::vector<std::uint32_t>& keys, std::int64_t position,
+                                   std::uint64_t seed) {
+  using K = std::uint32_t;
+  const auto n = static_cast<std::int64_t>(keys.size());
+  std::vector<K> sample;
+  for (std::int64_t j = 0; j < 4096; ++j) sample.push_back(keys[sample_position(j, 4096, n, seed)]);
+  std::sort(sample.begin(), sample.end());
+  const sample_window sw = predict_window(position, n, 4096, 4.0, 2.0);
+  K w0 = sw.first >= 0 ? sample[sw.first] : 0, w1 = sw.last < 4096 ? sample[sw.last] : ~K(0);
+  simulated_windows r{w0, w1, w0, w1};
+  const std::int64_t size = refine_sample_size(n, 0, position + 1, 4096, 4.0, 2.0, 1 << 16, 2048, 1 << 18);
+  if (size == 0) return r;
+  std::vector<K> kept;
+  refine_slice slice;
+  for (std::int64_t j = 0; j < size; ++j) {
+    const K k = keys[sample_position(j, size, n, seed + 100)];
+    slice.below += k < w0;
+    if (k >= w0 && k <= w1) kept.push_back(k);
+  }
+  std::sort(kept.begin(), kept.end());
+  slice.first = 0;
+  slice.count = static_cast<std::int64_t>(kept.size());
+  refine_window(position, n, size, 4.0, 2.0, kept.data(), slice, r.refined0, r.refined1);
+  return r;
+}
+
+std::vector<std::uint32_t> random_24bit_keys(std::int64_t n) {
+  std::vector<std::uint32_t> keys(static_cast<std::size_t>(n));
+  std::uint64_t x = 12345;
+  for (auto& k : keys) k = static_cast<std::uint32_t>((x = mix64(x)) >> 40);  // 24-bit keys: ties too
+  return keys;
+}
+
+/// The narrowed window still holds the key at the position, lies within the
+/// first one and is narrower.
 TEST(RangePlan, RefinedWindowHoldsThePosition) {
   using K = std::uint32_t;
   const std::int64_t n = std::int64_t{1} << 22;
-  std::vector<K> keys(static_cast<std::size_t>(n));
-  std::uint64_t x = 12345;
-  for (auto& k : keys) k = static_cast<K>((x = mix64(x)) >> 40);  // 24-bit keys: ties too
+  const std::vector<K> keys = random_24bit_keys(n);
   std::vector<K> sorted = keys;
   std::sort(sorted.begin(), sorted.end());
   for (const std::int64_t position : {std::int64_t{0}, std::int64_t{1023}, n / 256, n / 2, n - 1000}) {
     for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-      std::vector<K> sample;
-      for (std::int64_t j = 0; j < 4096; ++j) sample.push_back(keys[sample_position(j, 4096, n, seed)]);
-      std::sort(sample.begin(), sample.end());
-      const sample_window sw = predict_window(position, n, 4096, 4.0, 2.0);
-      K w0 = sw.first >= 0 ? sample[sw.first] : 0, w1 = sw.last < 4096 ? sample[sw.last] : ~K(0);
-      const K c0 = w0, c1 = w1;
-      const std::int64_t size = refine_sample_size(n, 0, position + 1, 4096, 4.0, 2.0, 1 << 16, 2048, 1 << 18);
-      ASSERT_GT(size, 0);
-      std::vector<K> kept;
-      refine_slice slice;
-      for (std::int64_t j = 0; j < size; ++j) {
-        const K k = keys[sample_position(j, size, n, seed + 100)];
-        slice.below += k < w0;
-        if (k >= w0 && k <= w1) kept.push_back(k);
-      }
-      std::sort(kept.begin(), kept.end());
-      slice.first = 0;
-      slice.count = static_cast<std::int64_t>(kept.size());
-      refine_window(position, n, size, 4.0, 2.0, kept.data(), slice, w0, w1);
-      EXPECT_LE(w0, sorted[position]) << position;
-      EXPECT_GE(w1, sorted[position]) << position;
-      EXPECT_GE(w0, c0);
-      EXPECT_LE(w1, c1);
+      ASSERT_GT(refine_sample_size(n, 0, position + 1, 4096, 4.0, 2.0, 1 << 16, 2048, 1 << 18), 0);
+      const simulated_windows w = simulate_windows(keys, position, seed);
+      EXPECT_LE(w.refined0, sorted[position]) << position;
+      EXPECT_GE(w.refined1, sorted[position]) << position;
+      EXPECT_GE(w.refined0, w.first0);
+      EXPECT_LE(w.refined1, w.first1);
       const auto rank_of = [&](K k) { return std::lower_bound(sorted.begin(), sorted.end(), k) - sorted.begin(); };
       const auto width = [&](K a, K b) {
         return (b == ~K(0) ? n : std::upper_bound(sorted.begin(), sorted.end(), b) - sorted.begin()) - rank_of(a);
       };
-      EXPECT_LT(2 * width(w0, w1), width(c0, c1)) << "position " << position << " seed " << seed;
+      EXPECT_LT(2 * width(w.refined0, w.refined1), width(w.first0, w.first1))
+          << "position " << position << " seed " << seed;
     }
   }
+}
+
+/// The top-k pass's candidates (every key in the refined window; from the least
+/// key when the window reaches the sample's first) as both rounds leave them,
+/// against the prediction the stream-ordered top-k chooses its path by.
+TEST(RangePlan, ExpectedTopkCandidatesMatchTheWindows) {
+  using K = std::uint32_t;
+  const std::int64_t n = std::int64_t{1} << 22;
+  const std::vector<K> keys = random_24bit_keys(n);
+  std::vector<K> sorted = keys;
+  std::sort(sorted.begin(), sorted.end());
+  for (const std::int64_t k : {std::int64_t{1024}, std::int64_t{4096}, n / 256, n / 16}) {
+    const std::int64_t expected = expected_topk_candidates(n, k, 4096, 4.0, 2.0, 1 << 16, 2048, 1 << 18);
+    double seen = 0;
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+      const simulated_windows w = simulate_windows(keys, k - 1, seed);
+      seen += static_cast<double>(std::upper_bound(sorted.begin(), sorted.end(), w.refined1) -
+                                  std::lower_bound(sorted.begin(), sorted.end(), w.refined0)) / 4;
+    }
+    EXPECT_GT(seen, 0.6 * static_cast<double>(expected)) << "k = " << k;
+    EXPECT_LT(seen, 1.5 * static_cast<double>(expected)) << "k = " << k;
+  }
+  // The benchmark's cases: k = 1024 of 2^28 keeps the keys up to the 8th of the
+  // 2^18-key second sample; k = 2^20, ~260 of its positions.
+  const std::int64_t big = std::int64_t{1} << 28;
+  EXPECT_EQ(expected_topk_candidates(big, 1024, 4096, 4.0, 2.0, 1 << 16, 2048, 1 << 18), 8 * 1024);
+  EXPECT_GT(expected_topk_candidates(big, 1 << 20, 4096, 4.0, 2.0, 1 << 16, 2048, 1 << 18), 1 << 18);
+  EXPECT_EQ(expected_topk_candidates(1 << 16, 10, 4096, 4.0, 2.0, 1 << 16, 2048, 1 << 18), 1 << 16);
+  EXPECT_EQ(expected_topk_candidates(big, big, 4096, 4.0, 2.0, 1 << 16, 2048, 1 << 18), 0);
 }
 
 // Deterministic ties after a sort by key alone (plan_tie_takes, as

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "core/range_plan.hpp"
 #include "cuda/task_kinds.hpp"
 #include "cuda/tuning.hpp"
 #include "kselect/types.hpp"
@@ -123,6 +124,21 @@ constexpr range_finish choose_range_finish(std::int64_t candidates, bool sorted,
                                            std::int64_t capacity, const tuning::range_policy& p) {
   if (sorted && output_so_far + candidates <= capacity) return range_finish::sort_with_output;
   return candidates <= p.small_sort.tile_items() ? range_finish::block_sort : range_finish::radix_sort;
+}
+
+/// Whether a stream-ordered top-k of k of n keys whose ties may come in any
+/// order tries the one-pass path (range_dispatch.cuh): the synchronous call's
+/// plan and pass, its candidates selected in one block, and the exact path
+/// only when that block finds them too many or a boundary outside its window.
+/// Not on small inputs (below async_take_pass_min keys, where every key may be a
+/// candidate anyway), nor where the candidates are expected to be many (k near
+/// a sizeable share of n).
+inline bool choose_async_take_pass(std::int64_t n, std::int64_t k, const tuning::policy& p) {
+  if (n < p.range.async_take_pass_min || n <= p.range.all_candidates_max || k <= 0 || k >= n) return false;
+  return core::expected_topk_candidates(n, k, p.common.sample.tile_items(), p.common.window_sigmas,
+                                        p.common.window_margin, p.range.all_candidates_max,
+                                        p.range.refine_target_kept,
+                                        p.range.refine_max_size) <= p.range.async_take_expected_max;
 }
 
 /// Buckets a warp of the bucket order's expand takes at a time, for m output

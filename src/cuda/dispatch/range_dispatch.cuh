@@ -14,12 +14,19 @@
 //          elements of the smaller indices)
 //   exact: (a prediction missed, or too many candidates: heavy ties) exact
 //          boundary keys by selection (for lo = 0 only position hi - 1's), then
-//          count, scan and write in input order (range_exact_kernels.cuh)
-//   stream-ordered (topk_async, rank_range_async): no round trip, so always the
-//          exact path with the stream-ordered selection (select_async,
-//          multiselect_async); a top-k whose ties may come in any order writes
-//          in one read instead, and an unsorted one of every key copies the
-//          input (range_take_kernels.cuh)
+//          count, scan and write in input order (range_exact_kernels.cuh); a
+//          top-k whose ties may come in any order instead takes in one more
+//          pass: keys below the boundary to the output, the ties it still
+//          needs from those the pass kept (range_take_kernels.cuh)
+//   stream-ordered (topk_async, rank_range_async): no round trip. A top-k whose
+//          ties may come in any order and whose pass is expected to leave few
+//          candidates (choose_async_take_pass) runs the plan and pass above, then
+//          finishes its candidates in one block, which writes whether it could;
+//          the exact path's kernels follow, skipped on the device when it did
+//          (the boundary key then by the exact descent alone). Every other
+//          request takes the exact path, the boundary keys selected by
+//          select_async or multiselect_async; an unsorted top-k of every key
+//          copies the input (range_take_kernels.cuh)
 //   then, when asked: sorted output (sort by key, deterministic ties by index
 //   first: when the fast path ends with a candidate sort and the output so far
 //   fits a candidate buffer beside them, one sort of both instead of two,
@@ -38,6 +45,7 @@
 #include "cuda/common.cuh"
 #include "cuda/dispatch/arguments.hpp"
 #include "cuda/dispatch/choose.hpp"
+#include "cuda/dispatch/descent_entry.hpp"
 #include "cuda/dispatch/device_policy.hpp"
 #include "cuda/dispatch/full_wave.hpp"
 #include "kselect/detail/workspace_carver.hpp"
@@ -74,12 +82,14 @@ struct range_layout {
   bool post_sort = false;          ///< the output is ordered afterwards (sorted or deterministic)
   bool bitmap_order = false;       ///< deterministic unsorted output by bitmap (range_order_kernels.cuh)
   bool bucket_order = false;       ///< deterministic unsorted output by buckets (else, or after the exact path)
-  bool take = false;               ///< stream-ordered top-k, ties in any order: range_take_kernels.cuh
+  bool take = false;               ///< top-k, ties in any order: the exact path by range_take_kernels.cuh
+  bool take_pass = false;          ///< ... trying the one-pass path first (choose_async_take_pass)
+  std::int64_t take_capacity = 0;  ///< the take's candidates (ties, or the one-pass path's window)
   const tuning::policy* policy = nullptr;  ///< the device's, which the layout was planned with
   std::size_t state = 0, cand_vals[2] = {}, cand_idx[2] = {}, sort_keys[2] = {}, temp = 0, temp_bytes = 0, indices = 0,
               post_keys[2] = {}, post_idx = 0, tile_counts[3] = {}, below = 0, thresholds = 0, select_ws = 0,
               select_bytes = 0, refine_kept = 0, order_bits = 0, bucket_keys = 0, bucket_offsets = 0,
-              bucket_ranks = 0, ranks = 0, take_counters = 0, tie_positions = 0, total = 0;
+              bucket_ranks = 0, ranks = 0, take_vals = 0, take_idx = 0, answered = 0, total = 0;
 };
 
 /// Bytes of the deterministic order's bitmap: a bit per input position, whole tiles.
@@ -191,9 +201,17 @@ cudaError_t plan_range_layout(std::int64_t n, const kselect::detail::range_reque
   KSELECT_CUDA_TRY(need(exclusive_sum_u64(nullptr, bytes, nullptr, nullptr, w.tiles + 1, nullptr)));
   w.temp_bytes = temp;
 
-  // The exact path's selection of the boundary keys (select_boundaries).
+  w.take = req.lo == 0 && !cfg.deterministic;
+  w.take_pass = w.take && req.stream_ordered && choose_async_take_pass(n, w.m, p);
+  w.take_capacity = w.take ? std::max<std::int64_t>(w.m, w.take_pass ? candidate_take_capacity<K> : 0) : 0;
+
+  // The exact path's selection of the boundary keys: select_boundaries, or after
+  // the one-pass path the exact descent alone (it skips on the device).
   w.select_bytes = 0;
-  if (w.m > 0) KSELECT_CUDA_TRY(select_boundaries<T>(nullptr, w.select_bytes, nullptr, n, req, cfg, nullptr, nullptr));
+  if (w.take_pass)
+    KSELECT_CUDA_TRY(exact_descent_workspace_bytes<T>(n, 1, w.select_bytes));
+  else if (w.m > 0)
+    KSELECT_CUDA_TRY(select_boundaries<T>(nullptr, w.select_bytes, nullptr, n, req, cfg, nullptr, nullptr));
 
   w.state = carve.take(sizeof(range_state<K>));
   for (int b = 0; b < 2; ++b) {
@@ -218,9 +236,9 @@ cudaError_t plan_range_layout(std::int64_t n, const kselect::detail::range_reque
   w.thresholds = carve.take(2 * sizeof(T));
   w.select_ws = carve.take(w.select_bytes);
   w.ranks = carve.take(req.stream_ordered ? 2 * sizeof(std::int64_t) : 0);
-  w.take = req.stream_ordered && req.lo == 0 && !cfg.deterministic;
-  w.take_counters = carve.take(w.take ? sizeof(range_take_counters) : 0);
-  w.tie_positions = carve.take(w.take ? m * sizeof(std::int64_t) : 0);
+  w.take_vals = carve.take(static_cast<std::size_t>(w.take_capacity) * sizeof(T));
+  w.take_idx = carve.take(static_cast<std::size_t>(w.take_capacity) * sizeof(std::uint64_t));
+  w.answered = carve.take(w.take_pass ? sizeof(std::int32_t) : 0);
   w.refine_kept = carve.take(static_cast<std::size_t>(p.range.refine_capacity) * sizeof(K));
   // Cleared, then set by the level-0 pass and for the later levels' and the pick's keys.
   w.order_bits = carve.take(w.bitmap_order ? order_bitmap_bytes(w.tiles) : 0);
@@ -243,17 +261,17 @@ class range_driver {
 
   cudaError_t run() {
     if (w_.m == 0) return cudaSuccess;
+    KSELECT_CUDA_TRY(size_pass_grid());
     if (req_.stream_ordered) {
       if (w_.m == n_ && !cfg_.sorted) return take_all();
-      // No host round trip: the exact path, then the same ordering and payload.
+      // No host round trip: the one-pass path where chosen, the exact path
+      // (skipped on the device where the one-pass path answered), then the same
+      // ordering and payload.
+      if (w_.take_pass) KSELECT_CUDA_TRY(run_take_pass());
       exact_ = true;
       KSELECT_CUDA_TRY(run_exact());
       return finish_output();
     }
-    KSELECT_CUDA_TRY(full_wave_blocks(range_pass_kernel<T, false>, grid_));
-    // No block may take more tile rounds than a staged position records.
-    grid_ = static_cast<unsigned>(
-        std::max<std::int64_t>(grid_, (w_.tiles + range_pass_max_rounds - 1) / range_pass_max_rounds));
     // Level 0 reads the input; each later level the previous level's candidates.
     const T* src = in_;
     const std::uint64_t* src_idx = nullptr;
@@ -334,10 +352,18 @@ class range_driver {
 
   int index_bits() const { return std::max(1, core::bit_width_of(static_cast<std::uint64_t>(n_ - 1))); }
 
-  /// Plan and pass over [0, size) of src for positions [lo, hi), candidates into
-  /// buffer `buf`; the state comes back to state_ (one host round trip).
-  cudaError_t run_level(int level, const T* src, const std::uint64_t* src_idx, std::int64_t size, std::int64_t lo,
-                        std::int64_t hi, std::int64_t out_at, int buf) {
+  /// The passes' grid: a full wave, and no block taking more tile rounds than a
+  /// staged position records.
+  cudaError_t size_pass_grid() {
+    KSELECT_CUDA_TRY(full_wave_blocks(range_pass_kernel<T, false>, grid_));
+    grid_ = static_cast<unsigned>(
+        std::max<std::int64_t>(grid_, (w_.tiles + range_pass_max_rounds - 1) / range_pass_max_rounds));
+    return cudaSuccess;
+  }
+
+  /// The plan of a level over [0, size) of src for positions [lo, hi): the
+  /// sample's windows, narrowed by a second sample where planned.
+  cudaError_t queue_plan(int level, const T* src, std::int64_t size, std::int64_t lo, std::int64_t hi) {
     auto* state = reinterpret_cast<range_state<K>*>(ws_ + w_.state);
     prof_.start(stream_, "range plan");
     range_plan_kernel<T><<<1, tuning::sample_threads, 0, stream_>>>(state, src, size, lo, hi, flip_,
@@ -361,6 +387,15 @@ class range_driver {
       KSELECT_LAUNCH_CHECK();
       prof_.stop(stream_);
     }
+    return cudaSuccess;
+  }
+
+  /// Plan and pass over [0, size) of src for positions [lo, hi), candidates into
+  /// buffer `buf`; the state comes back to state_ (one host round trip).
+  cudaError_t run_level(int level, const T* src, const std::uint64_t* src_idx, std::int64_t size, std::int64_t lo,
+                        std::int64_t hi, std::int64_t out_at, int buf) {
+    KSELECT_CUDA_TRY(queue_plan(level, src, size, lo, hi));
+    auto* state = reinterpret_cast<range_state<K>*>(ws_ + w_.state);
     // Deterministic order by bitmap: level 0 marks its inside keys there and
     // does not write them (range_order_expand_kernel writes the whole output).
     const bool mark = w_.bitmap_order && level == 0;
@@ -373,7 +408,8 @@ class range_driver {
                           reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[buf]),
                           w_.cand_capacity,
                           mark ? reinterpret_cast<std::uint32_t*>(ws_ + w_.order_bits) : nullptr,
-                          mark ? reinterpret_cast<unsigned long long*>(ws_ + w_.tile_counts[0]) : nullptr};
+                          mark ? reinterpret_cast<unsigned long long*>(ws_ + w_.tile_counts[0]) : nullptr,
+                          nullptr};
     prof_.start(stream_, level == 0 ? "range pass" : "range pass (candidates)");
     if (src_idx)
       range_pass_kernel<T, true><<<grid_, tuning::stream_threads, 0, stream_>>>(state, src, src_idx, size, out);
@@ -472,9 +508,18 @@ class range_driver {
     // low key for lo = 0).
     const core::boundary_ranks bounds = core::range_selected_boundaries(n_, req_.lo, req_.hi, req_.descending);
     T* thresholds = reinterpret_cast<T*>(ws_ + w_.thresholds);
-    std::size_t select_bytes = w_.select_bytes;
-    KSELECT_CUDA_TRY(select_boundaries<T>(ws_ + w_.select_ws, select_bytes, in_, n_, req_, cfg_, thresholds,
-                                          reinterpret_cast<std::int64_t*>(ws_ + w_.ranks), stream_));
+    auto* ranks = reinterpret_cast<std::int64_t*>(ws_ + w_.ranks);
+    if (w_.take_pass) {
+      // After the one-pass path: the descent alone, skipped where that path answered.
+      range_store_ranks_kernel<><<<1, 1, 0, stream_>>>(ranks, bounds.ranks[0], bounds.ranks[0]);
+      KSELECT_LAUNCH_CHECK();
+      KSELECT_CUDA_TRY(queue_exact_descent<T>(ws_ + w_.select_ws, in_, n_, ranks, 1, thresholds, answered(), nullptr,
+                                              req_.status, stream_));
+    } else {
+      std::size_t select_bytes = w_.select_bytes;
+      KSELECT_CUDA_TRY(
+          select_boundaries<T>(ws_ + w_.select_ws, select_bytes, in_, n_, req_, cfg_, thresholds, ranks, stream_));
+    }
     const T* thr_lo = bounds.lo_slot < 0 ? nullptr : thresholds + bounds.lo_slot;
     const T* thr_hi = thresholds + bounds.hi_slot;
     if (w_.take) return run_take(thr_hi);
@@ -514,20 +559,64 @@ class range_driver {
     return finish_output();
   }
 
-  /// The stream-ordered top-k's write, ties in any order (range_take_kernels.cuh):
-  /// one read after the boundary key (position k - 1's) is known.
+  /// The one-pass path's word: 1 once its block answered (null without that path).
+  std::int32_t* answered() const {
+    return w_.take_pass ? reinterpret_cast<std::int32_t*>(ws_ + w_.answered) : nullptr;
+  }
+
+  /// The stream-ordered top-k's pass, when ties may come in any order:
+  /// positions [0, k) of the input, or of its candidates after a pass.
+  range_pass_out<T> take_out(std::int64_t cand_capacity) const {
+    return range_pass_out<T>{out_keys_,
+                             indices_,
+                             w_.index_bytes,
+                             0,
+                             w_.m,
+                             reinterpret_cast<T*>(ws_ + w_.take_vals),
+                             reinterpret_cast<std::uint64_t*>(ws_ + w_.take_idx),
+                             cand_capacity,
+                             nullptr,
+                             nullptr,
+                             answered()};
+  }
+
+  /// The one-pass path (range_take_kernels.cuh): the synchronous call's plan and
+  /// pass, the candidates in one block, which writes *answered().
+  cudaError_t run_take_pass() {
+    auto* state = reinterpret_cast<range_state<K>*>(ws_ + w_.state);
+    KSELECT_CUDA_TRY(queue_plan(0, in_, n_, 0, w_.m));
+    range_pass_out<T> out = take_out(candidate_take_capacity<K>);
+    out.skip = nullptr;  // the pass that decides
+    prof_.start(stream_, "range pass");
+    range_pass_kernel<T, false><<<grid_, tuning::stream_threads, 0, stream_>>>(state, in_, nullptr, n_, out);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    constexpr std::size_t smem = sizeof(candidate_take_shared<K>);
+    KSELECT_CUDA_TRY(cudaFuncSetAttribute(range_candidate_take_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(smem)));
+    prof_.start(stream_, "range candidate take");
+    range_candidate_take_kernel<T><<<1, candidate_take_shape<K>.threads, smem, stream_>>>(
+        state, w_.m, out.cand_vals, out.cand_idx, flip_, out_keys_, indices_, w_.index_bytes, answered());
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    return cudaSuccess;
+  }
+
+  /// The exact path's write of a stream-ordered top-k whose ties may come in any
+  /// order (range_take_kernels.cuh): one pass once the boundary key (position
+  /// k - 1's) is known, keys below it to the output, keys equal to it to the
+  /// candidates, then the ties the output still needs. Skipped on the device
+  /// where the one-pass path answered.
   cudaError_t run_take(const T* boundary) {
-    auto* counters = reinterpret_cast<range_take_counters*>(ws_ + w_.take_counters);
-    auto* ties = reinterpret_cast<std::int64_t*>(ws_ + w_.tie_positions);
-    KSELECT_CUDA_TRY(cudaMemsetAsync(counters, 0, sizeof *counters, stream_));
-    unsigned grid = 1;
-    KSELECT_CUDA_TRY(full_wave_blocks(range_take_kernel<T>, grid));
+    auto* state = reinterpret_cast<range_state<K>*>(ws_ + w_.state);
+    const range_pass_out<T> out = take_out(w_.m);
     prof_.start(stream_, "range take");
-    range_take_kernel<T><<<grid, tuning::stream_threads, 0, stream_>>>(in_, n_, boundary, flip_, counters, ties,
-                                                                        w_.m, out_keys_, indices_, w_.index_bytes);
+    range_take_tests_kernel<T><<<1, 1, 0, stream_>>>(state, boundary, flip_, out.skip);
+    KSELECT_LAUNCH_CHECK();
+    range_pass_kernel<T, false><<<grid_, tuning::stream_threads, 0, stream_>>>(state, in_, nullptr, n_, out);
     KSELECT_LAUNCH_CHECK();
     range_take_finish_kernel<T><<<grid_for(gather, w_.m), gather.threads, 0, stream_>>>(
-        in_, counters, ties, w_.m, out_keys_, indices_, w_.index_bytes);
+        state, out.cand_vals, out.cand_idx, w_.m, out_keys_, indices_, w_.index_bytes, out.skip);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     return cudaSuccess;

@@ -51,7 +51,14 @@ struct range_pass_out {
   /// inside keys per input tile, added to.
   std::uint32_t* order_bits;
   unsigned long long* order_counts;
+  /// The stream-ordered top-k's exact take (range_take_kernels.cuh): the pass
+  /// returns at once when *skip is 1 (the one-pass path answered). Else null.
+  const std::int32_t* skip;
 };
+
+/// Whether a kernel of the stream-ordered top-k's exact take returns at once:
+/// the one-pass path answered (skip may be null: never; range_take_kernels.cuh).
+__device__ __forceinline__ bool skipped(const std::int32_t* skip) { return skip != nullptr && *skip == 1; }
 
 /// Stores index `pos` as a 4- or 8-byte integer.
 __device__ __forceinline__ void store_index(void* indices, int index_bytes, std::int64_t at, std::int64_t pos) {
@@ -154,6 +161,13 @@ struct range_pass_agent {
   // constant index only: indexed by a runtime class, it goes to local memory.)
   unsigned fill[2] = {0, 0};
   unsigned below = 0, lo_cand = 0;  ///< this thread's keys below the range and in the low window
+  /// Warp-uniform: the candidate buffer is full (a reservation reached its
+  /// capacity), so the warp's later candidates are only counted, in
+  /// `uncopied`: with heavy ties at a boundary (all keys equal, few distinct
+  /// values) nearly every key is one, and staging them would cost several
+  /// reads' time for keys no one reads (the count alone sends the call on).
+  bool cand_full = false;
+  unsigned uncopied = 0;
 
   __device__ __forceinline__ range_pass_agent(range_state<K>* state, const T* source, const std::uint64_t* source_idx,
                                               std::int64_t source_size, range_pass_out<T> outputs)
@@ -193,6 +207,7 @@ struct range_pass_agent {
     const std::uint32_t* const pos = stage_pos()[warp];
     const range_pass_out<T> outputs = out;  // (read before the stores: see range_pass_agent)
     const std::uint64_t* const source_idx = src_idx;
+    if (cls != 0 && first + count >= outputs.cand_capacity) cand_full = true;  // uniform
     for (unsigned j = lane; j < count; j += 32) {
       const std::uint32_t packed = pos[from + j];
       const std::int64_t tile_index = blockIdx.x + static_cast<std::int64_t>(packed >> 12) * gridDim.x;
@@ -357,7 +372,11 @@ struct range_pass_agent {
     load_tile(base, vector, vals);
     if (early[0] || early[1]) copy_out_early(early, reserved);  // uniform
 
-    const unsigned classes = classify_tile(base, full, vector, vals);
+    unsigned classes = classify_tile(base, full, vector, vals);
+    if (cand_full) {  // uniform
+      uncopied += __popc(classes & 0xaaaaaaaau);
+      classes &= 0x55555555u;
+    }
     // Items where no lane of the warp has a key are skipped below (a sparse
     // selection has a key or two in most warp tiles).
     const unsigned warp_classes = __reduce_or_sync(0xffffffffu, classes);
@@ -382,10 +401,12 @@ struct range_pass_agent {
     __syncwarp();
 #pragma unroll 1
     for (int cls = 0; cls < 2; ++cls) flush(cls);
-    const unsigned long long warp_below = warp_sum(below), warp_lo_cand = warp_sum(lo_cand);
+    const unsigned long long warp_below = warp_sum(below), warp_lo_cand = warp_sum(lo_cand),
+                             warp_uncopied = warp_sum(uncopied);
     if (lane == 0) {
       if (warp_below) atomicAdd(&st->below, warp_below);
       if (warp_lo_cand) atomicAdd(&st->lo_cand, warp_lo_cand);
+      if (warp_uncopied) atomicAdd(&st->cand, warp_uncopied);
     }
   }
 };
@@ -397,6 +418,7 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
     range_pass_kernel(range_state<core::key_t<T>>* st, const T* src, const std::uint64_t* src_idx, std::int64_t size,
                       range_pass_out<T> out) {
   using agent_t = range_pass_agent<T, explicit_idx>;
+  if (skipped(out.skip)) return;
   agent_t agent(st, src, src_idx, size, out);
   // The block's tiles, round-robin over the grid.
   const std::int64_t tiles = (size + agent_t::tile - 1) / agent_t::tile;

@@ -1,99 +1,148 @@
-// The stream-ordered top-k's write, when ties may be taken in any order (not
-// deterministic): one read of the input after the boundary key is known,
-// instead of the exact path's count, scans and write (range_exact_kernels.cuh).
+// A top-k's writes when ties may be taken in any order (not deterministic),
+// instead of the exact path's count, scans and write (range_exact_kernels.cuh):
 //
-//   range_take_kernel         keys below the boundary (position k - 1's key) to
-//                             the output, at offsets handed out per tile by one
-//                             atomic add; the positions of keys equal to it to
-//                             the tie buffer (the first k of them)
-//   range_take_finish_kernel  the ties the output still needs (k minus the keys
-//                             below), from the tie buffer
+//   stream-ordered one-pass path (dispatch/choose.hpp's choose_async_take_pass):
+//   the synchronous call's plan and pass, then
+//     range_candidate_take_kernel  one block: the candidates' key at the
+//                             output's last position (block_radix_select), the
+//                             keys below it and the ties the output still needs;
+//                             *answered says whether it could (else the exact
+//                             path runs, its kernels skipped when it did)
+//   exact path, after the boundary key (position k - 1's) is selected:
+//     range_take_tests_kernel the pass's tests: keys below the boundary inside
+//                             (to the output), keys equal to it candidates
+//     range_pass_kernel       one read (range_pass_kernel.cuh)
+//     range_take_finish_kernel the ties the output still needs (k minus the keys
+//                             below), from the candidates
 //   range_take_all_kernel     k = n, unsorted: the input as it is (no selection)
 //
-// The keys below number at most k - 1 and the ties at least the rest, so both
-// fit; which ties are taken depends on the blocks' timing.
+// The keys below the boundary number at most k - 1 and the ties at least the
+// rest, so both fit; which ties are taken depends on the blocks' timing.
 #pragma once
 
 #include <cub/block/block_scan.cuh>
 
 #include <cstdint>
 
+#include "cuda/kernels/block_select.cuh"
 #include "cuda/kernels/load_tile.cuh"
 #include "cuda/kernels/range_pass_kernel.cuh"
+#include "cuda/kernels/range_state.cuh"
 #include "cuda/tuning.hpp"
 #include "core/key_traits.hpp"
+#include "core/range_plan.hpp"
 
 namespace kselect::cuda {
 
-/// Keys handed out so far: [0] below the boundary, [1] equal to it.
-struct range_take_counters {
-  unsigned long long below, ties;
+/// One thread: the exact take's tests from the boundary key, the counters cleared.
+template <class T>
+__global__ void range_take_tests_kernel(range_state<core::key_t<T>>* st, const T* boundary, core::key_t<T> flip,
+                                        const std::int32_t* skip) {
+  using K = core::key_t<T>;
+  if (skipped(skip)) return;
+  core::range_windows<K> w;
+  w.has_hi = true;
+  w.hi0 = w.hi1 = core::range_key(*boundary, flip);
+  st->tests = core::make_range_tests<T>(w, flip);
+  st->windows = w;
+  st->below = st->lo_cand = st->cand = st->inside = 0;
+}
+
+/// Output [inside, k): the first k - inside ties the pass left as candidates
+/// (their values and positions).
+template <class T>
+__global__ void range_take_finish_kernel(const range_state<core::key_t<T>>* st, const T* tie_vals,
+                                         const std::uint64_t* tie_positions, std::int64_t k, T* out_keys,
+                                         void* out_indices, int index_bytes, const std::int32_t* skip) {
+  if (skipped(skip)) return;
+  const auto below = static_cast<std::int64_t>(st->inside);
+  for (std::int64_t j = below + blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; j < k;
+       j += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    out_keys[j] = tie_vals[j - below];
+    if (out_indices) store_index(out_indices, index_bytes, j, static_cast<std::int64_t>(tie_positions[j - below]));
+  }
+}
+
+/// range_candidate_take_kernel's block (tuning::range_policy): 16384 keys.
+template <class K>
+constexpr tuning::launch_shape candidate_take_shape =
+    sizeof(K) == 4 ? tuning::compiled.range.candidate_take_k32 : tuning::compiled.range.candidate_take_k64;
+template <class K>
+constexpr std::int64_t candidate_take_capacity = candidate_take_shape<K>.tile_items();
+
+template <class K>
+union candidate_take_shared {
+  typename block_radix_select<K, candidate_take_shape<K>.threads, candidate_take_shape<K>.items_per_thread>::storage
+      select;
+  typename cub::BlockScan<unsigned long long, candidate_take_shape<K>.threads>::TempStorage scan;
 };
 
+/// The one-pass path's finish: the pass copied `inside` keys to the output and
+/// left `cand` candidates (its high window's keys, values and positions); the
+/// output's other k - inside keys are the candidates' smallest. The candidates
+/// in registers, the key at candidate position k - inside - 1 selected, the
+/// keys below it written and as many equal to it as the output still needs.
+/// *answered: 1, or 0 when the windows missed position k - 1 or the pass left
+/// more candidates than the block holds.
 template <class T>
-__global__ void __launch_bounds__(tuning::stream_threads)
-    range_take_kernel(const T* src, std::int64_t size, const T* boundary, core::key_t<T> flip,
-                      range_take_counters* counters, std::int64_t* tie_positions, std::int64_t k, T* out_keys,
-                      void* out_indices, int index_bytes) {
+__global__ void __launch_bounds__(candidate_take_shape<core::key_t<T>>.threads)
+    range_candidate_take_kernel(const range_state<core::key_t<T>>* st, std::int64_t k, const T* cand_vals,
+                                const std::uint64_t* cand_idx, core::key_t<T> flip, T* out_keys, void* out_indices,
+                                int index_bytes, std::int32_t* answered) {
   using K = core::key_t<T>;
-  constexpr int threads = tuning::stream_threads;
-  constexpr int items = tuning::stream_items;
-  constexpr std::int64_t tile = tuning::tile_keys;
+  constexpr int threads = candidate_take_shape<K>.threads, items = candidate_take_shape<K>.items_per_thread;
+  using select_t = block_radix_select<K, threads, items>;
   using scan_t = cub::BlockScan<unsigned long long, threads>;
-  __shared__ typename scan_t::TempStorage scan_storage;
-  __shared__ unsigned long long base[2];
-  const K khi = core::range_key(*boundary, flip);
-  const std::int64_t tiles = (size + tile - 1) / tile;
-  for (std::int64_t tl = blockIdx.x; tl < tiles; tl += gridDim.x) {
-    T vals[items];
-    load_tile<items, threads>(src, tl * tile, size, vals);
+  extern __shared__ __align__(16) unsigned char candidate_take_dynamic_shared[];
+  auto& smem = *reinterpret_cast<candidate_take_shared<K>*>(candidate_take_dynamic_shared);
+  const core::range_counts counts{st->below, st->lo_cand, st->cand, st->inside};
+  const core::range_pick pick = core::locate_range(0, k, counts, candidate_take_capacity<K>);
+  if (!pick.ok) {
+    if (threadIdx.x == 0) *answered = 0;
+    return;
+  }
+  // At most the block's 16384 keys: positions among them in 32 bits.
+  const auto count = static_cast<int>(counts.cand);
+  const auto out_at = static_cast<std::int64_t>(counts.inside);
+  if (pick.last > 0) {  // uniform; else the pass wrote all k
+    K keys[items];
+#pragma unroll
+    for (int i = 0; i < items; ++i) {
+      const int j = static_cast<int>(threadIdx.x) * items + i;
+      keys[i] = j < count ? core::range_key(cand_vals[j], flip) : static_cast<K>(~K(0));  // padding: last
+    }
+    const auto last = static_cast<std::uint32_t>(pick.last - 1);
+    typename select_t::result at[2];
+    select_t::select(keys, {last, last}, at, smem.select);
+    const K boundary = at[0].key;
+    const std::uint32_t below = at[0].below, ties_needed = last + 1 - below;
     // Per thread: keys below in the low 32 bits, ties in the high.
     unsigned long long packed = 0;
 #pragma unroll
     for (int i = 0; i < items; ++i) {
-      if (tl * tile + i * threads + threadIdx.x >= size) continue;
-      const K u = core::range_key(vals[i], flip);
-      packed += u < khi ? 1ull : (u == khi ? 1ull << 32 : 0ull);
+      const int j = static_cast<int>(threadIdx.x) * items + i;
+      if (j < count) packed += keys[i] < boundary ? 1ull : (keys[i] == boundary ? 1ull << 32 : 0ull);
     }
-    unsigned long long offsets = 0, total = 0;
-    scan_t(scan_storage).ExclusiveSum(packed, offsets, total);
-    if (threadIdx.x == 0) {
-      base[0] = (total & 0xffffffffull) ? atomicAdd(&counters->below, total & 0xffffffffull) : 0;
-      base[1] = (total >> 32) ? atomicAdd(&counters->ties, total >> 32) : 0;
-    }
-    __syncthreads();
-    std::int64_t below_at = static_cast<std::int64_t>(base[0] + (offsets & 0xffffffffull));
-    std::int64_t tie_at = static_cast<std::int64_t>(base[1] + (offsets >> 32));
+    __syncthreads();  // the selection's storage becomes the scan's
+    unsigned long long offsets = 0;
+    scan_t(smem.scan).ExclusiveSum(packed, offsets);
+    auto below_at = static_cast<std::uint32_t>(offsets), tie = static_cast<std::uint32_t>(offsets >> 32);
 #pragma unroll
     for (int i = 0; i < items; ++i) {
-      const std::int64_t pos = tl * tile + i * threads + threadIdx.x;
-      if (pos >= size) continue;
-      const K u = core::range_key(vals[i], flip);
-      if (u < khi) {
-        out_keys[below_at] = vals[i];
-        if (out_indices) store_index(out_indices, index_bytes, below_at, pos);
+      const int j = static_cast<int>(threadIdx.x) * items + i;
+      if (j >= count || keys[i] > boundary) continue;
+      std::uint32_t to = below_at;  // the output position after out_at
+      if (keys[i] < boundary) {
         ++below_at;
-      } else if (u == khi) {
-        if (tie_at < k) tie_positions[tie_at] = pos;
-        ++tie_at;
+      } else {
+        to = below + tie;
+        if (tie++ >= ties_needed) continue;
       }
+      out_keys[out_at + to] = cand_vals[j];
+      if (out_indices) store_index(out_indices, index_bytes, out_at + to, static_cast<std::int64_t>(cand_idx[j]));
     }
-    __syncthreads();  // scan_storage and base are reused by the next tile
   }
-}
-
-/// Output [below, k): the first k - below tie positions' keys (and positions).
-template <class T>
-__global__ void range_take_finish_kernel(const T* src, const range_take_counters* counters,
-                                         const std::int64_t* tie_positions, std::int64_t k, T* out_keys,
-                                         void* out_indices, int index_bytes) {
-  const auto below = static_cast<std::int64_t>(counters->below);
-  for (std::int64_t j = below + blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; j < k;
-       j += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    const std::int64_t pos = tie_positions[j - below];
-    out_keys[j] = load_readonly(src + pos);
-    if (out_indices) store_index(out_indices, index_bytes, j, pos);
-  }
+  if (threadIdx.x == 0) *answered = 1;
 }
 
 /// An unsorted top-k of every key (k = n): the input in its own order, which is
