@@ -243,14 +243,19 @@ cudaError_t rank_range(void* d_workspace, std::size_t& workspace_bytes, const T*
 }
 
 // The stream-ordered forms of topk, topk_pairs and rank_range: the same results
-// (and options), with the status word d_status as select_async's (async_answered
-// or async_fell_back, from the selection of the boundary keys; may be null).
+// (and options), with the status word d_status (may be null): async_answered or
+// async_fell_back, as select_async's for the selection of the boundary keys, or,
+// for a top-k that tries the one-pass path, async_answered when that path
+// answered and async_fell_back when the exact path did.
 // They never wait on the host and queue the same work for every call with the
 // same type, n, k or range, and options, so they can be captured in a CUDA graph.
-// They select the boundary keys exactly (select_async, or multiselect_async for
-// a range that does not start at 0) and then write the range in two reads of the
-// input (count, then write), instead of the synchronous calls' sampled
-// classification, which plans its next level on the host. Workspace: query it as
+// A top-k whose ties may come in any order (not deterministic) of a large input
+// with small k first runs the synchronous call's sampled pass and finishes its
+// candidates in one block. Otherwise, or when that block finds the boundary
+// outside its window or too many candidates, they select the boundary keys
+// exactly (select_async, or multiselect_async for a range that does not start
+// at 0) and then write the range in one more pass (a top-k whose ties may come
+// in any order) or two (count, then write in input order). Workspace: query it as
 // for the synchronous calls (the sizes differ).
 
 template <class T>
