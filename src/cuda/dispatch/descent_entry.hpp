@@ -1,6 +1,8 @@
-// The stream-ordered exact descent (stream_ordered_dispatch.cuh) for callers in
-// other translation units: approx_multiselect_async queues it for the ranks its
-// counting pass left beyond the bound. Defined with the descent and instantiated
+// The stream-ordered exact descent and gated selection (stream_ordered_dispatch.cuh)
+// for callers in other translation units: approx_multiselect_async queues the
+// descent for the ranks its counting pass left beyond the bound; topk_async's
+// one-pass path, the selection of its boundary behind its own answer (range_dispatch.cuh).
+// Defined with the descent and instantiated
 // in instantiate/device_api_*.cu (KSELECT_INSTANTIATE_DEVICE_API), so its kernels
 // are compiled once per key type.
 #pragma once
@@ -24,5 +26,13 @@ template <class T>
 cudaError_t queue_exact_descent(void* d_workspace, const T* d_in, std::int64_t n, const std::int64_t* d_ranks,
                                 std::int64_t num_ranks, T* d_out, const std::int32_t* skip,
                                 const std::int32_t* ranks_valid, std::int32_t* status, cudaStream_t stream);
+
+/// Queues select_async's work for the host rank `rank` of d_in[0, n) (n above
+/// core::small_select_max) into *d_out, skipped on the device when *skip is 1.
+/// *status (may be null): async_answered when skipped, else async_fell_back.
+/// Workspace: exact_descent_workspace_bytes(n, 1).
+template <class T>
+cudaError_t queue_gated_select(void* d_workspace, const T* d_in, std::int64_t n, std::int64_t rank, T* d_out,
+                               const std::int32_t* skip, std::int32_t* status, cudaStream_t stream);
 
 }  // namespace kselect::cuda

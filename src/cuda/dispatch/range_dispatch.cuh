@@ -23,7 +23,7 @@
 //          candidates (choose_async_take_pass) runs the plan and pass above, then
 //          finishes its candidates in one block, which writes whether it could;
 //          the exact path's kernels follow, skipped on the device when it did
-//          (the boundary key then by the exact descent alone). Every other
+//          (the boundary key by queue_gated_select: select_async's work). Every other
 //          request takes the exact path, the boundary keys selected by
 //          select_async or multiselect_async; an unsorted top-k of every key
 //          copies the input (range_take_kernels.cuh)
@@ -206,7 +206,7 @@ cudaError_t plan_range_layout(std::int64_t n, const kselect::detail::range_reque
   w.take_capacity = w.take ? std::max<std::int64_t>(w.m, w.take_pass ? candidate_take_capacity<K> : 0) : 0;
 
   // The exact path's selection of the boundary keys: select_boundaries, or after
-  // the one-pass path the exact descent alone (it skips on the device).
+  // the one-pass path the same selection gated on the device (queue_gated_select).
   w.select_bytes = 0;
   if (w.take_pass)
     KSELECT_CUDA_TRY(exact_descent_workspace_bytes<T>(n, 1, w.select_bytes));
@@ -510,11 +510,9 @@ class range_driver {
     T* thresholds = reinterpret_cast<T*>(ws_ + w_.thresholds);
     auto* ranks = reinterpret_cast<std::int64_t*>(ws_ + w_.ranks);
     if (w_.take_pass) {
-      // After the one-pass path: the descent alone, skipped where that path answered.
-      range_store_ranks_kernel<><<<1, 1, 0, stream_>>>(ranks, bounds.ranks[0], bounds.ranks[0]);
-      KSELECT_LAUNCH_CHECK();
-      KSELECT_CUDA_TRY(queue_exact_descent<T>(ws_ + w_.select_ws, in_, n_, ranks, 1, thresholds, answered(), nullptr,
-                                              req_.status, stream_));
+      // After the one-pass path: select_async's work, skipped where that path answered.
+      KSELECT_CUDA_TRY(queue_gated_select<T>(ws_ + w_.select_ws, in_, n_, bounds.ranks[0], thresholds, answered(),
+                                             req_.status, stream_));
     } else {
       std::size_t select_bytes = w_.select_bytes;
       KSELECT_CUDA_TRY(

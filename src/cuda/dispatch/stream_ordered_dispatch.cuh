@@ -116,6 +116,35 @@ cudaError_t queue_exact_descent(void* d_workspace, const T* d_in, std::int64_t n
                        status, stream);
 }
 
+/// select_async's queue for the host rank `rank` of n keys (n above
+/// core::small_select_max), skipped on the device when *skip is 1; then *status
+/// (may be null) is async_answered if *skip is 1, else select_async's status with
+/// async_answered turned into async_fell_back (the caller's own path did not
+/// answer). The workspace: exact_descent_workspace_bytes(n, 1).
+template <class T>
+cudaError_t queue_gated_select(void* d_workspace, const T* d_in, std::int64_t n, std::int64_t rank, T* d_out,
+                               const std::int32_t* skip, std::int32_t* status, cudaStream_t stream) {
+  if (n <= core::small_select_max || rank < 0 || rank >= n)
+    return reject_argument("kselect: queue_gated_select needs n above core::small_select_max and a rank in [0, n)");
+  workspace_layout w;
+  KSELECT_CUDA_TRY(plan_stream_ordered_workspace<T>(n, 1, w));
+  char* ws = static_cast<char*>(d_workspace);
+  const std::int32_t* fast_path_done = skip;  // without the window levels: the descent alone
+  if (w.path == multiselect_path::window) {
+    window_params params;
+    params.skip = skip;
+    window_select_driver<T> window(d_in, n, rank, d_out, stream, device::select_config{}, ws, w, params);
+    KSELECT_CUDA_TRY(window.queue_stream_ordered(nullptr));
+    fast_path_done = window.status_word();
+  }
+  KSELECT_CUDA_TRY(queue_descent(d_in, n, nullptr, rank, 1, d_out, ws, w, fast_path_done, nullptr, status, stream));
+  if (status != nullptr) {
+    gated_status_kernel<><<<1, 1, 0, stream>>>(skip, status);
+    KSELECT_LAUNCH_CHECK();
+  }
+  return cudaSuccess;
+}
+
 /// Validation, the workspace protocol and the queue of a stream-ordered
 /// multiselection. Ranks: d_ranks (device, checked on the device) or, when null,
 /// the one host rank `single_rank` (checked here).

@@ -41,6 +41,13 @@ constexpr int descent_buckets = core::descent_buckets;
 constexpr int descent_items = descent_buckets / descent_threads;  // buckets per thread in the plan
 static_assert(descent_buckets % descent_threads == 0, "the plan gives each thread whole buckets");
 
+/// One thread: the status of a gated selection (queue_gated_select),
+/// async_answered where the gate (*skip is 1) skipped it, else async_fell_back.
+template <int = 0>
+__global__ void gated_status_kernel(const std::int32_t* skip, std::int32_t* status) {
+  *status = skip != nullptr && *skip == 1 ? device::async_answered : device::async_fell_back;
+}
+
 /// Dynamic shared memory of descent_round_kernel.
 template <class K>
 constexpr std::size_t descent_shared_bytes() {
