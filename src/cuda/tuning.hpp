@@ -175,9 +175,9 @@ struct range_policy {
   std::int64_t async_take_expected_max = 8192;
   /// ... and only from this many keys: below, the exact path's kernels, which
   /// follow the one-pass path and return at once where it answered, cost more
-  /// launches than the pass saves (graph replay of topk_async, k = 1024, H200:
-  /// one-pass 0.062 ms against 0.050 at 2^20, 0.066 against 0.075 at 2^22;
-  /// kselect-stream-ordered-bench -> bench/results/h200-stream-ordered.txt).
+  /// launches than the pass saves (measured: kselect-stream-ordered-bench's graph
+  /// replay of topk_async at k = 1024, 2^18 to 2^22, H200; docs/performance.md,
+  /// "Issue 24, top-k").
   std::int64_t async_take_pass_min = std::int64_t(1) << 21;
   /// Deterministic unsorted output orders by a bitmap of the input positions
   /// from this many output keys per 4096-key tile on average, else by buckets

@@ -208,6 +208,11 @@ std::vector<std::uint32_t> random_24bit_keys(std::int64_t n) {
   return keys;
 }
 
+/// Keys of the sorted array within [a, b].
+std::int64_t keys_between(const std::vector<std::uint32_t>& sorted, std::uint32_t a, std::uint32_t b) {
+  return std::upper_bound(sorted.begin(), sorted.end(), b) - std::lower_bound(sorted.begin(), sorted.end(), a);
+}
+
 /// The narrowed window still holds the key at the position, lies within the
 /// first one and is narrower.
 TEST(RangePlan, RefinedWindowHoldsThePosition) {
@@ -224,11 +229,7 @@ TEST(RangePlan, RefinedWindowHoldsThePosition) {
       EXPECT_GE(w.refined1, sorted[position]) << position;
       EXPECT_GE(w.refined0, w.first0);
       EXPECT_LE(w.refined1, w.first1);
-      const auto rank_of = [&](K k) { return std::lower_bound(sorted.begin(), sorted.end(), k) - sorted.begin(); };
-      const auto width = [&](K a, K b) {
-        return (b == ~K(0) ? n : std::upper_bound(sorted.begin(), sorted.end(), b) - sorted.begin()) - rank_of(a);
-      };
-      EXPECT_LT(2 * width(w.refined0, w.refined1), width(w.first0, w.first1))
+      EXPECT_LT(2 * keys_between(sorted, w.refined0, w.refined1), keys_between(sorted, w.first0, w.first1))
           << "position " << position << " seed " << seed;
     }
   }
@@ -248,8 +249,7 @@ TEST(RangePlan, ExpectedTopkCandidatesMatchTheWindows) {
     double seen = 0;
     for (std::uint64_t seed = 1; seed <= 4; ++seed) {
       const simulated_windows w = simulate_windows(keys, k - 1, seed);
-      seen += static_cast<double>(std::upper_bound(sorted.begin(), sorted.end(), w.refined1) -
-                                  std::lower_bound(sorted.begin(), sorted.end(), w.refined0)) / 4;
+      seen += static_cast<double>(keys_between(sorted, w.refined0, w.refined1)) / 4;
     }
     EXPECT_GT(seen, 0.6 * static_cast<double>(expected)) << "k = " << k;
     EXPECT_LT(seen, 1.5 * static_cast<double>(expected)) << "k = " << k;

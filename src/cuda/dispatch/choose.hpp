@@ -130,11 +130,11 @@ constexpr range_finish choose_range_finish(std::int64_t candidates, bool sorted,
 /// order tries the one-pass path (range_dispatch.cuh): the synchronous call's
 /// plan and pass, its candidates selected in one block, and the exact path
 /// only when that block finds them too many or a boundary outside its window.
-/// Not on small inputs (below async_take_pass_min keys, where every key may be a
-/// candidate anyway), nor where the candidates are expected to be many (k near
-/// a sizeable share of n).
+/// Not on small inputs (below async_take_pass_min keys), nor where the
+/// candidates are expected to be many (k near a sizeable share of n, or every
+/// key a candidate: core::expected_topk_candidates counts them all then).
 inline bool choose_async_take_pass(std::int64_t n, std::int64_t k, const tuning::policy& p) {
-  if (n < p.range.async_take_pass_min || n <= p.range.all_candidates_max || k <= 0 || k >= n) return false;
+  if (n < p.range.async_take_pass_min || k <= 0 || k >= n) return false;
   return core::expected_topk_candidates(n, k, p.common.sample.tile_items(), p.common.window_sigmas,
                                         p.common.window_margin, p.range.all_candidates_max,
                                         p.range.refine_target_kept,
