@@ -328,6 +328,44 @@ TEST(RangeGpu, FastAndExactPaths) {
   }
 }
 
+// The synchronous top-k's exact path when ties may come in any order: where k
+// fits candidate buffer 0 the take writes its ties there (nothing added to the
+// workspace), else the count, scan and write. Heavy ties force the exact path;
+// both exact, both key widths.
+template <class T>
+void check_exact_take_workspace() {
+  const std::int64_t n = std::int64_t{1} << 22;
+  device::topk_config cfg;  // ties in any order
+  for (const dist d : {dist::all_equal, dist::sixteen_values}) {
+    const std::vector<T> host = generate<T>(d, n, 11);
+    device_buffer<T> dev(host);
+    for (const std::int64_t k : {std::int64_t{1000}, n / 2}) {
+      kselect::detail::range_request req;
+      req.hi = k;
+      req.index_bytes = 8;
+      req.indices_out = dev.data();  // only its presence matters to the layout
+      cuda::range_layout layout;
+      ASSERT_EQ(cuda::plan_range_layout<T>(n, req, cfg, layout), cudaSuccess);
+      EXPECT_EQ(layout.take, k <= layout.cand_capacity) << name(d) << " k " << k;
+      EXPECT_EQ(layout.take_capacity, layout.take ? k : 0);
+      if (layout.take) {
+        EXPECT_EQ(layout.take_vals, layout.cand_vals[0]);
+        EXPECT_EQ(layout.take_idx, layout.cand_idx[0]);
+      }
+      std::vector<T> values;
+      const driver_output r = run_driver(dev.data(), n, 0, k, false, cfg, values);
+      ASSERT_TRUE(r.ok);
+      EXPECT_TRUE(r.exact) << name(d) << " k " << k;
+      EXPECT_TRUE(
+          check_range_result(host.data(), n, 0, k, false, false, false, values.data(), r.indices.data()))
+          << name(d) << " k " << k;
+    }
+  }
+}
+
+TEST(RangeGpu, ExactTakeWorkspaceFloat) { check_exact_take_workspace<float>(); }
+TEST(RangeGpu, ExactTakeWorkspaceDouble) { check_exact_take_workspace<double>(); }
+
 // Sorted output: where the output so far and the last candidates fit a
 // candidate buffer (k = 2^15 of 2^22 here), one sort of both
 // (sort_with_candidates); else (k = n/2: the output is larger than the buffer)

@@ -83,6 +83,7 @@ struct range_layout {
   bool bitmap_order = false;       ///< deterministic unsorted output by bitmap (range_order_kernels.cuh)
   bool bucket_order = false;       ///< deterministic unsorted output by buckets (else, or after the exact path)
   bool take = false;               ///< top-k, ties in any order: the exact path by range_take_kernels.cuh
+                                   ///< (synchronous: where k fits candidate buffer 0, which its ties then use)
   bool take_pass = false;          ///< ... trying the one-pass path first (choose_async_take_pass)
   std::int64_t take_capacity = 0;  ///< the take's candidates (ties, or the one-pass path's window)
   const tuning::policy* policy = nullptr;  ///< the device's, which the layout was planned with
@@ -201,9 +202,14 @@ cudaError_t plan_range_layout(std::int64_t n, const kselect::detail::range_reque
   KSELECT_CUDA_TRY(need(exclusive_sum_u64(nullptr, bytes, nullptr, nullptr, w.tiles + 1, nullptr)));
   w.temp_bytes = temp;
 
-  w.take = req.lo == 0 && !cfg.deterministic;
+  // The take's ties need k entries. The synchronous form reaches the exact path
+  // only after a level missed, when that level's candidate buffer 0 is free: it
+  // takes only where k fits there (else the count, scan and write of
+  // range_exact_kernels.cuh), so the take adds nothing to its workspace.
+  w.take = req.lo == 0 && !cfg.deterministic && (req.stream_ordered || w.m <= w.cand_capacity);
   w.take_pass = w.take && req.stream_ordered && choose_async_take_pass(n, w.m, p);
   w.take_capacity = w.take ? std::max<std::int64_t>(w.m, w.take_pass ? candidate_take_capacity<K> : 0) : 0;
+  const auto own_take = static_cast<std::size_t>(w.take_capacity);
 
   // The exact path's selection of the boundary keys: select_boundaries, or after
   // the one-pass path the same selection gated on the device (queue_gated_select).
@@ -236,8 +242,8 @@ cudaError_t plan_range_layout(std::int64_t n, const kselect::detail::range_reque
   w.thresholds = carve.take(2 * sizeof(T));
   w.select_ws = carve.take(w.select_bytes);
   w.ranks = carve.take(req.stream_ordered ? 2 * sizeof(std::int64_t) : 0);
-  w.take_vals = carve.take(static_cast<std::size_t>(w.take_capacity) * sizeof(T));
-  w.take_idx = carve.take(static_cast<std::size_t>(w.take_capacity) * sizeof(std::uint64_t));
+  w.take_vals = req.stream_ordered ? carve.take(own_take * sizeof(T)) : w.cand_vals[0];
+  w.take_idx = req.stream_ordered ? carve.take(own_take * sizeof(std::uint64_t)) : w.cand_idx[0];
   w.answered = carve.take(w.take_pass ? sizeof(std::int32_t) : 0);
   w.refine_kept = carve.take(static_cast<std::size_t>(p.range.refine_capacity) * sizeof(K));
   // Cleared, then set by the level-0 pass and for the later levels' and the pick's keys.

@@ -137,7 +137,8 @@ cudaError_t queue_gated_select(void* d_workspace, const T* d_in, std::int64_t n,
     KSELECT_CUDA_TRY(window.queue_stream_ordered(nullptr));
     fast_path_done = window.status_word();
   }
-  KSELECT_CUDA_TRY(queue_descent(d_in, n, nullptr, rank, 1, d_out, ws, w, fast_path_done, nullptr, status, stream));
+  // One writer of the status: gated_status_kernel, after the descent.
+  KSELECT_CUDA_TRY(queue_descent(d_in, n, nullptr, rank, 1, d_out, ws, w, fast_path_done, nullptr, nullptr, stream));
   if (status != nullptr) {
     gated_status_kernel<><<<1, 1, 0, stream>>>(skip, status);
     KSELECT_LAUNCH_CHECK();

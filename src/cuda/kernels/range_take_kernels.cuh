@@ -44,7 +44,6 @@ __global__ void range_take_tests_kernel(range_state<core::key_t<T>>* st, const T
   w.has_hi = true;
   w.hi0 = w.hi1 = core::range_key(*boundary, flip);
   st->tests = core::make_range_tests<T>(w, flip);
-  st->windows = w;
   st->below = st->lo_cand = st->cand = st->inside = 0;
 }
 
