@@ -285,6 +285,16 @@ inline std::int64_t expected_topk_candidates(std::int64_t n, std::int64_t k, std
   return std::min(n, static_cast<std::int64_t>(share * static_cast<double>(n)));
 }
 
+/// The candidate buffer of the stream-ordered top-k's grid finish for
+/// `expected` candidates (expected_topk_candidates) of n keys: twice the
+/// expectation plus `slack`, at most n. The count's spread is that of the keys
+/// between two sample keys some sample positions apart: about 1/sqrt(positions)
+/// of it (6% at k = 2^20 of 2^28), far inside the factor 2; more candidates
+/// send the call on to the exact path, never to a wrong answer.
+constexpr std::int64_t take_candidate_capacity(std::int64_t n, std::int64_t expected, std::int64_t slack) {
+  return std::min(n, 2 * expected + slack);
+}
+
 /// Where a first-round window's keys lie in the second sample: `below` of the
 /// second sample's keys are below the window's first key; its keys are
 /// kept[first, first + count) of the sorted kept keys.

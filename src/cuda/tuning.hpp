@@ -179,6 +179,15 @@ struct range_policy {
   /// replay of topk_async at k = 1024, 2^18 to 2^22, H200; docs/performance.md,
   /// "Issue 24, top-k").
   std::int64_t async_take_pass_min = std::int64_t(1) << 21;
+  /// More candidates expected than the block's share, but at most n / this
+  /// many: they are selected by the exact descent over them and written
+  /// (choose_async_take's `grid`), which reads them a few times instead of the
+  /// input twice (the exact path's selection and take). Reasoned, not swept: at
+  /// 1/16 of n the descent's reads (about 3 rounds over twice the expected
+  /// candidates, core::take_candidate_capacity) stay well under one read of the
+  /// input. Measured at k = 2^20 of 2^22 to 2^28 keys (expected n/55 to n/960):
+  /// kselect-stream-ordered-bench, docs/performance.md "Issue 24, top-k".
+  std::int64_t async_grid_take_share = 16;
   /// Deterministic unsorted output orders by a bitmap of the input positions
   /// from this many output keys per 4096-key tile on average, else by buckets
   /// of positions (the bitmap's cost is per tile, the buckets' per key).

@@ -215,21 +215,30 @@ TEST(Choose, RangeOrder) {
   }
 }
 
-TEST(Choose, AsyncTakePass) {
+TEST(Choose, AsyncTake) {
   const std::int64_t big = std::int64_t{1} << 28;
-  EXPECT_TRUE(choose_async_take_pass(big, 1024, hopper));      // ~8192 candidates expected
-  EXPECT_FALSE(choose_async_take_pass(big, 1 << 20, hopper));  // ~266000
-  EXPECT_FALSE(choose_async_take_pass(big, big / 2, hopper));
-  EXPECT_FALSE(choose_async_take_pass(1 << 16, 1024, hopper));  // every key is a candidate
-  EXPECT_FALSE(choose_async_take_pass((1 << 21) - 1, 1024, hopper));  // the launches cost more than it saves
-  EXPECT_TRUE(choose_async_take_pass(1 << 21, 1024, hopper));
-  EXPECT_FALSE(choose_async_take_pass(big, 0, hopper));
-  EXPECT_FALSE(choose_async_take_pass(big, big, hopper));
+  EXPECT_EQ(choose_async_take(big, 1024, hopper), async_take::block);     // ~8192 candidates expected
+  EXPECT_EQ(choose_async_take(big, 1 << 20, hopper), async_take::grid);   // ~280000
+  EXPECT_EQ(choose_async_take(1 << 22, 1 << 20, hopper), async_take::grid);  // ~76000, n / 55
+  EXPECT_EQ(choose_async_take(1 << 16, 1024, hopper), async_take::none);  // every key is a candidate
+  EXPECT_EQ(choose_async_take((1 << 21) - 1, 1024, hopper), async_take::none);  // launches cost more than they save
+  EXPECT_EQ(choose_async_take(1 << 21, 1024, hopper), async_take::block);
+  EXPECT_EQ(choose_async_take(big, 0, hopper), async_take::none);
+  EXPECT_EQ(choose_async_take(big, big, hopper), async_take::none);
   for (const std::int64_t n : {std::int64_t{1} << 21, std::int64_t{1} << 22, big, std::int64_t{1} << 32})
-    for (const std::int64_t k : {std::int64_t{1}, std::int64_t{100}, std::int64_t{1024}, n / 1024, n / 2})
-      EXPECT_EQ(choose_async_take_pass(n, k, hopper),
-                core::expected_topk_candidates(n, k, 4096, 4.0, 2.0, 1 << 16, 2048, 1 << 18) <= 8192)
-          << n << " " << k;
+    for (const std::int64_t k : {std::int64_t{1}, std::int64_t{100}, std::int64_t{1024}, n / 1024, n / 2, n - 1}) {
+      const std::int64_t expected = core::expected_topk_candidates(n, k, 4096, 4.0, 2.0, 1 << 16, 2048, 1 << 18);
+      const async_take want = expected <= 8192 ? async_take::block
+                              : expected <= n / 16 ? async_take::grid
+                                                   : async_take::none;
+      EXPECT_EQ(choose_async_take(n, k, hopper), want) << n << " " << k;
+      // The grid finish's buffer: twice the expectation and a block's worth, within n.
+      if (want == async_take::grid) {
+        const std::int64_t cap = core::take_candidate_capacity(n, expected, 16384);
+        EXPECT_EQ(cap, std::min(n, 2 * expected + 16384));
+        EXPECT_LE(cap, n / 4);
+      }
+    }
 }
 
 TEST(Choose, RangeNextAndFinish) {

@@ -268,7 +268,7 @@ void check_large_inputs(bool stream_ordered) {
 TEST(RangeGpu, LargeInputs) { check_large_inputs(false); }
 TEST(RangeGpuStreamOrdered, LargeInputs) { check_large_inputs(true); }
 
-// The stream-ordered top-k's one-pass path (choose_async_take_pass: small k of
+// The stream-ordered top-k's one-pass path (choose_async_take: small k of
 // a large input, ties in any order): its block answers where the windows hold
 // the boundary and few candidates (the status word says answered); where ties
 // at the boundary overflow its 16384 keys (all equal, 16 values) the exact path
@@ -283,7 +283,7 @@ void check_one_pass_topk() {
     for (const bool largest : {false, true}) {
       const std::vector<std::int64_t> order = stable_order(host.data(), n, largest);
       for (const std::int64_t k : {std::int64_t{1}, std::int64_t{1000}, std::int64_t{4096}}) {
-        ASSERT_TRUE(cuda::choose_async_take_pass(n, k, cuda::tuning::hopper));
+        ASSERT_EQ(cuda::choose_async_take(n, k, cuda::tuning::hopper), cuda::async_take::block);
         for (const int index_bytes : {0, 4, 8}) {
           mode md;
           md.index_bytes = index_bytes;
@@ -305,6 +305,46 @@ void check_one_pass_topk() {
 }
 TEST(RangeGpuStreamOrdered, OnePassTopkFloat) { check_one_pass_topk<float>(); }
 TEST(RangeGpuStreamOrdered, OnePassTopkDouble) { check_one_pass_topk<double>(); }
+
+// The one-pass path's grid finish (choose_async_take: more candidates expected
+// than the block holds, at most n / 16): the exact descent over the candidates,
+// then their write. It answers uniform and normal keys (status answered); all
+// equal keys overflow its buffer and the exact path runs (fell back). Every
+// answer exact, smallest and largest, both key widths, ranks near both ends of
+// what it takes.
+template <class T>
+void check_grid_take_topk() {
+  const std::int64_t n = (std::int64_t{1} << 21) + 5;
+  for (const dist d : {dist::uniform, dist::normal, dist::special, dist::clustered, dist::sorted, dist::all_equal,
+                       dist::sixteen_values}) {
+    const std::vector<T> host = generate<T>(d, n, 17);
+    device_buffer<T> dev(host);
+    for (const bool largest : {false, true}) {
+      const std::vector<std::int64_t> order = stable_order(host.data(), n, largest);
+      for (const std::int64_t k : {std::int64_t{65536}, std::int64_t{1} << 18, n / 2}) {
+        ASSERT_EQ(cuda::choose_async_take(n, k, cuda::tuning::hopper), cuda::async_take::grid) << k;
+        for (const int index_bytes : {0, 4, 8}) {
+          mode md;
+          md.index_bytes = index_bytes;
+          md.stream_ordered = true;
+          md.sorted = index_bytes == 4;  // the output ordered after the grid finish too
+          std::vector<T> values;
+          const range_output r = gpu_range(dev.data(), n, 0, k, largest, md, values);
+          ASSERT_TRUE(r.ok);
+          EXPECT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(order), 0, k, largest,
+                                         md.sorted, false, values.data(),
+                                         r.indices.empty() ? nullptr : r.indices.data()))
+              << name(d) << " k = " << k << " largest " << largest << " index bytes " << index_bytes;
+          if (d == dist::uniform || d == dist::normal)
+            EXPECT_EQ(r.status, device::async_answered) << name(d) << " k = " << k;
+          if (d == dist::all_equal) EXPECT_EQ(r.status, device::async_fell_back) << name(d) << " k = " << k;
+        }
+      }
+    }
+  }
+}
+TEST(RangeGpuStreamOrdered, GridTakeTopkFloat) { check_grid_take_topk<float>(); }
+TEST(RangeGpuStreamOrdered, GridTakeTopkDouble) { check_grid_take_topk<double>(); }
 
 // The driver's two paths: continuous data takes the fused pass; every key equal
 // (all candidates at the boundary) takes the exact path; both exact.
@@ -725,53 +765,62 @@ TEST(RangeGpuStreamOrdered, GraphReplayOnNewData) {
   }
 }
 
-// The one-pass top-k (choose_async_take_pass: k = 1024 and 1000 of 2^21 + 3
-// keys) captured once in a CUDA graph and replayed 100 times on new data, every
-// answer checked: its block answers uniform and normal keys; on all equal and
-// 16 values it says so, and the exact path, which the graph also holds, answers.
+// The one-pass top-k (choose_async_take: k = 1024 and 1000 of 2^21 + 3 keys in
+// one block, k = 65536 by the grid finish) captured once in a CUDA graph and
+// replayed 100 times on new data, every answer checked: the one-pass path
+// answers uniform and normal keys; on all equal and 16 values it says so, and
+// the exact path, which the graph also holds, answers.
 TEST(RangeGpuStreamOrdered, GraphReplayOnePassTopk) {
-  const std::int64_t n = (std::int64_t(1) << 21) + 3, k1 = 1024, k2 = 1000;
-  ASSERT_TRUE(cuda::choose_async_take_pass(n, k1, cuda::tuning::hopper));
-  ASSERT_TRUE(cuda::choose_async_take_pass(n, k2, cuda::tuning::hopper));
+  const std::int64_t n = (std::int64_t(1) << 21) + 3, k1 = 1024, k2 = 1000, k3 = 65536;
+  ASSERT_EQ(cuda::choose_async_take(n, k1, cuda::tuning::hopper), cuda::async_take::block);
+  ASSERT_EQ(cuda::choose_async_take(n, k2, cuda::tuning::hopper), cuda::async_take::block);
+  ASSERT_EQ(cuda::choose_async_take(n, k3, cuda::tuning::hopper), cuda::async_take::grid);
   cudaStream_t stream;
   cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
-  device_buffer<float> d_in(n), out1(k1), out2(k2);
-  device_buffer<std::int64_t> idx1(k1);
-  device_buffer<std::int32_t> status(2);
+  device_buffer<float> d_in(n), out1(k1), out2(k2), out3(k3);
+  device_buffer<std::int64_t> idx1(k1), idx3(k3);
+  device_buffer<std::int32_t> status(3);
   device::topk_config largest, largest_sorted;
   largest.largest = largest_sorted.largest = true;
   largest_sorted.sorted = true;
-  std::size_t b1 = 0, b2 = 0;
-  auto queue = [&](char* w1, char* w2) {
+  std::size_t b1 = 0, b2 = 0, b3 = 0;
+  auto queue = [&](char* w1, char* w2, char* w3) {
     EXPECT_EQ(device::topk_async(w1, b1, d_in.data(), out1.data(), idx1.data(), status.data(), n, k1, stream, largest),
               cudaSuccess)
         << device::last_error_message();
     EXPECT_EQ(device::topk_async(w2, b2, d_in.data(), out2.data(), status.data() + 1, n, k2, stream, largest_sorted),
               cudaSuccess)
         << device::last_error_message();
+    EXPECT_EQ(device::topk_async(w3, b3, d_in.data(), out3.data(), idx3.data(), status.data() + 2, n, k3, stream,
+                                 device::topk_config{}),
+              cudaSuccess)
+        << device::last_error_message();
   };
-  queue(nullptr, nullptr);
-  device_buffer<char> ws1(b1), ws2(b2);
-  const captured_graph graph(stream, [&] { queue(ws1.data(), ws2.data()); });
+  queue(nullptr, nullptr, nullptr);
+  device_buffer<char> ws1(b1), ws2(b2), ws3(b3);
+  const captured_graph graph(stream, [&] { queue(ws1.data(), ws2.data(), ws3.data()); });
   ASSERT_FALSE(::testing::Test::HasFailure());
   int answered = 0;
   graph.replay_on_new_data(stream, d_in.data(), n, 3000, [&](device_dist d, int replay) {
     const std::vector<float> host = d_in.to_host();
     SCOPED_TRACE(testing::Message() << device_dist_name(d) << " replay " << replay);
     const std::vector<std::int64_t> order = stable_order(host.data(), n, true);
-    const std::vector<float> v1 = out1.to_host(), v2 = out2.to_host();
-    const std::vector<std::int64_t> i1 = idx1.to_host();
+    const std::vector<float> v1 = out1.to_host(), v2 = out2.to_host(), v3 = out3.to_host();
+    const std::vector<std::int64_t> i1 = idx1.to_host(), i3 = idx3.to_host();
+    const std::vector<std::int64_t> ascending = stable_order(host.data(), n, false);
     ASSERT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(order), 0, k1, true, false, false,
                                    v1.data(), i1.data()));
     ASSERT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(order), 0, k2, true, true, false,
                                    v2.data(), nullptr));
+    ASSERT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(ascending), 0, k3, false, false,
+                                   false, v3.data(), i3.data()));
     for (const std::int32_t s : status.to_host()) {
       if (d == device_dist::uniform || d == device_dist::normal) ASSERT_EQ(s, device::async_answered);
       if (d == device_dist::all_equal || d == device_dist::sixteen_values) ASSERT_EQ(s, device::async_fell_back);
       answered += s == device::async_answered;
     }
   });
-  std::printf("[          ] %d of 200 top-k answered by the one-pass block\n", answered);
+  std::printf("[          ] %d of 300 top-k answered by the one-pass path\n", answered);
   cudaStreamDestroy(stream);
 }
 

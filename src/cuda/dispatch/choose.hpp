@@ -126,19 +126,23 @@ constexpr range_finish choose_range_finish(std::int64_t candidates, bool sorted,
   return candidates <= p.small_sort.tile_items() ? range_finish::block_sort : range_finish::radix_sort;
 }
 
-/// Whether a stream-ordered top-k of k of n keys whose ties may come in any
-/// order tries the one-pass path (range_dispatch.cuh): the synchronous call's
-/// plan and pass, its candidates selected in one block, and the exact path
-/// only when that block finds them too many or a boundary outside its window.
+/// How a stream-ordered top-k whose ties may come in any order finishes
+/// (range_dispatch.cuh): after the synchronous call's plan and pass, its
+/// candidates selected in one block (`block`) or by a descent over them and a
+/// write (`grid`), the exact path following, skipped on the device where either
+/// answered; or the exact path alone (`none`).
+enum class async_take { none, block, grid };
+
 /// Not on small inputs (below async_take_pass_min keys), nor where the
-/// candidates are expected to be many (k near a sizeable share of n, or every
-/// key a candidate: core::expected_topk_candidates counts them all then).
-inline bool choose_async_take_pass(std::int64_t n, std::int64_t k, const tuning::policy& p) {
-  if (n < p.range.async_take_pass_min || k <= 0 || k >= n) return false;
-  return core::expected_topk_candidates(n, k, p.common.sample.tile_items(), p.common.window_sigmas,
-                                        p.common.window_margin, p.range.all_candidates_max,
-                                        p.range.refine_target_kept,
-                                        p.range.refine_max_size) <= p.range.async_take_expected_max;
+/// candidates are expected to be many (core::expected_topk_candidates above
+/// n / async_grid_take_share, or every key a candidate: it counts them all then).
+inline async_take choose_async_take(std::int64_t n, std::int64_t k, const tuning::policy& p) {
+  if (n < p.range.async_take_pass_min || k <= 0 || k >= n) return async_take::none;
+  const std::int64_t expected = core::expected_topk_candidates(
+      n, k, p.common.sample.tile_items(), p.common.window_sigmas, p.common.window_margin, p.range.all_candidates_max,
+      p.range.refine_target_kept, p.range.refine_max_size);
+  if (expected <= p.range.async_take_expected_max) return async_take::block;
+  return expected <= n / p.range.async_grid_take_share ? async_take::grid : async_take::none;
 }
 
 /// Buckets a warp of the bucket order's expand takes at a time, for m output

@@ -1,7 +1,8 @@
 // The stream-ordered exact descent and gated selection (stream_ordered_dispatch.cuh)
 // for callers in other translation units: approx_multiselect_async queues the
 // descent for the ranks its counting pass left beyond the bound; topk_async's
-// one-pass path, the selection of its boundary behind its own answer (range_dispatch.cuh).
+// one-pass path, the selection of its boundary behind its own answer, and the
+// selection among its candidates (range_dispatch.cuh).
 // Defined with the descent and instantiated
 // in instantiate/device_api_*.cu (KSELECT_INSTANTIATE_DEVICE_API), so its kernels
 // are compiled once per key type.
@@ -34,5 +35,13 @@ cudaError_t queue_exact_descent(void* d_workspace, const T* d_in, std::int64_t n
 template <class T>
 cudaError_t queue_gated_select(void* d_workspace, const T* d_in, std::int64_t n, std::int64_t rank, T* d_out,
                                const std::int32_t* skip, std::int32_t* status, cudaStream_t stream);
+
+/// Queues the exact descent of the one rank *d_rank over d_in[0, *d_size) into
+/// *d_out (d_rank and d_size on the device, written by earlier work on `stream`;
+/// *d_size at most `capacity`, *d_rank below it), skipped on the device when
+/// *skip is 1. Workspace: exact_descent_workspace_bytes(capacity, 1).
+template <class T>
+cudaError_t queue_sized_descent(void* d_workspace, const T* d_in, std::int64_t capacity, const std::int64_t* d_size,
+                                const std::int64_t* d_rank, T* d_out, const std::int32_t* skip, cudaStream_t stream);
 
 }  // namespace kselect::cuda

@@ -20,8 +20,9 @@
 //          needs from those the pass kept (range_take_kernels.cuh)
 //   stream-ordered (topk_async, rank_range_async): no round trip. A top-k whose
 //          ties may come in any order and whose pass is expected to leave few
-//          candidates (choose_async_take_pass) runs the plan and pass above, then
-//          finishes its candidates in one block, which writes whether it could;
+//          candidates (choose_async_take) runs the plan and pass above, then
+//          finishes its candidates in one block, or where more are expected by
+//          the exact descent over them and a write; either writes whether it could;
 //          the exact path's kernels follow, skipped on the device when it did
 //          (the boundary key by queue_gated_select: select_async's work). Every other
 //          request takes the exact path, the boundary keys selected by
@@ -84,13 +85,16 @@ struct range_layout {
   bool bucket_order = false;       ///< deterministic unsorted output by buckets (else, or after the exact path)
   bool take = false;               ///< top-k, ties in any order: the exact path by range_take_kernels.cuh
                                    ///< (synchronous: where k fits candidate buffer 0, which its ties then use)
-  bool take_pass = false;          ///< ... trying the one-pass path first (choose_async_take_pass)
+  bool take_pass = false;          ///< ... trying the one-pass path first (choose_async_take)
+  bool take_grid = false;          ///< ... which finishes by a descent over its candidates (else in one block)
   std::int64_t take_capacity = 0;  ///< the take's candidates (ties, or the one-pass path's window)
+  std::int64_t grid_capacity = 0;  ///< the grid finish's candidates (core::take_candidate_capacity)
   const tuning::policy* policy = nullptr;  ///< the device's, which the layout was planned with
   std::size_t state = 0, cand_vals[2] = {}, cand_idx[2] = {}, sort_keys[2] = {}, temp = 0, temp_bytes = 0, indices = 0,
               post_keys[2] = {}, post_idx = 0, tile_counts[3] = {}, below = 0, thresholds = 0, select_ws = 0,
               select_bytes = 0, refine_kept = 0, order_bits = 0, bucket_keys = 0, bucket_offsets = 0,
-              bucket_ranks = 0, ranks = 0, take_vals = 0, take_idx = 0, answered = 0, total = 0;
+              bucket_ranks = 0, ranks = 0, take_vals = 0, take_idx = 0, answered = 0, grid_state = 0,
+              grid_tie_vals = 0, grid_tie_idx = 0, grid_select_ws = 0, grid_select_bytes = 0, total = 0;
 };
 
 /// Bytes of the deterministic order's bitmap: a bit per input position, whole tiles.
@@ -207,9 +211,20 @@ cudaError_t plan_range_layout(std::int64_t n, const kselect::detail::range_reque
   // takes only where k fits there (else the count, scan and write of
   // range_exact_kernels.cuh), so the take adds nothing to its workspace.
   w.take = req.lo == 0 && !cfg.deterministic && (req.stream_ordered || w.m <= w.cand_capacity);
-  w.take_pass = w.take && req.stream_ordered && choose_async_take_pass(n, w.m, p);
-  w.take_capacity = w.take ? std::max<std::int64_t>(w.m, w.take_pass ? candidate_take_capacity<K> : 0) : 0;
+  const async_take finish = w.take && req.stream_ordered ? choose_async_take(n, w.m, p) : async_take::none;
+  w.take_pass = finish != async_take::none;
+  w.take_grid = finish == async_take::grid;
+  if (w.take_grid) {
+    const std::int64_t expected = core::expected_topk_candidates(
+        n, w.m, p.common.sample.tile_items(), p.common.window_sigmas, p.common.window_margin,
+        p.range.all_candidates_max, p.range.refine_target_kept, p.range.refine_max_size);
+    w.grid_capacity = core::take_candidate_capacity(n, expected, candidate_take_capacity<K>);
+    KSELECT_CUDA_TRY(exact_descent_workspace_bytes<T>(w.grid_capacity, 1, w.grid_select_bytes));
+  }
+  const std::int64_t pass_capacity = w.take_grid ? w.grid_capacity : w.take_pass ? candidate_take_capacity<K> : 0;
+  w.take_capacity = w.take ? std::max<std::int64_t>(w.m, pass_capacity) : 0;
   const auto own_take = static_cast<std::size_t>(w.take_capacity);
+  const auto grid_cap = static_cast<std::size_t>(w.grid_capacity);
 
   // The exact path's selection of the boundary keys: select_boundaries, or after
   // the one-pass path the same selection gated on the device (queue_gated_select).
@@ -245,6 +260,10 @@ cudaError_t plan_range_layout(std::int64_t n, const kselect::detail::range_reque
   w.take_vals = req.stream_ordered ? carve.take(own_take * sizeof(T)) : w.cand_vals[0];
   w.take_idx = req.stream_ordered ? carve.take(own_take * sizeof(std::uint64_t)) : w.cand_idx[0];
   w.answered = carve.take(w.take_pass ? sizeof(std::int32_t) : 0);
+  w.grid_state = carve.take(w.take_grid ? sizeof(grid_take_state) : 0);
+  w.grid_tie_vals = carve.take(grid_cap * sizeof(T));
+  w.grid_tie_idx = carve.take(grid_cap * sizeof(std::uint64_t));
+  w.grid_select_ws = carve.take(w.grid_select_bytes);
   w.refine_kept = carve.take(static_cast<std::size_t>(p.range.refine_capacity) * sizeof(K));
   // Cleared, then set by the level-0 pass and for the later levels' and the pick's keys.
   w.order_bits = carve.take(w.bitmap_order ? order_bitmap_bytes(w.tiles) : 0);
@@ -585,22 +604,51 @@ class range_driver {
   }
 
   /// The one-pass path (range_take_kernels.cuh): the synchronous call's plan and
-  /// pass, the candidates in one block, which writes *answered().
+  /// pass, then the candidates in one block or, with more of them expected, by
+  /// the grid finish; either writes *answered().
   cudaError_t run_take_pass() {
     auto* state = reinterpret_cast<range_state<K>*>(ws_ + w_.state);
     KSELECT_CUDA_TRY(queue_plan(0, in_, n_, 0, w_.m));
-    range_pass_out<T> out = take_out(candidate_take_capacity<K>);
+    range_pass_out<T> out = take_out(w_.take_grid ? w_.grid_capacity : candidate_take_capacity<K>);
     out.skip = nullptr;  // the pass that decides
     prof_.start(stream_, "range pass");
     range_pass_kernel<T, false><<<grid_, tuning::stream_threads, 0, stream_>>>(state, in_, nullptr, n_, out);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
+    if (w_.take_grid) return run_grid_take(out);
     constexpr std::size_t smem = sizeof(candidate_take_shared<K>);
     KSELECT_CUDA_TRY(cudaFuncSetAttribute(range_candidate_take_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(smem)));
     prof_.start(stream_, "range candidate take");
     range_candidate_take_kernel<T><<<1, candidate_take_shape<K>.threads, smem, stream_>>>(
         state, w_.m, out.cand_vals, out.cand_idx, flip_, out_keys_, indices_, w_.index_bytes, answered());
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    return cudaSuccess;
+  }
+
+  /// The grid finish of the one-pass path (range_take_kernels.cuh): the key at
+  /// output position k - 1 selected among the pass's candidates by the exact
+  /// descent (its count and rank on the device), then the candidates below it
+  /// written and the ties the output still needs.
+  cudaError_t run_grid_take(const range_pass_out<T>& pass) {
+    auto* state = reinterpret_cast<range_state<K>*>(ws_ + w_.state);
+    auto* gs = reinterpret_cast<grid_take_state*>(ws_ + w_.grid_state);
+    T* boundary = reinterpret_cast<T*>(ws_ + w_.thresholds) + 1;  // slot 0 is the exact path's
+    auto* tie_vals = reinterpret_cast<T*>(ws_ + w_.grid_tie_vals);
+    auto* tie_idx = reinterpret_cast<std::uint64_t*>(ws_ + w_.grid_tie_idx);
+    prof_.start(stream_, "range grid take");
+    range_grid_take_plan_kernel<K><<<1, 1, 0, stream_>>>(state, w_.m, w_.grid_capacity, req_.descending, gs,
+                                                        answered());
+    KSELECT_LAUNCH_CHECK();
+    KSELECT_CUDA_TRY(queue_sized_descent<T>(ws_ + w_.grid_select_ws, pass.cand_vals, w_.grid_capacity, &gs->size,
+                                            &gs->rank, boundary, &gs->skip, stream_));
+    range_grid_take_write_kernel<T><<<grid_for(gather, w_.grid_capacity), gather.threads, 0, stream_>>>(
+        state, gs, pass.cand_vals, pass.cand_idx, boundary, flip_, out_keys_, indices_, w_.index_bytes, tie_vals,
+        tie_idx);
+    KSELECT_LAUNCH_CHECK();
+    range_take_finish_kernel<T><<<grid_for(gather, w_.m), gather.threads, 0, stream_>>>(
+        state, tie_vals, tie_idx, w_.m, out_keys_, indices_, w_.index_bytes, &gs->skip);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     return cudaSuccess;

@@ -70,12 +70,14 @@ __device__ __forceinline__ void descent_reset_buckets(const descent_arrays<K>& a
 /// device-side check of the ranks passed. If the descent is needed, it starts one
 /// group over every key with each of the `num_ranks` ranks (ranks[i], or
 /// single_rank when ranks is null) in it. With `status` (may be null): the call's
-/// device::async_status.
+/// device::async_status. The keys: input[0, n), or input[0, *size_on_device)
+/// when that is not null (at most n, which sized the rounds' grid).
 template <class K>
 __global__ void __launch_bounds__(descent_threads)
     descent_init_kernel(descent_arrays<K> a, const void* input, std::int64_t n, const std::int64_t* ranks,
                         std::int64_t single_rank, std::int64_t num_ranks, const std::int32_t* fast_path_done,
-                        const std::int32_t* ranks_valid, std::int32_t* status) {
+                        const std::int32_t* ranks_valid, std::int32_t* status,
+                        const std::int64_t* size_on_device) {
   const bool valid = ranks_valid == nullptr || *ranks_valid != 0;
   const bool needed = valid && (fast_path_done == nullptr || *fast_path_done != 1);
   if (threadIdx.x == 0) {
@@ -85,7 +87,7 @@ __global__ void __launch_bounds__(descent_threads)
     st->group_bits = core::descent_bucket_bits;
     st->src_is_input = 1;
     st->src = input;
-    st->size = n;
+    st->size = size_on_device ? *size_on_device : n;
     st->copy_to = nullptr;
     st->copied = 0;
     st->blocks_done = 0;

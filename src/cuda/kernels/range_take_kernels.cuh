@@ -1,13 +1,22 @@
 // A top-k's writes when ties may be taken in any order (not deterministic),
 // instead of the exact path's count, scans and write (range_exact_kernels.cuh):
 //
-//   stream-ordered one-pass path (dispatch/choose.hpp's choose_async_take_pass):
+//   stream-ordered one-pass path (dispatch/choose.hpp's choose_async_take):
 //   the synchronous call's plan and pass, then
 //     range_candidate_take_kernel  one block: the candidates' key at the
 //                             output's last position (block_radix_select), the
 //                             keys below it and the ties the output still needs;
 //                             *answered says whether it could (else the exact
 //                             path runs, its kernels skipped when it did)
+//   stream-ordered grid path (more candidates than a block holds, few against n):
+//   the same plan and pass, then
+//     range_grid_take_plan_kernel  one thread: did the windows hold position
+//                             k - 1 and the candidates fit? (*answered) The
+//                             candidate rank to select, the candidates' count
+//     the exact descent over the candidates (queue_sized_descent)
+//     range_grid_take_write_kernel the candidates below the selected key to the
+//                             output, the ties to a buffer
+//     range_take_finish_kernel the ties the output still needs
 //   exact path, after the boundary key (position k - 1's) is selected:
 //     range_take_tests_kernel the pass's tests: keys below the boundary inside
 //                             (to the output), keys equal to it candidates
@@ -142,6 +151,75 @@ __global__ void __launch_bounds__(candidate_take_shape<core::key_t<T>>.threads)
     }
   }
   if (threadIdx.x == 0) *answered = 1;
+}
+
+/// What the grid path's kernels pass on, in the workspace (range_grid_take_plan_kernel).
+struct grid_take_state {
+  std::int64_t size;        ///< candidates the pass left
+  std::int64_t rank;        ///< the boundary's rank among them, ascending by key
+  unsigned long long ties;  ///< the write's ties so far
+  std::int32_t skip;        ///< 1: nothing more for the grid path to do (missed, or the pass wrote all k)
+};
+
+/// One thread: locates position k - 1 among the pass's `capacity` candidate
+/// slots (as range_candidate_take_kernel does). *answered: 1 when the windows
+/// held it and the candidates fit, else 0 (the exact path runs). The rank to
+/// select among the candidates counts up in key order, the opposite of the
+/// output's for the largest.
+template <class K>
+__global__ void range_grid_take_plan_kernel(const range_state<K>* st, std::int64_t k, std::int64_t capacity,
+                                            bool descending, grid_take_state* gs, std::int32_t* answered) {
+  const core::range_counts counts{st->below, st->lo_cand, st->cand, st->inside};
+  const core::range_pick pick = core::locate_range(0, k, counts, capacity);
+  const auto cand = static_cast<std::int64_t>(counts.cand);
+  gs->ties = 0;
+  gs->size = pick.ok ? cand : 0;
+  gs->rank = pick.ok && pick.last > 0 ? (descending ? cand - pick.last : pick.last - 1) : 0;
+  gs->skip = pick.ok && pick.last > 0 ? 0 : 1;
+  *answered = pick.ok ? 1 : 0;
+}
+
+/// The grid path's write: of the gs->size candidates, those below the selected
+/// key `*boundary` go to the output from position st->inside on (the pass's
+/// count, which the write advances), those equal to it to the tie buffer; a
+/// warp's lanes share one atomic per class. Skipped when gs->skip is 1.
+template <class T>
+__global__ void range_grid_take_write_kernel(range_state<core::key_t<T>>* st, grid_take_state* gs,
+                                             const T* cand_vals, const std::uint64_t* cand_idx, const T* boundary,
+                                             core::key_t<T> flip, T* out_keys, void* out_indices, int index_bytes,
+                                             T* tie_vals, std::uint64_t* tie_idx) {
+  using K = core::key_t<T>;
+  if (gs->skip == 1) return;
+  const K bound = core::range_key(*boundary, flip);
+  const std::int64_t count = gs->size;
+  const unsigned lane = threadIdx.x % 32, lanes_before = (1u << lane) - 1u;
+  // Warp-aligned starts: every lane of a warp takes the same trips (the ballots).
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t base = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + (threadIdx.x - lane); base < count;
+       base += stride) {
+    const std::int64_t j = base + lane;
+    const bool valid = j < count;
+    const T v = valid ? cand_vals[j] : T{};
+    const K key = core::range_key(v, flip);
+    const bool below = valid && key < bound, tie = valid && key == bound;
+    const unsigned below_mask = __ballot_sync(0xffffffffu, below), tie_mask = __ballot_sync(0xffffffffu, tie);
+    unsigned long long below_at = 0, tie_at = 0;
+    if (lane == 0) {
+      if (below_mask) below_at = atomicAdd(&st->inside, static_cast<unsigned long long>(__popc(below_mask)));
+      if (tie_mask) tie_at = atomicAdd(&gs->ties, static_cast<unsigned long long>(__popc(tie_mask)));
+    }
+    below_at = __shfl_sync(0xffffffffu, below_at, 0);
+    tie_at = __shfl_sync(0xffffffffu, tie_at, 0);
+    if (below) {
+      const auto to = static_cast<std::int64_t>(below_at + __popc(below_mask & lanes_before));
+      out_keys[to] = v;
+      if (out_indices) store_index(out_indices, index_bytes, to, static_cast<std::int64_t>(cand_idx[j]));
+    } else if (tie) {
+      const auto to = static_cast<std::int64_t>(tie_at + __popc(tie_mask & lanes_before));
+      tie_vals[to] = v;
+      tie_idx[to] = cand_idx[j];
+    }
+  }
 }
 
 /// An unsorted top-k of every key (k = n): the input in its own order, which is
