@@ -135,7 +135,7 @@ range_output gpu_range(const T* d_in, std::int64_t n, std::int64_t lo, std::int6
 /// which path it took).
 struct driver_output {
   std::vector<std::int64_t> indices;
-  bool ok = false, exact = false, one_sort = false;
+  bool ok = false, exact = false, one_sort = false, tied_boundary = false;
   core::range_counts counts;
 };
 
@@ -166,6 +166,7 @@ driver_output run_driver(const T* d_in, std::int64_t n, std::int64_t lo, std::in
   cuda_check(cudaDeviceSynchronize(), "sync");
   r.ok = st == cudaSuccess;
   r.exact = driver.took_exact_path();
+  r.tied_boundary = driver.took_tied_boundary();
   r.one_sort = driver.sorted_with_candidates();
   r.counts = driver.counts();
   values = out.to_host();
@@ -405,6 +406,39 @@ void check_exact_take_workspace() {
 
 TEST(RangeGpu, ExactTakeWorkspaceFloat) { check_exact_take_workspace<float>(); }
 TEST(RangeGpu, ExactTakeWorkspaceDouble) { check_exact_take_workspace<double>(); }
+
+// Heavy ties at a top-k's boundary (ties in any order): the window overflows and
+// every key it copied is one key, which the take then uses as the boundary
+// without the exact selection (take_tied_boundary), where the take fits the
+// candidate buffer (else the count, scan and write); continuous keys never do;
+// both exact, smallest and largest.
+TEST(RangeGpu, TiedBoundaryWithoutTheSelection) {
+  const std::int64_t n = (std::int64_t{1} << 22) + 9;
+  for (const dist d : {dist::all_equal, dist::sixteen_values, dist::two_values, dist::uniform}) {
+    const std::vector<float> host = generate<float>(d, n, 17);
+    device_buffer<float> dev(host);
+    for (const bool descending : {false, true}) {
+      for (const std::int64_t k : {std::int64_t{1}, std::int64_t{1024}, std::int64_t{1} << 18, n / 2}) {
+        device::topk_config cfg;
+        kselect::detail::range_request req;
+        req.hi = k;
+        req.index_bytes = 8;
+        req.indices_out = dev.data();  // only its presence matters to the layout
+        cuda::range_layout layout;
+        ASSERT_EQ(cuda::plan_range_layout<float>(n, req, cfg, layout), cudaSuccess);
+        std::vector<float> values;
+        const driver_output r = run_driver(dev.data(), n, 0, k, descending, cfg, values);
+        ASSERT_TRUE(r.ok);
+        EXPECT_TRUE(check_range_result(host.data(), n, 0, k, descending, false, false, values.data(),
+                                       r.indices.data()))
+            << name(d) << " k = " << k << " descending " << descending;
+        if (d == dist::uniform || !layout.take) EXPECT_FALSE(r.tied_boundary) << name(d) << " k = " << k;
+        if (layout.take && (d == dist::all_equal || (d == dist::sixteen_values && k <= 1024)))
+          EXPECT_TRUE(r.tied_boundary) << name(d) << " k = " << k << " descending " << descending;
+      }
+    }
+  }
+}
 
 // Sorted output: where the output so far and the last candidates fit a
 // candidate buffer (k = 2^15 of 2^22 here), one sort of both

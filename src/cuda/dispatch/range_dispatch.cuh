@@ -313,7 +313,9 @@ class range_driver {
       const core::range_pick pick = core::locate_range(lo, hi, counts(), w_.cand_capacity);
       if (!pick.ok) {
         exact_ = true;
-        KSELECT_CUDA_TRY(run_exact());
+        bool taken = false;
+        if (level == 0) KSELECT_CUDA_TRY(take_tied_boundary(taken));
+        if (!taken) KSELECT_CUDA_TRY(run_exact());
         break;
       }
       out_at += static_cast<std::int64_t>(state_.inside);
@@ -346,6 +348,7 @@ class range_driver {
   /// For tests: whether the exact path ran, whether sorted output took one sort
   /// (sort_with_candidates), levels after the first, the last counters.
   bool took_exact_path() const { return exact_; }
+  bool took_tied_boundary() const { return tied_boundary_; }
   bool sorted_with_candidates() const { return ordered_; }
   int extra_levels() const { return levels_; }
   core::range_counts counts() const { return {state_.below, state_.lo_cand, state_.cand, state_.inside}; }
@@ -587,6 +590,37 @@ class range_driver {
     return w_.take_pass ? reinterpret_cast<std::int32_t*>(ws_ + w_.answered) : nullptr;
   }
 
+  /// Heavy ties at a top-k's boundary (ties in any order): level 0's window
+  /// overflowed its buffer and the keys it copied, probed at the first, middle
+  /// and last, are one key. That key is then taken as the boundary without the
+  /// exact selection's read: the take's own counts confirm it (fewer than k keys
+  /// below it, at least k with its ties), else the exact path runs. `taken`: the
+  /// output is complete.
+  cudaError_t take_tied_boundary(bool& taken) {
+    taken = false;
+    const auto copied = static_cast<std::int64_t>(std::min<unsigned long long>(
+        state_.cand, static_cast<unsigned long long>(w_.cand_capacity)));
+    if (!w_.take || state_.cand <= static_cast<unsigned long long>(w_.cand_capacity) || copied == 0)
+      return cudaSuccess;
+    const T* cand = reinterpret_cast<const T*>(ws_ + w_.cand_vals[0]);
+    T probe[3];
+    const std::int64_t at[3] = {0, copied / 2, copied - 1};
+    for (int i = 0; i < 3; ++i)
+      KSELECT_CUDA_TRY(cudaMemcpyAsync(&probe[i], cand + at[i], sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    KSELECT_CUDA_TRY(cudaStreamSynchronize(stream_));
+    const K key = core::range_key(probe[0], flip_);
+    if (core::range_key(probe[1], flip_) != key || core::range_key(probe[2], flip_) != key) return cudaSuccess;
+    T* boundary = reinterpret_cast<T*>(ws_ + w_.thresholds);
+    KSELECT_CUDA_TRY(cudaMemcpyAsync(boundary, cand, sizeof(T), cudaMemcpyDeviceToDevice, stream_));
+    KSELECT_CUDA_TRY(run_take(boundary));
+    KSELECT_CUDA_TRY(cudaMemcpyAsync(&state_, ws_ + w_.state, sizeof state_, cudaMemcpyDeviceToHost, stream_));
+    KSELECT_CUDA_TRY(cudaStreamSynchronize(stream_));
+    taken = state_.inside < static_cast<unsigned long long>(w_.m) &&
+            state_.inside + state_.cand >= static_cast<unsigned long long>(w_.m);
+    tied_boundary_ = taken;
+    return cudaSuccess;
+  }
+
   /// The stream-ordered top-k's pass, when ties may come in any order:
   /// positions [0, k) of the input, or of its candidates after a pass.
   range_pass_out<T> take_out(std::int64_t cand_capacity) const {
@@ -788,6 +822,7 @@ class range_driver {
   std::int64_t level0_inside_ = 0;  ///< output keys level 0 marked in the order bitmap
   int levels_ = 0;
   bool exact_ = false;
+  bool tied_boundary_ = false;  ///< take_tied_boundary answered
   bool ordered_ = false;  ///< the output is already in the order asked (sort_with_candidates, take_all)
   launch_profiler prof_;
 };
