@@ -99,4 +99,4 @@ cudaError_t count_nan(void* d_workspace, std::size_t& workspace_bytes, const T* 
                                                             const std::int32_t*, std::int32_t*, cudaStream_t); \
   template cudaError_t kselect::cuda::queue_sized_descent<T>(void*, const T*, std::int64_t,                 \
                                                              const std::int64_t*, const std::int64_t*, T*,  \
-                                                             const std::int32_t*, cudaStream_t);
+                                                             const std::int32_t*, unsigned, cudaStream_t);

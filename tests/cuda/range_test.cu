@@ -272,8 +272,9 @@ TEST(RangeGpuStreamOrdered, LargeInputs) { check_large_inputs(true); }
 // The stream-ordered top-k's one-pass path (choose_async_take: small k of
 // a large input, ties in any order): its block answers where the windows hold
 // the boundary and few candidates (the status word says answered); where ties
-// at the boundary overflow its 16384 keys (all equal, 16 values) the exact path
-// runs (fell back). Both exact, both key widths (the block's two shapes).
+// at the boundary overflow its 16384 keys with one key (all equal, 16 values)
+// the take with that key as the boundary answers (answered too). Both exact,
+// both key widths (the block's two shapes).
 template <class T>
 void check_one_pass_topk() {
   const std::int64_t n = (std::int64_t{1} << 21) + 5;
@@ -295,10 +296,8 @@ void check_one_pass_topk() {
           EXPECT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(order), 0, k, largest, false,
                                          false, values.data(), r.indices.empty() ? nullptr : r.indices.data()))
               << name(d) << " k = " << k << " largest " << largest << " index bytes " << index_bytes;
-          if (d == dist::uniform || d == dist::normal)
+          if (d == dist::uniform || d == dist::normal || d == dist::all_equal || d == dist::sixteen_values)
             EXPECT_EQ(r.status, device::async_answered) << name(d) << " k = " << k;
-          if (d == dist::all_equal || d == dist::sixteen_values)
-            EXPECT_EQ(r.status, device::async_fell_back) << name(d) << " k = " << k;
         }
       }
     }
@@ -310,9 +309,9 @@ TEST(RangeGpuStreamOrdered, OnePassTopkDouble) { check_one_pass_topk<double>(); 
 // The one-pass path's grid finish (choose_async_take: more candidates expected
 // than the block holds, at most n / 16): the exact descent over the candidates,
 // then their write. It answers uniform and normal keys (status answered); all
-// equal keys overflow its buffer and the exact path runs (fell back). Every
-// answer exact, smallest and largest, both key widths, ranks near both ends of
-// what it takes.
+// equal keys overflow its buffer with one key, which the take then uses as the
+// boundary (answered too). Every answer exact, smallest and largest, both key
+// widths, ranks near both ends of what it takes.
 template <class T>
 void check_grid_take_topk() {
   const std::int64_t n = (std::int64_t{1} << 21) + 5;
@@ -338,7 +337,7 @@ void check_grid_take_topk() {
               << name(d) << " k = " << k << " largest " << largest << " index bytes " << index_bytes;
           if (d == dist::uniform || d == dist::normal)
             EXPECT_EQ(r.status, device::async_answered) << name(d) << " k = " << k;
-          if (d == dist::all_equal) EXPECT_EQ(r.status, device::async_fell_back) << name(d) << " k = " << k;
+          if (d == dist::all_equal) EXPECT_EQ(r.status, device::async_answered) << name(d) << " k = " << k;
         }
       }
     }
@@ -346,6 +345,61 @@ void check_grid_take_topk() {
 }
 TEST(RangeGpuStreamOrdered, GridTakeTopkFloat) { check_grid_take_topk<float>(); }
 TEST(RangeGpuStreamOrdered, GridTakeTopkDouble) { check_grid_take_topk<double>(); }
+
+// The one-pass path's misses, each answered exactly by the exact path behind it
+// (status fell back): the grid finish's buffer forced down to 1000 slots, so
+// that distinct keys overflow it (no tied boundary to take: the exact descent
+// selects it); and keys 1 and 2 interleaved with k - 1 at the first 2 or the
+// last 1, where a key the overflowing buffer holds throughout may be taken as
+// the boundary and the take's counts refute it (or confirm it: answered).
+template <class T>
+void check_one_pass_misses() {
+  const std::int64_t n = (std::int64_t{1} << 21) + 5, k = 65536;
+  cudaStream_t stream;
+  cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  device_buffer<std::int32_t> status(1);
+  auto run = [&](const std::vector<T>& host, std::int64_t kk, bool largest, std::int64_t grid_capacity) {
+    device_buffer<T> dev(host);
+    kselect::detail::range_request req;
+    req.hi = kk;
+    req.descending = largest;
+    req.stream_ordered = true;
+    req.status = status.data();
+    device_buffer<std::int64_t> idx(static_cast<std::size_t>(kk));
+    req.indices_out = idx.data();
+    req.index_bytes = 8;
+    const device::topk_config cfg;
+    cuda::range_layout layout;
+    EXPECT_EQ(cuda::plan_range_layout<T>(n, req, cfg, layout), cudaSuccess);
+    if (grid_capacity > 0) {
+      EXPECT_TRUE(layout.take_grid);
+      layout.grid_capacity = std::min(layout.grid_capacity, grid_capacity);  // its buffers stay as planned
+    }
+    device_buffer<char> ws(layout.total);
+    device_buffer<T> out(static_cast<std::size_t>(kk));
+    cuda::range_driver<T> driver(dev.data(), n, req, out.data(), stream, cfg, ws.data(), layout);
+    EXPECT_EQ(driver.run(), cudaSuccess) << device::last_error_message();
+    cuda_check(cudaStreamSynchronize(stream), "sync");
+    const std::vector<T> values = out.to_host();
+    const std::vector<std::int64_t> indices = idx.to_host();
+    EXPECT_TRUE(check_range_result(host.data(), n, 0, kk, largest, false, false, values.data(), indices.data()));
+    return status.to_host()[0];
+  };
+  for (const bool largest : {false, true}) {
+    SCOPED_TRACE(largest ? "largest" : "smallest");
+    EXPECT_EQ(run(generate<T>(dist::uniform, n, 23), k, largest, 1000), device::async_fell_back);
+    std::vector<T> two(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) two[i] = static_cast<T>(1 + (i % 2));
+    const std::int64_t ones = (n + 1) / 2;
+    for (const std::int64_t kk : {ones, ones + 1}) {
+      const std::int32_t s = run(two, kk, largest, 0);
+      EXPECT_TRUE(s == device::async_answered || s == device::async_fell_back) << s;
+    }
+  }
+  cudaStreamDestroy(stream);
+}
+TEST(RangeGpuStreamOrdered, OnePassMissesFloat) { check_one_pass_misses<float>(); }
+TEST(RangeGpuStreamOrdered, OnePassMissesDouble) { check_one_pass_misses<double>(); }
 
 // The driver's two paths: continuous data takes the fused pass; every key equal
 // (all candidates at the boundary) takes the exact path; both exact.
@@ -371,8 +425,8 @@ TEST(RangeGpu, FastAndExactPaths) {
 
 // The synchronous top-k's exact path when ties may come in any order: where k
 // fits candidate buffer 0 the take writes its ties there (nothing added to the
-// workspace), else the count, scan and write. Heavy ties force the exact path;
-// both exact, both key widths.
+// workspace), else the count, scan and write. All equal keys force the exact
+// path; both exact, both key widths.
 template <class T>
 void check_exact_take_workspace() {
   const std::int64_t n = std::int64_t{1} << 22;
@@ -396,7 +450,8 @@ void check_exact_take_workspace() {
       std::vector<T> values;
       const driver_output r = run_driver(dev.data(), n, 0, k, false, cfg, values);
       ASSERT_TRUE(r.ok);
-      EXPECT_TRUE(r.exact) << name(d) << " k " << k;
+      // All equal keys overflow every window (16 values only where a value's run straddles k - 1).
+      if (d == dist::all_equal) EXPECT_TRUE(r.exact) << name(d) << " k " << k;
       EXPECT_TRUE(
           check_range_result(host.data(), n, 0, k, false, false, false, values.data(), r.indices.data()))
           << name(d) << " k " << k;
@@ -802,8 +857,9 @@ TEST(RangeGpuStreamOrdered, GraphReplayOnNewData) {
 // The one-pass top-k (choose_async_take: k = 1024 and 1000 of 2^21 + 3 keys in
 // one block, k = 65536 by the grid finish) captured once in a CUDA graph and
 // replayed 100 times on new data, every answer checked: the one-pass path
-// answers uniform and normal keys; on all equal and 16 values it says so, and
-// the exact path, which the graph also holds, answers.
+// answers uniform and normal keys, and all equal and 16 values by taking the
+// one key its overflowing buffer holds as the boundary; the exact path, which
+// the graph also holds, answers the rest.
 TEST(RangeGpuStreamOrdered, GraphReplayOnePassTopk) {
   const std::int64_t n = (std::int64_t(1) << 21) + 3, k1 = 1024, k2 = 1000, k3 = 65536;
   ASSERT_EQ(cuda::choose_async_take(n, k1, cuda::tuning::hopper), cuda::async_take::block);
@@ -849,8 +905,9 @@ TEST(RangeGpuStreamOrdered, GraphReplayOnePassTopk) {
     ASSERT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(ascending), 0, k3, false, false,
                                    false, v3.data(), i3.data()));
     for (const std::int32_t s : status.to_host()) {
-      if (d == device_dist::uniform || d == device_dist::normal) ASSERT_EQ(s, device::async_answered);
-      if (d == device_dist::all_equal || d == device_dist::sixteen_values) ASSERT_EQ(s, device::async_fell_back);
+      if (d == device_dist::uniform || d == device_dist::normal || d == device_dist::all_equal ||
+          d == device_dist::sixteen_values)
+        ASSERT_EQ(s, device::async_answered);
       answered += s == device::async_answered;
     }
   });

@@ -28,7 +28,7 @@ cudaError_t queue_exact_descent(void* d_workspace, const T* d_in, std::int64_t n
                                 std::int64_t num_ranks, T* d_out, const std::int32_t* skip,
                                 const std::int32_t* ranks_valid, std::int32_t* status, cudaStream_t stream);
 
-/// Queues select_async's work for the host rank `rank` of d_in[0, n) (n above
+/// Queues the exact descent for the host rank `rank` of d_in[0, n) (n above
 /// core::small_select_max) into *d_out, skipped on the device when *skip is 1.
 /// *status (may be null): async_answered when skipped, else async_fell_back.
 /// Workspace: exact_descent_workspace_bytes(n, 1).
@@ -39,9 +39,11 @@ cudaError_t queue_gated_select(void* d_workspace, const T* d_in, std::int64_t n,
 /// Queues the exact descent of the one rank *d_rank over d_in[0, *d_size) into
 /// *d_out (d_rank and d_size on the device, written by earlier work on `stream`;
 /// *d_size at most `capacity`, *d_rank below it), skipped on the device when
-/// *skip is 1. Workspace: exact_descent_workspace_bytes(capacity, 1).
+/// *skip is 1, its rounds on at most max_blocks blocks (0: a full wave).
+/// Workspace: exact_descent_workspace_bytes(capacity, 1).
 template <class T>
 cudaError_t queue_sized_descent(void* d_workspace, const T* d_in, std::int64_t capacity, const std::int64_t* d_size,
-                                const std::int64_t* d_rank, T* d_out, const std::int32_t* skip, cudaStream_t stream);
+                                const std::int64_t* d_rank, T* d_out, const std::int32_t* skip, unsigned max_blocks,
+                                cudaStream_t stream);
 
 }  // namespace kselect::cuda

@@ -23,8 +23,10 @@
 //          candidates (choose_async_take) runs the plan and pass above, then
 //          finishes its candidates in one block, or where more are expected by
 //          the exact descent over them and a write; either writes whether it could;
-//          the exact path's kernels follow, skipped on the device when it did
-//          (the boundary key by queue_gated_select: select_async's work). Every other
+//          where the pass overflowed with one key (heavy ties) that key is taken
+//          as the boundary and the take's counts confirm it; the exact path's
+//          kernels follow, skipped on the device when either answered
+//          (the boundary key by queue_gated_select: the exact descent). Every other
 //          request takes the exact path, the boundary keys selected by
 //          select_async or multiselect_async; an unsorted top-k of every key
 //          copies the input (range_take_kernels.cuh)
@@ -227,7 +229,7 @@ cudaError_t plan_range_layout(std::int64_t n, const kselect::detail::range_reque
   const auto grid_cap = static_cast<std::size_t>(w.grid_capacity);
 
   // The exact path's selection of the boundary keys: select_boundaries, or after
-  // the one-pass path the same selection gated on the device (queue_gated_select).
+  // the one-pass path the exact descent gated on the device (queue_gated_select).
   w.select_bytes = 0;
   if (w.take_pass)
     KSELECT_CUDA_TRY(exact_descent_workspace_bytes<T>(n, 1, w.select_bytes));
@@ -259,7 +261,7 @@ cudaError_t plan_range_layout(std::int64_t n, const kselect::detail::range_reque
   w.ranks = carve.take(req.stream_ordered ? 2 * sizeof(std::int64_t) : 0);
   w.take_vals = req.stream_ordered ? carve.take(own_take * sizeof(T)) : w.cand_vals[0];
   w.take_idx = req.stream_ordered ? carve.take(own_take * sizeof(std::uint64_t)) : w.cand_idx[0];
-  w.answered = carve.take(w.take_pass ? sizeof(std::int32_t) : 0);
+  w.answered = carve.take(w.take_pass ? 2 * sizeof(std::int32_t) : 0);  // answered(), spec_skip()
   w.grid_state = carve.take(w.take_grid ? sizeof(grid_take_state) : 0);
   w.grid_tie_vals = carve.take(grid_cap * sizeof(T));
   w.grid_tie_idx = carve.take(grid_cap * sizeof(std::uint64_t));
@@ -538,9 +540,11 @@ class range_driver {
     T* thresholds = reinterpret_cast<T*>(ws_ + w_.thresholds);
     auto* ranks = reinterpret_cast<std::int64_t*>(ws_ + w_.ranks);
     if (w_.take_pass) {
-      // After the one-pass path: select_async's work, skipped where that path answered.
+      // After the one-pass path: the exact descent, skipped where that path answered.
+      prof_.start(stream_, "range exact path: gated select");
       KSELECT_CUDA_TRY(queue_gated_select<T>(ws_ + w_.select_ws, in_, n_, bounds.ranks[0], thresholds, answered(),
                                              req_.status, stream_));
+      prof_.stop(stream_);
     } else {
       std::size_t select_bytes = w_.select_bytes;
       KSELECT_CUDA_TRY(
@@ -589,6 +593,10 @@ class range_driver {
   std::int32_t* answered() const {
     return w_.take_pass ? reinterpret_cast<std::int32_t*>(ws_ + w_.answered) : nullptr;
   }
+
+  /// The one-pass path's second word: 0 while a speculated tied boundary's take
+  /// is to run (start_tied_take), else 1.
+  std::int32_t* spec_skip() const { return w_.take_pass ? answered() + 1 : nullptr; }
 
   /// Heavy ties at a top-k's boundary (ties in any order): level 0's window
   /// overflowed its buffer and the keys it copied, probed at the first, middle
@@ -639,8 +647,25 @@ class range_driver {
 
   /// The one-pass path (range_take_kernels.cuh): the synchronous call's plan and
   /// pass, then the candidates in one block or, with more of them expected, by
-  /// the grid finish; either writes *answered().
+  /// the grid finish; either writes *answered(). Then the take of a speculated
+  /// tied boundary, which runs only where the finish started it.
   cudaError_t run_take_pass() {
+    KSELECT_CUDA_TRY(run_take_finish());
+    range_pass_out<T> spec = take_out(w_.m);
+    spec.skip = spec_skip();
+    auto* state = reinterpret_cast<range_state<K>*>(ws_ + w_.state);
+    prof_.start(stream_, "range tied take");
+    range_pass_kernel<T, false><<<grid_, tuning::stream_threads, 0, stream_>>>(state, in_, nullptr, n_, spec);
+    KSELECT_LAUNCH_CHECK();
+    range_tied_take_finish_kernel<T><<<grid_for(gather, w_.m), gather.threads, 0, stream_>>>(
+        state, spec.cand_vals, spec.cand_idx, w_.m, out_keys_, indices_, w_.index_bytes, spec_skip(), answered());
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    return cudaSuccess;
+  }
+
+  /// The plan, the pass and the finish (in one block, or on the grid) of the one-pass path.
+  cudaError_t run_take_finish() {
     auto* state = reinterpret_cast<range_state<K>*>(ws_ + w_.state);
     KSELECT_CUDA_TRY(queue_plan(0, in_, n_, 0, w_.m));
     range_pass_out<T> out = take_out(w_.take_grid ? w_.grid_capacity : candidate_take_capacity<K>);
@@ -655,7 +680,8 @@ class range_driver {
                                           static_cast<int>(smem)));
     prof_.start(stream_, "range candidate take");
     range_candidate_take_kernel<T><<<1, candidate_take_shape<K>.threads, smem, stream_>>>(
-        state, w_.m, out.cand_vals, out.cand_idx, flip_, out_keys_, indices_, w_.index_bytes, answered());
+        state, w_.m, out.cand_vals, out.cand_idx, flip_, out_keys_, indices_, w_.index_bytes, answered(),
+        spec_skip());
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     return cudaSuccess;
@@ -671,12 +697,18 @@ class range_driver {
     T* boundary = reinterpret_cast<T*>(ws_ + w_.thresholds) + 1;  // slot 0 is the exact path's
     auto* tie_vals = reinterpret_cast<T*>(ws_ + w_.grid_tie_vals);
     auto* tie_idx = reinterpret_cast<std::uint64_t*>(ws_ + w_.grid_tie_idx);
-    prof_.start(stream_, "range grid take");
-    range_grid_take_plan_kernel<K><<<1, 1, 0, stream_>>>(state, w_.m, w_.grid_capacity, req_.descending, gs,
-                                                        answered());
+    prof_.start(stream_, "range grid take: plan");
+    range_grid_take_plan_kernel<T><<<1, 1, 0, stream_>>>(state, w_.m, w_.grid_capacity, req_.descending,
+                                                        pass.cand_vals, flip_, gs, answered(), spec_skip());
     KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    prof_.start(stream_, "range grid take: descent");
+    const auto descent_blocks = static_cast<unsigned>(
+        std::max<std::int64_t>(1, w_.grid_capacity / policy_.range.grid_take_keys_per_block));
     KSELECT_CUDA_TRY(queue_sized_descent<T>(ws_ + w_.grid_select_ws, pass.cand_vals, w_.grid_capacity, &gs->size,
-                                            &gs->rank, boundary, &gs->skip, stream_));
+                                            &gs->rank, boundary, &gs->skip, descent_blocks, stream_));
+    prof_.stop(stream_);
+    prof_.start(stream_, "range grid take: write, ties");
     range_grid_take_write_kernel<T><<<grid_for(gather, w_.grid_capacity), gather.threads, 0, stream_>>>(
         state, gs, pass.cand_vals, pass.cand_idx, boundary, flip_, out_keys_, indices_, w_.index_bytes, tie_vals,
         tie_idx);

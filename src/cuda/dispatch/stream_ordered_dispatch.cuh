@@ -58,11 +58,12 @@ descent_arrays<K> descent_view(char* ws, const workspace_layout& w) {
 /// `single_rank`), 512 ranks per descent. fast_path_done: the fast path's status
 /// word (1: all answered), or null; ranks_valid: the rank check's flag, or null.
 /// The keys: in[0, n), or in[0, *d_size) where d_size (device) is not null.
+/// The rounds' grid: a full wave, at most one block per tile, at most max_blocks (0: no bound).
 template <class T>
 cudaError_t queue_descent(const T* in, std::int64_t n, const std::int64_t* d_ranks, std::int64_t single_rank,
                           std::int64_t num_ranks, T* out, char* ws, const workspace_layout& w,
                           const std::int32_t* fast_path_done, const std::int32_t* ranks_valid, std::int32_t* status,
-                          cudaStream_t stream, const std::int64_t* d_size = nullptr) {
+                          cudaStream_t stream, const std::int64_t* d_size = nullptr, unsigned max_blocks = 0) {
   using K = core::key_t<T>;
   const descent_arrays<K> a = descent_view<K>(ws, w);
   constexpr std::size_t smem = descent_shared_bytes<K>();
@@ -72,7 +73,8 @@ cudaError_t queue_descent(const T* in, std::int64_t n, const std::int64_t* d_ran
   unsigned wave = 1;
   KSELECT_CUDA_TRY(full_wave_blocks(descent_round_kernel<T>, wave, smem));
   const std::int64_t tiles = (n + tuning::tile_keys - 1) / tuning::tile_keys;
-  const unsigned grid = blocks_for_32bit_counters(static_cast<unsigned>(std::min<std::int64_t>(wave, tiles)), n);
+  unsigned grid = blocks_for_32bit_counters(static_cast<unsigned>(std::min<std::int64_t>(wave, tiles)), n);
+  if (max_blocks > 0) grid = std::min(grid, max_blocks);
   for (std::int64_t first = 0; first < num_ranks; first += core::descent_max_ranks) {
     const std::int64_t count = std::min(core::descent_max_ranks, num_ranks - first);
     descent_init_kernel<K><<<1, descent_threads, 0, stream>>>(a, in, n, d_ranks ? d_ranks + first : nullptr,
@@ -117,11 +119,13 @@ cudaError_t queue_exact_descent(void* d_workspace, const T* d_in, std::int64_t n
                        status, stream);
 }
 
-/// select_async's queue for the host rank `rank` of n keys (n above
+/// The exact descent for the host rank `rank` of n keys (n above
 /// core::small_select_max), skipped on the device when *skip is 1; then *status
-/// (may be null) is async_answered if *skip is 1, else select_async's status with
-/// async_answered turned into async_fell_back (the caller's own path did not
-/// answer). The workspace: exact_descent_workspace_bytes(n, 1).
+/// (may be null) is async_answered if *skip is 1, else async_fell_back (the
+/// caller's own path did not answer). No window levels before it: their launches
+/// cost the callers (the one-pass top-k) more where they are skipped, nearly
+/// always, than they save where the descent runs. The workspace:
+/// exact_descent_workspace_bytes(n, 1).
 template <class T>
 cudaError_t queue_gated_select(void* d_workspace, const T* d_in, std::int64_t n, std::int64_t rank, T* d_out,
                                const std::int32_t* skip, std::int32_t* status, cudaStream_t stream) {
@@ -129,17 +133,9 @@ cudaError_t queue_gated_select(void* d_workspace, const T* d_in, std::int64_t n,
     return reject_argument("kselect: queue_gated_select needs n above core::small_select_max and a rank in [0, n)");
   workspace_layout w;
   KSELECT_CUDA_TRY(plan_stream_ordered_workspace<T>(n, 1, w));
-  char* ws = static_cast<char*>(d_workspace);
-  const std::int32_t* fast_path_done = skip;  // without the window levels: the descent alone
-  if (w.path == multiselect_path::window) {
-    window_params params;
-    params.skip = skip;
-    window_select_driver<T> window(d_in, n, rank, d_out, stream, device::select_config{}, ws, w, params);
-    KSELECT_CUDA_TRY(window.queue_stream_ordered(nullptr));
-    fast_path_done = window.status_word();
-  }
   // One writer of the status: gated_status_kernel, after the descent.
-  KSELECT_CUDA_TRY(queue_descent(d_in, n, nullptr, rank, 1, d_out, ws, w, fast_path_done, nullptr, nullptr, stream));
+  KSELECT_CUDA_TRY(queue_descent(d_in, n, nullptr, rank, 1, d_out, static_cast<char*>(d_workspace), w, skip, nullptr,
+                                 nullptr, stream));
   if (status != nullptr) {
     gated_status_kernel<><<<1, 1, 0, stream>>>(skip, status);
     KSELECT_LAUNCH_CHECK();
@@ -149,11 +145,12 @@ cudaError_t queue_gated_select(void* d_workspace, const T* d_in, std::int64_t n,
 
 template <class T>
 cudaError_t queue_sized_descent(void* d_workspace, const T* d_in, std::int64_t capacity, const std::int64_t* d_size,
-                                const std::int64_t* d_rank, T* d_out, const std::int32_t* skip, cudaStream_t stream) {
+                                const std::int64_t* d_rank, T* d_out, const std::int32_t* skip, unsigned max_blocks,
+                                cudaStream_t stream) {
   workspace_layout w;
   KSELECT_CUDA_TRY(plan_stream_ordered_workspace<T>(capacity, 1, w));
   return queue_descent(d_in, capacity, d_rank, 0, 1, d_out, static_cast<char*>(d_workspace), w, skip, nullptr,
-                       nullptr, stream, d_size);
+                       nullptr, stream, d_size, max_blocks);
 }
 
 /// Validation, the workspace protocol and the queue of a stream-ordered

@@ -17,6 +17,12 @@
 //     range_grid_take_write_kernel the candidates below the selected key to the
 //                             output, the ties to a buffer
 //     range_take_finish_kernel the ties the output still needs
+//   either finish, where the pass overflowed with one key (heavy ties):
+//     start_tied_take         (in the finish) that key as the take's boundary
+//     range_pass_kernel       the take's read of the input
+//     range_tied_take_finish_kernel the counts confirm the boundary (fewer than
+//                             k keys below it, k or more with its ties): the
+//                             ties the output still needs, *answered set
 //   exact path, after the boundary key (position k - 1's) is selected:
 //     range_take_tests_kernel the pass's tests: keys below the boundary inside
 //                             (to the output), keys equal to it candidates
@@ -71,6 +77,50 @@ __global__ void range_take_finish_kernel(const range_state<core::key_t<T>>* st, 
   }
 }
 
+/// Where a one-pass finish found position k - 1 outside what the pass kept
+/// (one thread): if the candidates overflowed their buffer and its first, middle
+/// and last keys are one key (heavy ties: all equal keys, few distinct values),
+/// that key becomes the take's boundary (its tests set, the counters cleared)
+/// and *spec_skip 0, so that the take's pass runs and its counts decide; else
+/// *spec_skip 1 (a missed window: the exact path's selection finds the boundary).
+template <class T>
+__device__ void start_tied_take(range_state<core::key_t<T>>* st, const T* cand_vals, std::int64_t capacity,
+                                core::key_t<T> flip, std::int32_t* spec_skip) {
+  using K = core::key_t<T>;
+  *spec_skip = 1;
+  if (st->cand <= static_cast<unsigned long long>(capacity)) return;  // every slot written only past capacity
+  const K key = core::range_key(cand_vals[0], flip);
+  if (core::range_key(cand_vals[capacity / 2], flip) != key || core::range_key(cand_vals[capacity - 1], flip) != key)
+    return;
+  core::range_windows<K> w;
+  w.has_hi = true;
+  w.hi0 = w.hi1 = key;
+  st->tests = core::make_range_tests<T>(w, flip);
+  st->below = st->lo_cand = st->cand = st->inside = 0;
+  *spec_skip = 0;
+}
+
+/// The speculated boundary's take (start_tied_take) after its pass: confirmed
+/// when fewer than k keys lie below it and k or more with its ties, which makes
+/// it the key at position k - 1; then output [inside, k) is the first ties the
+/// pass kept, and *answered 1 (the exact path returns at once). Else nothing:
+/// the exact path selects the boundary and takes again. Skipped when *spec_skip is 1.
+template <class T>
+__global__ void range_tied_take_finish_kernel(const range_state<core::key_t<T>>* st, const T* tie_vals,
+                                              const std::uint64_t* tie_positions, std::int64_t k, T* out_keys,
+                                              void* out_indices, int index_bytes, const std::int32_t* spec_skip,
+                                              std::int32_t* answered) {
+  if (*spec_skip == 1) return;
+  const auto below = static_cast<std::int64_t>(st->inside), ties = static_cast<std::int64_t>(st->cand);
+  if (below >= k || below + ties < k) return;
+  if (blockIdx.x == 0 && threadIdx.x == 0) *answered = 1;
+  for (std::int64_t j = below + blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; j < k;
+       j += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    out_keys[j] = tie_vals[j - below];
+    if (out_indices) store_index(out_indices, index_bytes, j, static_cast<std::int64_t>(tie_positions[j - below]));
+  }
+}
+
 /// range_candidate_take_kernel's block (tuning::range_policy): 16384 keys.
 template <class K>
 constexpr tuning::launch_shape candidate_take_shape =
@@ -91,12 +141,12 @@ union candidate_take_shared {
 /// in registers, the key at candidate position k - inside - 1 selected, the
 /// keys below it written and as many equal to it as the output still needs.
 /// *answered: 1, or 0 when the windows missed position k - 1 or the pass left
-/// more candidates than the block holds.
+/// more candidates than the block holds (then start_tied_take).
 template <class T>
 __global__ void __launch_bounds__(candidate_take_shape<core::key_t<T>>.threads)
-    range_candidate_take_kernel(const range_state<core::key_t<T>>* st, std::int64_t k, const T* cand_vals,
+    range_candidate_take_kernel(range_state<core::key_t<T>>* st, std::int64_t k, const T* cand_vals,
                                 const std::uint64_t* cand_idx, core::key_t<T> flip, T* out_keys, void* out_indices,
-                                int index_bytes, std::int32_t* answered) {
+                                int index_bytes, std::int32_t* answered, std::int32_t* spec_skip) {
   using K = core::key_t<T>;
   constexpr int threads = candidate_take_shape<K>.threads, items = candidate_take_shape<K>.items_per_thread;
   using select_t = block_radix_select<K, threads, items>;
@@ -105,10 +155,15 @@ __global__ void __launch_bounds__(candidate_take_shape<core::key_t<T>>.threads)
   auto& smem = *reinterpret_cast<candidate_take_shared<K>*>(candidate_take_dynamic_shared);
   const core::range_counts counts{st->below, st->lo_cand, st->cand, st->inside};
   const core::range_pick pick = core::locate_range(0, k, counts, candidate_take_capacity<K>);
-  if (!pick.ok) {
-    if (threadIdx.x == 0) *answered = 0;
+  if (!pick.ok) {  // uniform
+    __syncthreads();  // every thread has read the counters start_tied_take clears
+    if (threadIdx.x == 0) {
+      *answered = 0;
+      start_tied_take(st, cand_vals, candidate_take_capacity<K>, flip, spec_skip);
+    }
     return;
   }
+  if (threadIdx.x == 0) *spec_skip = 1;
   // At most the block's 16384 keys: positions among them in 32 bits.
   const auto count = static_cast<int>(counts.cand);
   const auto out_at = static_cast<std::int64_t>(counts.inside);
@@ -163,12 +218,13 @@ struct grid_take_state {
 
 /// One thread: locates position k - 1 among the pass's `capacity` candidate
 /// slots (as range_candidate_take_kernel does). *answered: 1 when the windows
-/// held it and the candidates fit, else 0 (the exact path runs). The rank to
+/// held it and the candidates fit, else 0 (then start_tied_take). The rank to
 /// select among the candidates counts up in key order, the opposite of the
 /// output's for the largest.
-template <class K>
-__global__ void range_grid_take_plan_kernel(const range_state<K>* st, std::int64_t k, std::int64_t capacity,
-                                            bool descending, grid_take_state* gs, std::int32_t* answered) {
+template <class T>
+__global__ void range_grid_take_plan_kernel(range_state<core::key_t<T>>* st, std::int64_t k, std::int64_t capacity,
+                                            bool descending, const T* cand_vals, core::key_t<T> flip,
+                                            grid_take_state* gs, std::int32_t* answered, std::int32_t* spec_skip) {
   const core::range_counts counts{st->below, st->lo_cand, st->cand, st->inside};
   const core::range_pick pick = core::locate_range(0, k, counts, capacity);
   const auto cand = static_cast<std::int64_t>(counts.cand);
@@ -177,6 +233,8 @@ __global__ void range_grid_take_plan_kernel(const range_state<K>* st, std::int64
   gs->rank = pick.ok && pick.last > 0 ? (descending ? cand - pick.last : pick.last - 1) : 0;
   gs->skip = pick.ok && pick.last > 0 ? 0 : 1;
   *answered = pick.ok ? 1 : 0;
+  if (pick.ok) *spec_skip = 1;
+  else start_tied_take(st, cand_vals, capacity, flip, spec_skip);
 }
 
 /// The grid path's write: of the gs->size candidates, those below the selected

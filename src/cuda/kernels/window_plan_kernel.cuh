@@ -22,10 +22,6 @@ struct window_params {
   double margin = tuning::window_margin;
   std::int64_t capacity = 0;  ///< keys each of the two buffers holds
   int max_levels = 64;
-  /// A stream-ordered caller's gate (queue_gated_select): when *skip is 1 the
-  /// first plan marks the selection done without answering it, so that every
-  /// later level and the descent return at once. Null: never.
-  const std::int32_t* skip = nullptr;
 };
 
 /// window_plan_kernel's first thread: starts the state (first level; the rank is
@@ -38,10 +34,6 @@ __device__ __forceinline__ int window_plan_advance(window_state<core::key_t<T>>*
                                                    core::key_t<T>* buffer0, core::key_t<T>* buffer1,
                                                    const window_params& params, T* out) {
   if constexpr (first_level) {
-    if (params.skip != nullptr && *params.skip == 1) {
-      st->status = window_status::done;
-      return 0;
-    }
     st->status = window_status::running;
     st->level = 0;
     st->src = input;
