@@ -98,5 +98,6 @@ cudaError_t count_nan(void* d_workspace, std::size_t& workspace_bytes, const T* 
   template cudaError_t kselect::cuda::queue_gated_select<T>(void*, const T*, std::int64_t, std::int64_t, T*,  \
                                                             const std::int32_t*, std::int32_t*, cudaStream_t); \
   template cudaError_t kselect::cuda::queue_sized_descent<T>(void*, const T*, std::int64_t,                 \
-                                                             const std::int64_t*, const std::int64_t*, T*,  \
-                                                             const std::int32_t*, unsigned, cudaStream_t);
+                                                             const std::int64_t*, const std::int64_t*,      \
+                                                             const unsigned long long*, T*,                 \
+                                                             const std::int32_t*, cudaStream_t);

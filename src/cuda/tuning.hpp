@@ -188,11 +188,6 @@ struct range_policy {
   /// input. Measured at k = 2^20 of 2^22 to 2^28 keys (expected n/55 to n/960):
   /// kselect-stream-ordered-bench, docs/performance.md "Issue 24, top-k".
   std::int64_t async_grid_take_share = 16;
-  /// ... the descent over those candidates on one block per this many slots of
-  /// their buffer: a round's blocks each add their non-empty buckets (up to 4096,
-  /// count and bounds) to the global ones, so a full wave over a few hundred
-  /// thousand candidates spends its time on those atomics rather than the keys.
-  std::int64_t grid_take_keys_per_block = std::int64_t(1) << 15;
   /// Deterministic unsorted output orders by a bitmap of the input positions
   /// from this many output keys per 4096-key tile on average, else by buckets
   /// of positions (the bitmap's cost is per tile, the buckets' per key).

@@ -38,12 +38,12 @@ cudaError_t queue_gated_select(void* d_workspace, const T* d_in, std::int64_t n,
 
 /// Queues the exact descent of the one rank *d_rank over d_in[0, *d_size) into
 /// *d_out (d_rank and d_size on the device, written by earlier work on `stream`;
-/// *d_size at most `capacity`, *d_rank below it), skipped on the device when
-/// *skip is 1, its rounds on at most max_blocks blocks (0: a full wave).
-/// Workspace: exact_descent_workspace_bytes(capacity, 1).
+/// *d_size at most `capacity`, *d_rank below it; every key's key_traits key
+/// within d_key_range[0..1], also on the device), skipped on the device when
+/// *skip is 1. Workspace: exact_descent_workspace_bytes(capacity, 1).
 template <class T>
 cudaError_t queue_sized_descent(void* d_workspace, const T* d_in, std::int64_t capacity, const std::int64_t* d_size,
-                                const std::int64_t* d_rank, T* d_out, const std::int32_t* skip, unsigned max_blocks,
-                                cudaStream_t stream);
+                                const std::int64_t* d_rank, const unsigned long long* d_key_range, T* d_out,
+                                const std::int32_t* skip, cudaStream_t stream);
 
 }  // namespace kselect::cuda

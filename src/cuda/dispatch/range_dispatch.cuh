@@ -703,10 +703,8 @@ class range_driver {
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     prof_.start(stream_, "range grid take: descent");
-    const auto descent_blocks = static_cast<unsigned>(
-        std::max<std::int64_t>(1, w_.grid_capacity / policy_.range.grid_take_keys_per_block));
     KSELECT_CUDA_TRY(queue_sized_descent<T>(ws_ + w_.grid_select_ws, pass.cand_vals, w_.grid_capacity, &gs->size,
-                                            &gs->rank, boundary, &gs->skip, descent_blocks, stream_));
+                                            &gs->rank, gs->key_range, boundary, &gs->skip, stream_));
     prof_.stop(stream_);
     prof_.start(stream_, "range grid take: write, ties");
     range_grid_take_write_kernel<T><<<grid_for(gather, w_.grid_capacity), gather.threads, 0, stream_>>>(

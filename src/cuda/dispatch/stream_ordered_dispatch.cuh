@@ -57,13 +57,14 @@ descent_arrays<K> descent_view(char* ws, const workspace_layout& w) {
 /// Queues the descent for the ranks at d_ranks (device; null: the one rank
 /// `single_rank`), 512 ranks per descent. fast_path_done: the fast path's status
 /// word (1: all answered), or null; ranks_valid: the rank check's flag, or null.
-/// The keys: in[0, n), or in[0, *d_size) where d_size (device) is not null.
-/// The rounds' grid: a full wave, at most one block per tile, at most max_blocks (0: no bound).
+/// The keys: in[0, n), or in[0, *d_size) where d_size (device) is not null,
+/// all within the key range d_first_group[0..1] (device) where that is not null.
 template <class T>
 cudaError_t queue_descent(const T* in, std::int64_t n, const std::int64_t* d_ranks, std::int64_t single_rank,
                           std::int64_t num_ranks, T* out, char* ws, const workspace_layout& w,
                           const std::int32_t* fast_path_done, const std::int32_t* ranks_valid, std::int32_t* status,
-                          cudaStream_t stream, const std::int64_t* d_size = nullptr, unsigned max_blocks = 0) {
+                          cudaStream_t stream, const std::int64_t* d_size = nullptr,
+                          const unsigned long long* d_first_group = nullptr) {
   using K = core::key_t<T>;
   const descent_arrays<K> a = descent_view<K>(ws, w);
   constexpr std::size_t smem = descent_shared_bytes<K>();
@@ -73,13 +74,13 @@ cudaError_t queue_descent(const T* in, std::int64_t n, const std::int64_t* d_ran
   unsigned wave = 1;
   KSELECT_CUDA_TRY(full_wave_blocks(descent_round_kernel<T>, wave, smem));
   const std::int64_t tiles = (n + tuning::tile_keys - 1) / tuning::tile_keys;
-  unsigned grid = blocks_for_32bit_counters(static_cast<unsigned>(std::min<std::int64_t>(wave, tiles)), n);
-  if (max_blocks > 0) grid = std::min(grid, max_blocks);
+  const unsigned grid = blocks_for_32bit_counters(static_cast<unsigned>(std::min<std::int64_t>(wave, tiles)), n);
   for (std::int64_t first = 0; first < num_ranks; first += core::descent_max_ranks) {
     const std::int64_t count = std::min(core::descent_max_ranks, num_ranks - first);
     descent_init_kernel<K><<<1, descent_threads, 0, stream>>>(a, in, n, d_ranks ? d_ranks + first : nullptr,
                                                               single_rank, count, fast_path_done, ranks_valid,
-                                                              first == 0 ? status : nullptr, d_size);
+                                                              first == 0 ? status : nullptr, d_size,
+                                                              d_first_group);
     KSELECT_LAUNCH_CHECK();
     const int rounds = core::descent_max_rounds(static_cast<int>(8 * sizeof(K)), count);
     for (int r = 0; r < rounds; ++r) {
@@ -145,12 +146,12 @@ cudaError_t queue_gated_select(void* d_workspace, const T* d_in, std::int64_t n,
 
 template <class T>
 cudaError_t queue_sized_descent(void* d_workspace, const T* d_in, std::int64_t capacity, const std::int64_t* d_size,
-                                const std::int64_t* d_rank, T* d_out, const std::int32_t* skip, unsigned max_blocks,
-                                cudaStream_t stream) {
+                                const std::int64_t* d_rank, const unsigned long long* d_key_range, T* d_out,
+                                const std::int32_t* skip, cudaStream_t stream) {
   workspace_layout w;
   KSELECT_CUDA_TRY(plan_stream_ordered_workspace<T>(capacity, 1, w));
   return queue_descent(d_in, capacity, d_rank, 0, 1, d_out, static_cast<char*>(d_workspace), w, skip, nullptr,
-                       nullptr, stream, d_size, max_blocks);
+                       nullptr, stream, d_size, d_key_range);
 }
 
 /// Validation, the workspace protocol and the queue of a stream-ordered

@@ -71,13 +71,15 @@ __device__ __forceinline__ void descent_reset_buckets(const descent_arrays<K>& a
 /// group over every key with each of the `num_ranks` ranks (ranks[i], or
 /// single_rank when ranks is null) in it. With `status` (may be null): the call's
 /// device::async_status. The keys: input[0, n), or input[0, *size_on_device)
-/// when that is not null (at most n, which sized the rounds' grid).
+/// when that is not null (at most n, which sized the rounds' grid). The first
+/// group: every key, or [first_group[0], first_group[1]] when that is not null
+/// (keys, which every key lies in: a known range saves the rounds that narrow to it).
 template <class K>
 __global__ void __launch_bounds__(descent_threads)
     descent_init_kernel(descent_arrays<K> a, const void* input, std::int64_t n, const std::int64_t* ranks,
                         std::int64_t single_rank, std::int64_t num_ranks, const std::int32_t* fast_path_done,
-                        const std::int32_t* ranks_valid, std::int32_t* status,
-                        const std::int64_t* size_on_device) {
+                        const std::int32_t* ranks_valid, std::int32_t* status, const std::int64_t* size_on_device,
+                        const unsigned long long* first_group) {
   const bool valid = ranks_valid == nullptr || *ranks_valid != 0;
   const bool needed = valid && (fast_path_done == nullptr || *fast_path_done != 1);
   if (threadIdx.x == 0) {
@@ -91,8 +93,8 @@ __global__ void __launch_bounds__(descent_threads)
     st->copy_to = nullptr;
     st->copied = 0;
     st->blocks_done = 0;
-    a.group_lo[0] = 0;
-    a.group_hi[0] = static_cast<K>(~K(0));
+    a.group_lo[0] = first_group ? static_cast<K>(first_group[0]) : K(0);
+    a.group_hi[0] = first_group ? static_cast<K>(first_group[1]) : static_cast<K>(~K(0));
     if (status)
       *status = !valid ? device::async_invalid_ranks : needed ? device::async_fell_back : device::async_answered;
   }

@@ -212,6 +212,7 @@ __global__ void __launch_bounds__(candidate_take_shape<core::key_t<T>>.threads)
 struct grid_take_state {
   std::int64_t size;        ///< candidates the pass left
   std::int64_t rank;        ///< the boundary's rank among them, ascending by key
+  unsigned long long key_range[2];  ///< their keys' range (key_traits keys): the high window's
   unsigned long long ties;  ///< the write's ties so far
   std::int32_t skip;        ///< 1: nothing more for the grid path to do (missed, or the pass wrote all k)
 };
@@ -232,6 +233,10 @@ __global__ void range_grid_take_plan_kernel(range_state<core::key_t<T>>* st, std
   gs->size = pick.ok ? cand : 0;
   gs->rank = pick.ok && pick.last > 0 ? (descending ? cand - pick.last : pick.last - 1) : 0;
   gs->skip = pick.ok && pick.last > 0 ? 0 : 1;
+  // The candidates are the keys of the high window [hi0, hi1] (flipped keys).
+  const core::range_windows<core::key_t<T>> w = st->windows;
+  gs->key_range[0] = descending ? static_cast<core::key_t<T>>(w.hi1 ^ flip) : w.hi0;
+  gs->key_range[1] = descending ? static_cast<core::key_t<T>>(w.hi0 ^ flip) : w.hi1;
   *answered = pick.ok ? 1 : 0;
   if (pick.ok) *spec_skip = 1;
   else start_tied_take(st, cand_vals, capacity, flip, spec_skip);
