@@ -427,6 +427,19 @@ TEST(RangeGpu, FastAndExactPaths) {
 // fits candidate buffer 0 the take writes its ties there (nothing added to the
 // workspace), else the count, scan and write. All equal keys force the exact
 // path; both exact, both key widths.
+/// The layout a synchronous top-k of k of n keys with int64 indices plans (an
+/// empty one, after a failed expectation, where planning fails).
+template <class T>
+cuda::range_layout sync_topk_layout(std::int64_t n, std::int64_t k, const device::topk_config& cfg, void* indices) {
+  kselect::detail::range_request req;
+  req.hi = k;
+  req.index_bytes = 8;
+  req.indices_out = indices;  // only its presence matters to the layout
+  cuda::range_layout layout;
+  EXPECT_EQ(cuda::plan_range_layout<T>(n, req, cfg, layout), cudaSuccess);
+  return layout;
+}
+
 template <class T>
 void check_exact_take_workspace() {
   const std::int64_t n = std::int64_t{1} << 22;
@@ -435,12 +448,8 @@ void check_exact_take_workspace() {
     const std::vector<T> host = generate<T>(d, n, 11);
     device_buffer<T> dev(host);
     for (const std::int64_t k : {std::int64_t{1000}, n / 2}) {
-      kselect::detail::range_request req;
-      req.hi = k;
-      req.index_bytes = 8;
-      req.indices_out = dev.data();  // only its presence matters to the layout
-      cuda::range_layout layout;
-      ASSERT_EQ(cuda::plan_range_layout<T>(n, req, cfg, layout), cudaSuccess);
+      const cuda::range_layout layout = sync_topk_layout<T>(n, k, cfg, dev.data());
+      ASSERT_GT(layout.total, 0u);
       EXPECT_EQ(layout.take, k <= layout.cand_capacity) << name(d) << " k " << k;
       EXPECT_EQ(layout.take_capacity, layout.take ? k : 0);
       if (layout.take) {
@@ -475,12 +484,8 @@ TEST(RangeGpu, TiedBoundaryWithoutTheSelection) {
     for (const bool descending : {false, true}) {
       for (const std::int64_t k : {std::int64_t{1}, std::int64_t{1024}, std::int64_t{1} << 18, n / 2}) {
         device::topk_config cfg;
-        kselect::detail::range_request req;
-        req.hi = k;
-        req.index_bytes = 8;
-        req.indices_out = dev.data();  // only its presence matters to the layout
-        cuda::range_layout layout;
-        ASSERT_EQ(cuda::plan_range_layout<float>(n, req, cfg, layout), cudaSuccess);
+        const cuda::range_layout layout = sync_topk_layout<float>(n, k, cfg, dev.data());
+        ASSERT_GT(layout.total, 0u);
         std::vector<float> values;
         const driver_output r = run_driver(dev.data(), n, 0, k, descending, cfg, values);
         ASSERT_TRUE(r.ok);
