@@ -133,14 +133,19 @@ constexpr range_finish choose_range_finish(std::int64_t candidates, bool sorted,
 /// answered; or the exact path alone (`none`).
 enum class async_take { none, block, grid };
 
+/// core::expected_topk_candidates with the policy's sample and windows.
+inline std::int64_t expected_take_candidates(std::int64_t n, std::int64_t k, const tuning::policy& p) {
+  return core::expected_topk_candidates(n, k, p.common.sample.tile_items(), p.common.window_sigmas,
+                                        p.common.window_margin, p.range.all_candidates_max,
+                                        p.range.refine_target_kept, p.range.refine_max_size);
+}
+
 /// Not on small inputs (below async_take_pass_min keys), nor where the
-/// candidates are expected to be many (core::expected_topk_candidates above
+/// candidates are expected to be many (expected_take_candidates above
 /// n / async_grid_take_share, or every key a candidate: it counts them all then).
 inline async_take choose_async_take(std::int64_t n, std::int64_t k, const tuning::policy& p) {
   if (n < p.range.async_take_pass_min || k <= 0 || k >= n) return async_take::none;
-  const std::int64_t expected = core::expected_topk_candidates(
-      n, k, p.common.sample.tile_items(), p.common.window_sigmas, p.common.window_margin, p.range.all_candidates_max,
-      p.range.refine_target_kept, p.range.refine_max_size);
+  const std::int64_t expected = expected_take_candidates(n, k, p);
   if (expected <= p.range.async_take_expected_max) return async_take::block;
   return expected <= n / p.range.async_grid_take_share ? async_take::grid : async_take::none;
 }

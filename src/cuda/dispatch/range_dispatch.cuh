@@ -217,10 +217,8 @@ cudaError_t plan_range_layout(std::int64_t n, const kselect::detail::range_reque
   w.take_pass = finish != async_take::none;
   w.take_grid = finish == async_take::grid;
   if (w.take_grid) {
-    const std::int64_t expected = core::expected_topk_candidates(
-        n, w.m, p.common.sample.tile_items(), p.common.window_sigmas, p.common.window_margin,
-        p.range.all_candidates_max, p.range.refine_target_kept, p.range.refine_max_size);
-    w.grid_capacity = core::take_candidate_capacity(n, expected, candidate_take_capacity<K>);
+    w.grid_capacity =
+        core::take_candidate_capacity(n, expected_take_candidates(n, w.m, p), candidate_take_capacity<K>);
     KSELECT_CUDA_TRY(exact_descent_workspace_bytes<T>(w.grid_capacity, 1, w.grid_select_bytes));
   }
   const std::int64_t pass_capacity = w.take_grid ? w.grid_capacity : w.take_pass ? candidate_take_capacity<K> : 0;
@@ -606,10 +604,9 @@ class range_driver {
   /// output is complete.
   cudaError_t take_tied_boundary(bool& taken) {
     taken = false;
-    const auto copied = static_cast<std::int64_t>(std::min<unsigned long long>(
-        state_.cand, static_cast<unsigned long long>(w_.cand_capacity)));
-    if (!w_.take || state_.cand <= static_cast<unsigned long long>(w_.cand_capacity) || copied == 0)
-      return cudaSuccess;
+    // Overflowed: every one of the buffer's cand_capacity slots was written.
+    const std::int64_t copied = w_.cand_capacity;
+    if (!w_.take || state_.cand <= static_cast<unsigned long long>(copied)) return cudaSuccess;
     const T* cand = reinterpret_cast<const T*>(ws_ + w_.cand_vals[0]);
     T probe[3];
     const std::int64_t at[3] = {0, copied / 2, copied - 1};
@@ -698,8 +695,8 @@ class range_driver {
     auto* tie_vals = reinterpret_cast<T*>(ws_ + w_.grid_tie_vals);
     auto* tie_idx = reinterpret_cast<std::uint64_t*>(ws_ + w_.grid_tie_idx);
     prof_.start(stream_, "range grid take: plan");
-    range_grid_take_plan_kernel<T><<<1, 1, 0, stream_>>>(state, w_.m, w_.grid_capacity, req_.descending,
-                                                        pass.cand_vals, flip_, gs, answered(), spec_skip());
+    range_grid_take_plan_kernel<T><<<1, 1, 0, stream_>>>(state, w_.m, w_.grid_capacity, pass.cand_vals, flip_, gs,
+                                                        answered(), spec_skip());
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     prof_.start(stream_, "range grid take: descent");

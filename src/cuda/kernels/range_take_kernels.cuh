@@ -49,32 +49,44 @@
 
 namespace kselect::cuda {
 
-/// One thread: the exact take's tests from the boundary key, the counters cleared.
+/// One thread: the take's tests with `key` (flipped) as the boundary (keys below
+/// it inside, keys equal to it candidates), the counters cleared.
 template <class T>
-__global__ void range_take_tests_kernel(range_state<core::key_t<T>>* st, const T* boundary, core::key_t<T> flip,
-                                        const std::int32_t* skip) {
-  using K = core::key_t<T>;
-  if (skipped(skip)) return;
-  core::range_windows<K> w;
+__device__ void set_take_boundary(range_state<core::key_t<T>>* st, core::key_t<T> key, core::key_t<T> flip) {
+  core::range_windows<core::key_t<T>> w;
   w.has_hi = true;
-  w.hi0 = w.hi1 = core::range_key(*boundary, flip);
+  w.hi0 = w.hi1 = key;
   st->tests = core::make_range_tests<T>(w, flip);
   st->below = st->lo_cand = st->cand = st->inside = 0;
 }
 
-/// Output [inside, k): the first k - inside ties the pass left as candidates
+/// One thread: the exact take's tests from the selected boundary key.
+template <class T>
+__global__ void range_take_tests_kernel(range_state<core::key_t<T>>* st, const T* boundary, core::key_t<T> flip,
+                                        const std::int32_t* skip) {
+  if (skipped(skip)) return;
+  set_take_boundary<T>(st, core::range_key(*boundary, flip), flip);
+}
+
+/// The grid: output [below, k) from the first k - below ties the pass kept
 /// (their values and positions).
 template <class T>
-__global__ void range_take_finish_kernel(const range_state<core::key_t<T>>* st, const T* tie_vals,
-                                         const std::uint64_t* tie_positions, std::int64_t k, T* out_keys,
-                                         void* out_indices, int index_bytes, const std::int32_t* skip) {
-  if (skipped(skip)) return;
-  const auto below = static_cast<std::int64_t>(st->inside);
+__device__ void copy_ties(std::int64_t below, std::int64_t k, const T* tie_vals, const std::uint64_t* tie_positions,
+                          T* out_keys, void* out_indices, int index_bytes) {
   for (std::int64_t j = below + blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; j < k;
        j += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     out_keys[j] = tie_vals[j - below];
     if (out_indices) store_index(out_indices, index_bytes, j, static_cast<std::int64_t>(tie_positions[j - below]));
   }
+}
+
+/// Output [inside, k): the first k - inside ties the pass left as candidates.
+template <class T>
+__global__ void range_take_finish_kernel(const range_state<core::key_t<T>>* st, const T* tie_vals,
+                                         const std::uint64_t* tie_positions, std::int64_t k, T* out_keys,
+                                         void* out_indices, int index_bytes, const std::int32_t* skip) {
+  if (skipped(skip)) return;
+  copy_ties(static_cast<std::int64_t>(st->inside), k, tie_vals, tie_positions, out_keys, out_indices, index_bytes);
 }
 
 /// Where a one-pass finish found position k - 1 outside what the pass kept
@@ -92,11 +104,7 @@ __device__ void start_tied_take(range_state<core::key_t<T>>* st, const T* cand_v
   const K key = core::range_key(cand_vals[0], flip);
   if (core::range_key(cand_vals[capacity / 2], flip) != key || core::range_key(cand_vals[capacity - 1], flip) != key)
     return;
-  core::range_windows<K> w;
-  w.has_hi = true;
-  w.hi0 = w.hi1 = key;
-  st->tests = core::make_range_tests<T>(w, flip);
-  st->below = st->lo_cand = st->cand = st->inside = 0;
+  set_take_boundary<T>(st, key, flip);
   *spec_skip = 0;
 }
 
@@ -114,11 +122,7 @@ __global__ void range_tied_take_finish_kernel(const range_state<core::key_t<T>>*
   const auto below = static_cast<std::int64_t>(st->inside), ties = static_cast<std::int64_t>(st->cand);
   if (below >= k || below + ties < k) return;
   if (blockIdx.x == 0 && threadIdx.x == 0) *answered = 1;
-  for (std::int64_t j = below + blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; j < k;
-       j += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    out_keys[j] = tie_vals[j - below];
-    if (out_indices) store_index(out_indices, index_bytes, j, static_cast<std::int64_t>(tie_positions[j - below]));
-  }
+  copy_ties(below, k, tie_vals, tie_positions, out_keys, out_indices, index_bytes);
 }
 
 /// range_candidate_take_kernel's block (tuning::range_policy): 16384 keys.
@@ -221,11 +225,12 @@ struct grid_take_state {
 /// slots (as range_candidate_take_kernel does). *answered: 1 when the windows
 /// held it and the candidates fit, else 0 (then start_tied_take). The rank to
 /// select among the candidates counts up in key order, the opposite of the
-/// output's for the largest.
+/// output's for the largest (flip not 0).
 template <class T>
 __global__ void range_grid_take_plan_kernel(range_state<core::key_t<T>>* st, std::int64_t k, std::int64_t capacity,
-                                            bool descending, const T* cand_vals, core::key_t<T> flip,
-                                            grid_take_state* gs, std::int32_t* answered, std::int32_t* spec_skip) {
+                                            const T* cand_vals, core::key_t<T> flip, grid_take_state* gs,
+                                            std::int32_t* answered, std::int32_t* spec_skip) {
+  const bool descending = flip != 0;
   const core::range_counts counts{st->below, st->lo_cand, st->cand, st->inside};
   const core::range_pick pick = core::locate_range(0, k, counts, capacity);
   const auto cand = static_cast<std::int64_t>(counts.cand);
