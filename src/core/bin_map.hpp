@@ -9,9 +9,19 @@
 // a multiply. Why so lean: the passes are bound by shared-memory wavefronts, not
 // by instructions, so wider slots (with their own sample spans, or read as one
 // 16-byte vector) made the passes slower (measured on the H100: docs/performance.md; the design:
-// docs/algorithms.md, "Many ranks: a pre-pass that shrinks the input"). It gives up per-slot spans: a cluster much
-// narrower than a slot gets few bins (the sample then predicts a large copy and
-// the caller runs the general driver).
+// docs/algorithms.md, "Many ranks: a pre-pass that shrinks the input").
+//
+// Dense ranges. The slots give up per-slot spans, so a value the sample repeats
+// (few distinct values, all keys equal) or a cluster much narrower than a slot
+// lands in one bin, and a rank there would copy most of the input. Where a rank's
+// expected bin holds more than dense_min_sample_keys sample keys, the map gets a
+// dense range instead: the pre-keys from that bin's first sample key to its last
+// (widened to every pre-key of the last key), cut into bins of their own, equal in
+// width, up to 31 ranges (a 5-step search per key; a map without ranges skips it).
+// A range that holds one key (a repeated value), or whose bins are one pre-key
+// wide (a cluster of few distinct values), answers its ranks without a copy
+// (bin_first_pre_key). Keys outside every range keep their slot bin, moved up by
+// the bins of the ranges below them, so the map stays monotone.
 //
 // Any monotone map gives exact counts (bins are ordered pre-key intervals); the
 // sample only makes the bins small where the keys are. Pre-keys refine the key
@@ -25,6 +35,7 @@
 
 #include "hd.hpp"
 #include "int_math.hpp"
+#include "key_traits.hpp"
 
 namespace kselect::core {
 
@@ -33,14 +44,34 @@ inline constexpr int bin_map_slots = 1 << bin_map_slot_bits;  // 2048
 /// Bins of a map (its histogram: 32 KiB of 32-bit shared counters per block).
 inline constexpr std::uint32_t bin_map_max_bins = 8192;
 
+/// Dense ranges a map holds at most (a key finds its range in 5 search steps;
+/// 16 distinct values take 16).
+inline constexpr int bin_map_max_dense = 31;
+/// A rank's expected bin holding more sample keys than this gets a dense range
+/// (of 4096: the bin would hold ~n/256 keys, 32 times a bin's share).
+inline constexpr int dense_min_sample_keys = 16;
+/// Bins the dense ranges share at most; the slots keep the rest.
+inline constexpr std::uint32_t dense_bins_budget = 6144;
+/// A dense range gets up to this many bins per sample key it holds (fewer where
+/// the ranges would pass the budget, or its pre-keys are fewer).
+inline constexpr int dense_bins_per_sample_key = 8;
+
+/// Field order: no padding, so a map compares bytewise (host against device).
 template <class K>
 struct bin_map {
   K low;                      ///< smallest sample pre-key; smaller keys count as it
   K high;                     ///< largest sample pre-key; larger keys count as it
+  K dense_first[bin_map_max_dense + 1];  ///< dense range j: pre-keys [first, last], sorted, disjoint
+  K dense_last[bin_map_max_dense + 1];
   std::uint32_t shift;        ///< slot of a key: (pre - low) >> shift
   std::uint32_t frac_right;   ///< 16-bit position in the slot: ((d >> frac_right) << frac_left) & 0xffff
   std::uint32_t frac_left;
   std::uint32_t num_bins;     ///< every bin_of is below this
+  std::uint32_t num_dense;    ///< dense ranges (0: the slots alone)
+  std::uint32_t dense_one_key;  ///< bit j: every bin of range j holds one key
+  std::uint32_t dense_shift[bin_map_max_dense + 1];  ///< bin in range j: base + ((pre - first) >> shift)
+  std::uint32_t dense_base[bin_map_max_dense + 1];   ///< range j's first bin
+  std::uint32_t dense_after[bin_map_max_dense + 1];  ///< bins the ranges up to j add before keys above j
   std::uint32_t slot[bin_map_slots];  ///< first bin (low 16 bits) | bins in the slot (high 16 bits)
 };
 
@@ -118,23 +149,72 @@ KSELECT_HD std::uint32_t slot_word(std::uint32_t first_bin, std::uint32_t bins) 
   return first_bin | (bins << 16);
 }
 
-/// Bin of a pre-key: non-decreasing in `pre`, always < num_bins. A slot with no
-/// bins shares the first bin of the next slot.
+/// Slot bin of a pre-key (the map without its dense ranges): non-decreasing in
+/// `pre`. A slot with no bins shares the first bin of the next slot.
 template <class K>
-KSELECT_HD std::uint32_t bin_of(const bin_map<K>& m, K pre) {
+KSELECT_HD std::uint32_t slot_bin_of(const bin_map<K>& m, K pre) {
   const K d = bin_map_offset(m, pre);
   const std::uint32_t w = m.slot[static_cast<std::uint32_t>(d >> m.shift)];
   const std::uint32_t frac = static_cast<std::uint32_t>((d >> m.frac_right) << m.frac_left) & 0xffffu;
   return (w & 0xffffu) + ((frac * (w >> 16)) >> 16);
 }
 
-/// Builds the map from `count` (> 0) sorted sample pre-keys for at most `target`
-/// (< bin_map_max_bins) bins. The device builds the same map in one block
-/// (bin_map_kernel) with these helpers and a block scan.
+/// Dense ranges whose first pre-key is at most `pre` (0..num_dense): a
+/// branch-free search of 5 steps (fewer loads with fewer ranges).
 template <class K>
-bin_map<K> build_bin_map(const K* sorted_pre, int count, std::uint32_t target) {
-  bin_map<K> m{};
-  set_bin_map_range<K>(m, sorted_pre[0], sorted_pre[count - 1]);
+KSELECT_HD int dense_ranges_from(const bin_map<K>& m, K pre, std::uint32_t num_dense) {
+  static_assert(bin_map_max_dense < 32, "5 steps");
+  int j = 0;
+  for (int step = 16; step >= 1; step /= 2)
+    if (static_cast<std::uint32_t>(j + step) <= num_dense && m.dense_first[j + step - 1] <= pre) j += step;
+  return j;
+}
+
+/// Bin of a pre-key: non-decreasing in `pre`, always < num_bins. `num_dense`:
+/// m.num_dense, which the passes keep in a register.
+template <class K>
+KSELECT_HD std::uint32_t bin_of(const bin_map<K>& m, K pre, std::uint32_t num_dense) {
+  if (num_dense == 0) return slot_bin_of(m, pre);
+  const int j = dense_ranges_from(m, pre, num_dense);
+  if (j > 0 && pre <= m.dense_last[j - 1])
+    return m.dense_base[j - 1] + static_cast<std::uint32_t>((pre - m.dense_first[j - 1]) >> m.dense_shift[j - 1]);
+  return slot_bin_of(m, pre) + (j > 0 ? m.dense_after[j - 1] : 0u);
+}
+
+template <class K>
+KSELECT_HD std::uint32_t bin_of(const bin_map<K>& m, K pre) {
+  return bin_of(m, pre, m.num_dense);
+}
+
+/// Dense range holding bin b, or -1.
+template <class K>
+KSELECT_HD int dense_range_of_bin(const bin_map<K>& m, std::uint32_t b) {
+  for (std::uint32_t j = 0; j < m.num_dense; ++j) {
+    const std::uint32_t bins = m.dense_after[j] - (j > 0 ? m.dense_after[j - 1] : 0u) - 1;
+    if (b >= m.dense_base[j] && b < m.dense_base[j] + bins) return static_cast<int>(j);
+  }
+  return -1;
+}
+
+/// Whether every key of bin b is one key (a dense range's bin of one key): its
+/// ranks are answered from bin_first_pre_key, without a copy.
+template <class K>
+KSELECT_HD bool bin_holds_one_key(const bin_map<K>& m, std::uint32_t b) {
+  const int j = dense_range_of_bin(m, b);
+  return j >= 0 && ((m.dense_one_key >> j) & 1u) != 0;
+}
+
+/// The first pre-key of a dense range's bin b.
+template <class K>
+KSELECT_HD K bin_first_pre_key(const bin_map<K>& m, std::uint32_t b) {
+  const int j = dense_range_of_bin(m, b);
+  return static_cast<K>(m.dense_first[j] + (static_cast<K>(b - m.dense_base[j]) << m.dense_shift[j]));
+}
+
+/// The slots of a map whose range is set (set_bin_map_range), for at most
+/// `target` slot bins; num_bins is then the slot bins plus one.
+template <class K>
+void fill_bin_map_slots(bin_map<K>& m, const K* sorted_pre, int count, std::uint32_t target) {
   std::uint32_t first = 0;
   std::uint64_t before = 0;
   for (int s = 0; s < bin_map_slots; ++s) {
@@ -145,6 +225,16 @@ bin_map<K> build_bin_map(const K* sorted_pre, int count, std::uint32_t target) {
     before = before_next;
   }
   m.num_bins = first + 1;
+}
+
+/// Builds the map from `count` (> 0) sorted sample pre-keys for at most `target`
+/// (< bin_map_max_bins) bins, without dense ranges. The device builds the same
+/// map in one block (bin_map_kernel) with these helpers and a block scan.
+template <class K>
+bin_map<K> build_bin_map(const K* sorted_pre, int count, std::uint32_t target) {
+  bin_map<K> m{};
+  set_bin_map_range<K>(m, sorted_pre[0], sorted_pre[count - 1]);
+  fill_bin_map_slots(m, sorted_pre, count, target);
   return m;
 }
 
@@ -162,6 +252,108 @@ KSELECT_HD std::int64_t count_equal_sorted(const A* a, std::int64_t count, V v) 
          partition_point(count, [&](std::int64_t i) { return a[i] < v; });
 }
 
+/// A dense range's sample keys: sorted sample positions [lo, hi) (empty: none).
+struct dense_candidate {
+  std::int32_t lo, hi;
+};
+
+/// Rank k's dense range, if it makes one: the sample keys in the bin of its
+/// expected sample position (bin_at(i): sample key i's bin, non-decreasing), when
+/// they are more than dense_min_sample_keys and rank k - 1 expected another bin.
+template <class BinAt>
+KSELECT_HD dense_candidate dense_candidate_of_rank(BinAt bin_at, int sample_count, const std::int64_t* ranks,
+                                                   std::int64_t k, std::int64_t n) {
+  const auto bin = bin_at(expected_sample_index(ranks[k], n, sample_count));
+  if (k > 0 && bin_at(expected_sample_index(ranks[k - 1], n, sample_count)) == bin) return {0, 0};
+  const auto lo = static_cast<std::int32_t>(partition_point(sample_count, [&](std::int64_t i) { return bin_at(i) < bin; }));
+  const auto hi =
+      static_cast<std::int32_t>(partition_point(sample_count, [&](std::int64_t i) { return bin_at(i) <= bin; }));
+  if (hi - lo <= dense_min_sample_keys) return {0, 0};
+  return {lo, hi};
+}
+
+/// Range j's shift for `per_key` bins per sample key: its bins are at most
+/// per_key * (sample keys), rounded up to a power of 2, and no narrower than a pre-key.
+template <class K>
+KSELECT_HD std::uint32_t dense_shift(K first, K last, std::int32_t sample_keys, int per_key) {
+  const int width_bits = bit_width_of(static_cast<K>(last - first));
+  const int want_bits = bit_width_of(static_cast<std::uint32_t>(sample_keys * per_key - 1));
+  return static_cast<std::uint32_t>(width_bits > want_bits ? width_bits - want_bits : 0);
+}
+
+/// Sets the dense ranges of m (a map without any) from `count` candidates in key
+/// order: the first bin_map_max_dense, with the most bins per sample key (8, 4,
+/// 2, 1) that keeps them within dense_bins_budget, fewer ranges if even one is
+/// too many. Returns the bins they add; the caller then refills the slots with
+/// that many fewer (fill_bin_map_slots) and calls place_dense_ranges.
+template <class T>
+KSELECT_HD std::uint32_t plan_dense_ranges(bin_map<key_t<T>>& m, const key_t<T>* sorted_pre,
+                                           const dense_candidate* c, int count) {
+  using K = key_t<T>;
+  using kt = key_traits<T>;
+  // Sorted ranks give candidates in key order; anything else ends the list.
+  int ranges = 0;
+  while (ranges < count && ranges < bin_map_max_dense && c[ranges].hi > c[ranges].lo &&
+         (ranges == 0 || c[ranges].lo >= c[ranges - 1].hi))
+    ++ranges;
+  const auto first_of = [&](int j) { return sorted_pre[c[j].lo]; };
+  // The last pre-key of the last sample key's key (+0.0 after -0.0, every NaN).
+  const auto last_of = [&](int j) { return kt::pre_key_last(kt::to_key(kt::from_pre_key(sorted_pre[c[j].hi - 1]))); };
+  const auto bins_of = [&](int j, int per_key) {
+    return static_cast<std::uint32_t>((last_of(j) - first_of(j)) >> dense_shift(first_of(j), last_of(j), c[j].hi - c[j].lo, per_key)) + 1;
+  };
+  int per_key = dense_bins_per_sample_key, used = ranges;
+  for (;; per_key /= 2) {
+    std::uint32_t total = 0;
+    used = 0;
+    while (used < ranges && total + bins_of(used, per_key) + 1 <= dense_bins_budget) total += bins_of(used++, per_key) + 1;
+    if (used == ranges || per_key == 1) break;
+  }
+  std::uint32_t after = 0;
+  m.num_dense = static_cast<std::uint32_t>(used);
+  m.dense_one_key = 0;
+  for (int j = 0; j < used; ++j) {
+    const K first = first_of(j), last = last_of(j);
+    m.dense_first[j] = first;
+    m.dense_last[j] = last;
+    m.dense_shift[j] = dense_shift(first, last, c[j].hi - c[j].lo, per_key);
+    after += bins_of(j, per_key) + 1;
+    m.dense_after[j] = after;
+    const bool one_key = m.dense_shift[j] == 0 || kt::to_key(kt::from_pre_key(first)) == kt::to_key(kt::from_pre_key(last));
+    if (one_key) m.dense_one_key |= 1u << j;
+  }
+  return after;
+}
+
+/// After the slots are refilled: each dense range's first bin (one above the
+/// slot bin of its first pre-key, which keeps the keys below it), and num_bins.
+template <class K>
+KSELECT_HD void place_dense_ranges(bin_map<K>& m) {
+  for (std::uint32_t j = 0; j < m.num_dense; ++j)
+    m.dense_base[j] = slot_bin_of(m, m.dense_first[j]) + (j > 0 ? m.dense_after[j - 1] : 0u) + 1;
+  if (m.num_dense > 0) m.num_bins += m.dense_after[m.num_dense - 1];
+}
+
+/// The host's version of bin_map_kernel's map: build_bin_map, then dense ranges
+/// where the ranks' expected bins hold many sample keys.
+template <class T>
+bin_map<key_t<T>> build_bin_map_for_ranks(const key_t<T>* sorted_pre, int count, std::uint32_t target,
+                                          const std::int64_t* ranks, std::int64_t num_ranks, std::int64_t n) {
+  bin_map<key_t<T>> m = build_bin_map(sorted_pre, count, target);
+  dense_candidate c[bin_map_max_dense];
+  int found = 0;
+  const auto bin_at = [&](std::int64_t i) { return slot_bin_of(m, sorted_pre[i]); };
+  for (std::int64_t k = 0; k < num_ranks && found < bin_map_max_dense; ++k) {
+    const dense_candidate d = dense_candidate_of_rank(bin_at, count, ranks, k, n);
+    if (d.hi > d.lo) c[found++] = d;
+  }
+  if (found == 0) return m;
+  const std::uint32_t dense_bins = plan_dense_ranges<T>(m, sorted_pre, c, found);
+  fill_bin_map_slots(m, sorted_pre, count, target - dense_bins);
+  place_dense_ranges(m);
+  return m;
+}
+
 /// Rank k's share of the predicted copy: the sample keys in the bin of its
 /// expected sample position, or 0 when rank k - 1 predicted the same bin (ranks
 /// are sorted, so a bin's ranks are adjacent). `bins_of_sample`: the sorted
@@ -172,6 +364,16 @@ KSELECT_HD std::int64_t predicted_sample_keys(const B* bins_of_sample, std::int6
   const B bin = bins_of_sample[expected_sample_index(ranks[k], n, sample_count)];
   if (k > 0 && bins_of_sample[expected_sample_index(ranks[k - 1], n, sample_count)] == bin) return 0;
   return count_equal_sorted(bins_of_sample, sample_count, bin);
+}
+
+/// predicted_sample_keys for a map with dense ranges: nothing for a rank whose
+/// bin holds one key (answered without a copy).
+template <class K, class B>
+KSELECT_HD std::int64_t predicted_sample_keys(const bin_map<K>& m, const B* bins_of_sample, std::int64_t sample_count,
+                                              const std::int64_t* ranks, std::int64_t k, std::int64_t n) {
+  const B bin = bins_of_sample[expected_sample_index(ranks[k], n, sample_count)];
+  if (bin_holds_one_key(m, static_cast<std::uint32_t>(bin))) return 0;
+  return predicted_sample_keys(bins_of_sample, sample_count, ranks, k, n);
 }
 
 }  // namespace kselect::core

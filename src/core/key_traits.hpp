@@ -73,6 +73,11 @@ struct float_key_traits {
     return pre_key(from_key(k));
   }
   KSELECT_HD static U pre_key_last(U k) { return k == nan_key ? ~U(0) : pre_key(from_key(k)); }
+  /// The value whose pre-key is p (pre_key's inverse).
+  KSELECT_HD static F from_pre_key(U p) {
+    const U v = static_cast<U>(p + mantissa_mask);
+    return from_bits((v & sign_bit) ? (v ^ sign_bit) : static_cast<U>(~v));
+  }
   KSELECT_HD static F from_key(U k) {
     if (k == nan_key) return from_bits(exponent_mask | ((mantissa_mask >> 1) + 1));  // quiet NaN
     return from_bits((k & sign_bit) ? (k & ~sign_bit) : ~k);
@@ -91,6 +96,7 @@ struct int_key_traits {
   KSELECT_HD static U pre_key(I x) { return to_key(x); }
   KSELECT_HD static U pre_key_first(U k) { return k; }
   KSELECT_HD static U pre_key_last(U k) { return k; }
+  KSELECT_HD static I from_pre_key(U p) { return from_key(p); }
 };
 // float16 and bfloat16: the float map on 16 bits (sign, then exponent and mantissa).
 // The keys are exact, so pre-keys are the keys themselves.
@@ -117,6 +123,7 @@ struct half_key_traits {
   KSELECT_HD static std::uint16_t pre_key(H x) { return to_key(x); }
   KSELECT_HD static std::uint16_t pre_key_first(std::uint16_t k) { return k; }
   KSELECT_HD static std::uint16_t pre_key_last(std::uint16_t k) { return k; }
+  KSELECT_HD static H from_pre_key(std::uint16_t p) { return from_key(p); }
 };
 }  // namespace detail
 

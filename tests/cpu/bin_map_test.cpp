@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "common/generate.hpp"
@@ -90,6 +91,119 @@ TYPED_TEST(BinMap, MonotoneInRangeAndReductionKeepsAnswers) {
     }
     if (d == dist::all_equal || d == dist::two_values || d == dist::sixteen_values) EXPECT_GT(predicted, 0.5);
   }
+}
+
+// Dense ranges (build_bin_map_for_ranks): for every distribution the map stays
+// monotone and in range; a bin said to hold one key holds one key, and its first
+// pre-key gives the answer of every rank in it; the other ranks keep their answers
+// in the reduction; few distinct values and clusters get dense ranges and predict
+// a small copy, continuous inputs get none.
+TYPED_TEST(BinMap, DenseRangesForRanks) {
+  using T = TypeParam;
+  using K = core::key_t<T>;
+  using kt = core::key_traits<T>;
+  for (dist d : test::all_dists()) {
+    SCOPED_TRACE(test::name(d));
+    const std::int64_t n = 300007;
+    const std::vector<T> values = test::generate<T>(d, n, 23);
+    std::vector<K> sp;  // as bin_map_kernel draws it: the keys' first pre-keys, sorted
+    for (std::int64_t i = 0; i < 4096; ++i)
+      sp.push_back(kt::pre_key_first(kt::to_key(values[static_cast<std::size_t>(i * n / 4096 + i % 7)])));
+    std::sort(sp.begin(), sp.end());
+    std::vector<std::int64_t> ranks = {0, 1, n / 2, n - 2, n - 1};
+    for (int i = 1; i < 100; ++i) ranks.push_back(i * (n - 1) / 100);
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    const auto r = static_cast<std::int64_t>(ranks.size());
+    const auto map = core::build_bin_map_for_ranks<T>(sp.data(), 4096, 8191, ranks.data(), r, n);
+    ASSERT_LE(map.num_bins, core::bin_map_max_bins);
+    ASSERT_LE(map.num_dense, std::uint32_t(core::bin_map_max_dense));
+
+    std::vector<K> all = sorted_pre_keys(values);
+    all.insert(all.begin(), K(0));
+    all.push_back(static_cast<K>(~K(0)));
+    std::uint32_t prev = 0;
+    for (K p : all) {
+      const std::uint32_t b = core::bin_of(map, p);
+      ASSERT_LT(b, map.num_bins);
+      ASSERT_GE(b, prev) << "pre-key " << +p;
+      prev = b;
+      if (core::bin_holds_one_key(map, b))
+        ASSERT_EQ(kt::to_key(kt::from_pre_key(p)), kt::to_key(kt::from_pre_key(core::bin_first_pre_key(map, b))))
+            << "pre-key " << +p << " in bin " << b;
+    }
+
+    std::vector<std::uint64_t> hist(map.num_bins, 0);
+    for (T x : values) ++hist[core::bin_of(map, kt::pre_key(x))];
+    const core::bin_reduction red = core::reduce_to_bins(hist, ranks);
+    std::vector<K> keys;
+    for (T x : values) keys.push_back(kt::to_key(x));
+    std::sort(keys.begin(), keys.end());
+    std::vector<K> kept;
+    for (T x : values) {
+      const std::uint32_t b = core::bin_of(map, kt::pre_key(x));
+      if (red.selected[b / 32] >> (b % 32) & 1u) kept.push_back(kt::to_key(x));
+    }
+    std::sort(kept.begin(), kept.end());
+    std::uint64_t below = 0;
+    std::size_t bin = 0;
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      while (below + hist[bin] <= static_cast<std::uint64_t>(ranks[i])) below += hist[bin++];
+      const auto b = static_cast<std::uint32_t>(bin);
+      if (core::bin_holds_one_key(map, b))
+        ASSERT_EQ(kt::to_key(kt::from_pre_key(core::bin_first_pre_key(map, b))), keys[static_cast<std::size_t>(ranks[i])])
+            << "rank " << ranks[i];
+      else
+        ASSERT_EQ(kept.at(static_cast<std::size_t>(red.ranks[i])), keys[static_cast<std::size_t>(ranks[i])])
+            << "rank " << ranks[i];
+    }
+
+    std::vector<std::uint32_t> sample_bins;
+    for (K p : sp) sample_bins.push_back(core::bin_of(map, p));
+    std::int64_t predicted = 0;
+    for (std::int64_t k = 0; k < r; ++k) predicted += core::predicted_sample_keys(map, sample_bins.data(), 4096, ranks.data(), k, n);
+    if (d == dist::uniform || d == dist::normal || d == dist::sorted || d == dist::reversed)
+      EXPECT_EQ(map.num_dense, 0u) << "continuous input needs no dense range";
+    if (d == dist::all_equal || d == dist::two_values || d == dist::sixteen_values || d == dist::clustered) {
+      EXPECT_GT(map.num_dense, 0u);
+      EXPECT_LE(predicted, 4096 / 16) << "predicted " << predicted << " of 4096 sample keys";
+    }
+  }
+}
+
+// A value repeated in most keys, -0.0 and +0.0 both present: the dense range
+// takes every zero (both pre-keys), and its bins hold one key each.
+TEST(BinMapBuild, DenseRangeOfZerosHoldsBothSigns) {
+  using kt = core::key_traits<float>;
+  std::vector<float> values;
+  for (int i = 0; i < 100000; ++i) values.push_back(i % 3 == 0 ? -0.0f : i % 3 == 1 ? 0.0f : float(i) * 1e-3f);
+  std::vector<std::uint32_t> sp;
+  for (std::size_t i = 0; i < 4096; ++i) sp.push_back(kt::pre_key_first(kt::to_key(values[i * 24])));
+  std::sort(sp.begin(), sp.end());
+  const std::vector<std::int64_t> ranks = {0, 30000, 60000, 99999};
+  const auto map = core::build_bin_map_for_ranks<float>(sp.data(), 4096, 8191, ranks.data(), 4, 100000);
+  ASSERT_GE(map.num_dense, 1u);
+  const std::uint32_t neg = core::bin_of(map, kt::pre_key(-0.0f)), pos = core::bin_of(map, kt::pre_key(0.0f));
+  EXPECT_TRUE(core::bin_holds_one_key(map, neg));
+  EXPECT_TRUE(core::bin_holds_one_key(map, pos));
+  EXPECT_EQ(kt::to_key(kt::from_pre_key(core::bin_first_pre_key(map, pos))), kt::to_key(0.0f));
+  EXPECT_FALSE(core::bin_holds_one_key(map, core::bin_of(map, kt::pre_key(50.0f))));
+}
+
+// from_pre_key inverts pre_key for every kind of float (NaNs of both signs too).
+TEST(BinMapBuild, FromPreKeyInvertsPreKey) {
+  using kt = core::key_traits<float>;
+  for (std::uint32_t bits : {0u, 0x80000000u, 1u, 0x80000001u, 0x3f800000u, 0xbf800000u, 0x7f800000u, 0xff800000u,
+                             0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xffffffffu, 0x7f7fffffu, 0xff7fffffu}) {
+    float x;
+    std::memcpy(&x, &bits, 4);
+    const float back = kt::from_pre_key(kt::pre_key(x));
+    std::uint32_t got;
+    std::memcpy(&got, &back, 4);
+    EXPECT_EQ(got, bits);
+  }
+  using kd = core::key_traits<double>;
+  for (double x : {0.0, -0.0, 1.5, -2.25, 1e-310, -1e300}) EXPECT_EQ(kd::from_pre_key(kd::pre_key(x)), x);
 }
 
 TEST(BinMapBuild, UniformFloatsGetEvenBins) {

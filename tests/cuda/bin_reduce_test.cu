@@ -1,12 +1,14 @@
 // The multiselection pre-pass (bin_reduce_driver): on continuous inputs it runs
-// and keeps the answers exact; on few distinct values the sample sends the call
-// to the general driver; a copy larger than its buffer does too, exactly. The
+// and keeps the answers exact; on few distinct values and clusters too, through
+// its dense ranges (ranks on a repeated value answered without a copy); a copy
+// larger than its buffer sends the call to the general driver, exactly. The
 // device builds the same bin map as the host, and the finish takes each of its
 // paths (counting, block sort, histogram rounds, a single value) exactly.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "common/common.hpp"
@@ -66,8 +68,8 @@ void every_distribution() {
     run_prepass<T>(host, random);
     if (d == dist::uniform || d == dist::normal || d == dist::sorted || d == dist::reversed)
       EXPECT_TRUE(ran) << "the pre-pass should run on continuous input";
-    if (d == dist::all_equal || d == dist::two_values || d == dist::sixteen_values)
-      EXPECT_FALSE(ran) << "few distinct values should go to the general driver";
+    if (d == dist::all_equal || d == dist::two_values || d == dist::sixteen_values || d == dist::clustered)
+      EXPECT_TRUE(ran) << "few distinct values and clusters get dense ranges: the pre-pass should run";
     if (::testing::Test::HasFailure()) return;
   }
 }
@@ -110,14 +112,19 @@ void device_map_matches_host(dist d) {
   for (std::int64_t j = 0; j < 4096; ++j)
     sample.push_back(kt::pre_key_first(kt::to_key(host[static_cast<std::size_t>(core::sample_position(j, 4096, n, seed))])));
   std::sort(sample.begin(), sample.end());
-  const core::bin_map<K> expected = core::build_bin_map<K>(sample.data(), 4096, cuda::tuning::bin_target);
+  const auto r = static_cast<std::int64_t>(ranks.size());
+  const core::bin_map<K> expected =
+      core::build_bin_map_for_ranks<T>(sample.data(), 4096, cuda::tuning::bin_target, ranks.data(), r, n);
   const core::bin_map<K> got = d_map.to_host()[0];
-  EXPECT_EQ(std::memcmp(&expected, &got, sizeof expected), 0) << "num_bins " << expected.num_bins << " vs "
-                                                              << got.num_bins;
+  EXPECT_EQ(std::memcmp(&expected, &got, sizeof expected), 0)
+      << "num_bins " << expected.num_bins << " vs " << got.num_bins << ", dense ranges " << expected.num_dense
+      << " vs " << got.num_dense;
   std::vector<std::uint32_t> sample_bins;
   for (K p : sample) sample_bins.push_back(core::bin_of(expected, p));
-  const bool proceed = core::predict_kept_fraction(sample_bins, ranks, n) * 4096 <= double(max_predicted);
-  EXPECT_EQ(d_state.to_host()[0].proceed, proceed ? 1 : 0);
+  std::int64_t predicted = 0;
+  for (std::int64_t k = 0; k < r; ++k)
+    predicted += core::predicted_sample_keys(expected, sample_bins.data(), 4096, ranks.data(), k, n);
+  EXPECT_EQ(d_state.to_host()[0].proceed, predicted <= max_predicted ? 1 : 0);
 }
 
 TEST(GpuBinReduce, DeviceMapMatchesHost) {
@@ -161,6 +168,41 @@ TEST(GpuBinReduce, FinishPaths) {
   const std::int64_t n = std::int64_t(1) << 24;
   EXPECT_TRUE(run_prepass<double>(generate<double>(dist::normal, n, 13), percentile_ranks(n)));
 }
+
+// Dense ranges on the device: runs of +0.0 and -0.0 (one key, two pre-keys), a
+// repeated ordinary value, NaNs, and a cluster of 40 distinct values among
+// continuous keys; ranks at every run's edges and the percentiles. Every answer
+// exact, and the pre-pass runs to the end.
+template <class T>
+void dense_ranges_on_device() {
+  const std::int64_t n = (std::int64_t(1) << 21) + 3;
+  std::vector<T> host = generate<T>(dist::uniform, n, 41);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t m = (i * 7919) % 100;
+    T& x = host[static_cast<std::size_t>(i)];
+    if (m < 25) x = T(0);
+    else if (m < 35) x = -T(0);
+    else if (m < 50) x = T(1.5);
+    else if (m < 55) x = std::numeric_limits<T>::quiet_NaN();
+    else if (m < 70) x = T(3) + T(i % 40) * T(1) / T(1 << 20);
+  }
+  std::vector<T> sorted = host;
+  std::sort(sorted.begin(), sorted.end(), [](T a, T b) { return core::key_traits<T>::to_key(a) < core::key_traits<T>::to_key(b); });
+  std::vector<std::int64_t> ranks = percentile_ranks(n);
+  for (T v : {T(0), T(1.5), T(3), std::numeric_limits<T>::quiet_NaN()}) {
+    const auto key = core::key_traits<T>::to_key(v);
+    const auto less = [](T a, core::key_t<T> k) { return core::key_traits<T>::to_key(a) < k; };
+    const auto first = std::lower_bound(sorted.begin(), sorted.end(), key, less) - sorted.begin();
+    for (std::int64_t r : {first - 1, first, first + 1}) ranks.push_back(r);
+  }
+  std::erase_if(ranks, [n](std::int64_t r) { return r < 0 || r >= n; });
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  EXPECT_TRUE(run_prepass<T>(host, ranks)) << "the dense ranges should keep the copy small";
+}
+
+TEST(GpuBinReduce, DenseRangesFloat) { dense_ranges_on_device<float>(); }
+TEST(GpuBinReduce, DenseRangesDouble) { dense_ranges_on_device<double>(); }
 
 // Not 16-byte aligned: the passes load one key at a time.
 TEST(GpuBinReduce, UnalignedInput) {

@@ -200,6 +200,11 @@ __global__ void __launch_bounds__(bin_finish_threads)
   using K = core::key_t<T>;
   if (state->proceed == 0) return;
   const bin_rank_task task = tasks[blockIdx.x];
+  if (task.region == bin_task_answered) {
+    using kt = core::key_traits<T>;
+    if (threadIdx.x == 0) out[blockIdx.x] = kt::from_key(kt::to_key(kt::from_pre_key(static_cast<K>(task.start))));
+    return;
+  }
   const K lo = regions[task.region].min, hi = regions[task.region].max;
   if (task.rank == 0 || task.rank == task.size - 1) {
     if (threadIdx.x == 0) out[blockIdx.x] = core::key_traits<T>::from_key(task.rank == 0 ? lo : hi);

@@ -65,11 +65,12 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   // of equal keys: one add per tile). A warp vote measured slower: its shuffle
   // takes a shared-memory wavefront per key, the resource this pass is bound by.
   unsigned run_bin = 0, run = 0;
+  const std::uint32_t dense = sm_map.num_dense;  // in a register: no shared read per key
   stream_tiles(
       in, n,
       [&](T x, bool valid) {
         if (!valid) return;
-        const unsigned b = core::bin_of(sm_map, core::key_traits<T>::pre_key(x));
+        const unsigned b = core::bin_of(sm_map, core::key_traits<T>::pre_key(x), dense);
         if (b != run_bin) {
           if (run != 0) atomicAdd(&counts[run_bin], run);
           run_bin = b;
@@ -98,18 +99,20 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   __shared__ core::bin_map<K> sm_map;
   __shared__ std::uint32_t sm_selected[words];
   __shared__ T stage[tuning::stream_threads / 32][warp_stage_capacity<bin_extract_flush_at<K>>];
-  if (state->proceed == 0) return;
+  // Nothing to copy where every rank's bin holds one key (few distinct values).
+  if (state->proceed == 0 || state->kept == 0) return;
   const auto capacity = static_cast<std::int64_t>(state->kept);  // bin_reduce_kernel counted them
   copy_bin_map(&sm_map, map);
   for (int w = threadIdx.x; w < words; w += blockDim.x) sm_selected[w] = selected[w];
   __syncthreads();
+  const std::uint32_t dense = sm_map.num_dense;
   T* my_stage = stage[threadIdx.x / 32];
   const auto as_read = [](T x) { return x; };
   int staged = 0;
   stream_tiles(
       in, n,
       [&](T x, bool valid) {
-        const unsigned b = core::bin_of(sm_map, core::key_traits<T>::pre_key(x));
+        const unsigned b = core::bin_of(sm_map, core::key_traits<T>::pre_key(x), dense);
         const bool take = valid && ((sm_selected[b / 32] >> (b % 32)) & 1u);
         stage_by_ballot(take, x, my_stage, staged);
       },

@@ -39,27 +39,57 @@ __device__ __forceinline__ void copy_bin_map(core::bin_map<K>* dst, const core::
   for (int i = threadIdx.x; i < int(sizeof(core::bin_map<K>) / 4); i += blockDim.x) d[i] = s[i];
 }
 
+/// bin_map_kernel: the slots of m (its range set) for at most `target` slot
+/// bins, the whole block: each thread's slots get the bins before each and before
+/// the next, capped, then the first bin of each by a block scan.
+template <class K, class ScanStorage>
+__device__ __forceinline__ void fill_bin_map_slots_block(core::bin_map<K>& m, const K* sorted, int count,
+                                                         std::uint32_t target, ScanStorage& scan_storage) {
+  constexpr int slots_per_thread = bin_map_slots_per_thread;
+  const int first_slot = threadIdx.x * slots_per_thread;
+  std::uint32_t bins[slots_per_thread], first[slots_per_thread];
+  std::uint64_t before = core::bins_before_slot(m, sorted, count, first_slot, target);
+#pragma unroll
+  for (int i = 0; i < slots_per_thread; ++i) {
+    const std::uint64_t next = core::bins_before_slot(m, sorted, count, first_slot + i + 1, target);
+    bins[i] = core::slot_bin_count(before, next, m.shift);
+    before = next;
+  }
+  std::uint32_t total = 0;
+  cub::BlockScan<std::uint32_t, bin_map_threads>(scan_storage).ExclusiveSum(bins, first, total);
+#pragma unroll
+  for (int i = 0; i < slots_per_thread; ++i) m.slot[first_slot + i] = core::slot_word(first[i], bins[i]);
+  if (threadIdx.x == 0) m.num_bins = total + 1;
+  __syncthreads();
+}
+
 /// One block: draws and sorts a 4096-key sample, builds the bin map from it
-/// (core::build_bin_map's rules, bit for bit), writes the map, and sets state->proceed when
-/// the bins at the ranks' expected sample positions hold at most
-/// `max_predicted_keys` sample keys (core::predict_kept_fraction's rule).
-/// Also zeroes `hist` (core::bin_map_max_bins counters) and *copy_cursor.
+/// (core::build_bin_map_for_ranks's rules, bit for bit: the slots, then dense
+/// ranges where the ranks' expected bins hold many sample keys), writes the map,
+/// and sets state->proceed when the bins at the ranks' expected sample positions
+/// hold at most `max_predicted_keys` sample keys (core::predict_kept_fraction's
+/// rule; a bin of one key predicts nothing). Also zeroes `hist`
+/// (core::bin_map_max_bins counters) and *copy_cursor.
 template <class T>
 __global__ void __launch_bounds__(bin_map_threads)
     bin_map_kernel(const T* in, std::int64_t n, std::uint64_t seed, const std::int64_t* ranks,
                    std::int64_t num_ranks, std::int64_t max_predicted_keys, core::bin_map<core::key_t<T>>* map_out,
                    bin_prepass_state* state, unsigned long long* hist, unsigned long long* copy_cursor) {
   using K = core::key_t<T>;
-  constexpr int threads = bin_map_threads, items = bin_map_items, slots_per_thread = bin_map_slots_per_thread;
+  constexpr int threads = bin_map_threads, items = bin_map_items;
   using sorter = block_sorter<K, threads, items>;
   using scan = cub::BlockScan<std::uint32_t, threads>;
+  using scan_int = cub::BlockScan<int, threads>;
   using reduce = cub::BlockReduce<std::int64_t, threads>;
   __shared__ typename sorter::storage smem;
   __shared__ core::bin_map<K> m;
   __shared__ union {
     typename scan::TempStorage scan;
+    typename scan_int::TempStorage scan_int;
     typename reduce::TempStorage reduce;
   } tmp;
+  __shared__ core::dense_candidate candidates[core::bin_map_max_dense];
+  __shared__ std::uint32_t dense_bins;
 
   K keys[items];
   gather_sample<items, threads, tuning::sample_size>(in, n, seed, keys);
@@ -77,26 +107,49 @@ __global__ void __launch_bounds__(bin_map_threads)
 #pragma unroll
   for (int i = 0; i < items; ++i) smem.sorted[threadIdx.x * items + i] = pre[i];
   __syncthreads();
-  if (threadIdx.x == 0) core::set_bin_map_range<K>(m, smem.sorted[0], smem.sorted[sorter::size - 1]);
-  __syncthreads();
-  // Each thread's slots: the bins before each and before the next, capped, then
-  // the first bin of each by a block scan.
-  const int first_slot = threadIdx.x * slots_per_thread;
-  std::uint32_t bins[slots_per_thread], first[slots_per_thread];
-  std::uint64_t before = core::bins_before_slot(m, smem.sorted, sorter::size, first_slot, tuning::bin_target);
-#pragma unroll
-  for (int i = 0; i < slots_per_thread; ++i) {
-    const std::uint64_t next =
-        core::bins_before_slot(m, smem.sorted, sorter::size, first_slot + i + 1, tuning::bin_target);
-    bins[i] = core::slot_bin_count(before, next, m.shift);
-    before = next;
+  constexpr int count = sorter::size;
+  const K* sorted = smem.sorted;
+  // The dense ranges' fields start as the host's (zero), so that the maps compare bytewise.
+  if (threadIdx.x <= core::bin_map_max_dense) {
+    const int j = threadIdx.x;
+    m.dense_first[j] = m.dense_last[j] = 0;
+    m.dense_shift[j] = m.dense_base[j] = m.dense_after[j] = 0;
   }
-  std::uint32_t total = 0;
-  scan(tmp.scan).ExclusiveSum(bins, first, total);
-#pragma unroll
-  for (int i = 0; i < slots_per_thread; ++i) m.slot[first_slot + i] = core::slot_word(first[i], bins[i]);
-  if (threadIdx.x == 0) m.num_bins = total + 1;
+  if (threadIdx.x == 0) {
+    m.num_dense = m.dense_one_key = 0;
+    core::set_bin_map_range<K>(m, sorted[0], sorted[count - 1]);
+  }
   __syncthreads();
+  fill_bin_map_slots_block(m, sorted, count, tuning::bin_target, tmp.scan);
+
+  // Dense ranges: each rank's candidate (core::dense_candidate_of_rank), the first
+  // bin_map_max_dense in rank order. A thread takes a run of adjacent ranks, so a
+  // block scan of the threads' counts keeps that order.
+  const auto slot_bin_at = [&](std::int64_t i) { return core::slot_bin_of(m, sorted[i]); };
+  const std::int64_t per_thread = (num_ranks + threads - 1) / threads;
+  const std::int64_t my_first = threadIdx.x * per_thread;
+  const std::int64_t my_end = my_first + per_thread < num_ranks ? my_first + per_thread : num_ranks;
+  int mine = 0;
+  for (std::int64_t k = my_first; k < my_end; ++k) {
+    const core::dense_candidate c = core::dense_candidate_of_rank(slot_bin_at, count, ranks, k, n);
+    mine += c.hi > c.lo;
+  }
+  int at = 0, found = 0;
+  scan_int(tmp.scan_int).ExclusiveSum(mine, at, found);
+  for (std::int64_t k = my_first; k < my_end && mine > 0 && at < core::bin_map_max_dense; ++k) {
+    const core::dense_candidate c = core::dense_candidate_of_rank(slot_bin_at, count, ranks, k, n);
+    if (c.hi > c.lo) candidates[at++] = c;
+  }
+  __syncthreads();
+  if (found > 0) {
+    if (threadIdx.x == 0)
+      dense_bins = core::plan_dense_ranges<T>(m, sorted, candidates,
+                                              found < core::bin_map_max_dense ? found : core::bin_map_max_dense);
+    __syncthreads();
+    fill_bin_map_slots_block(m, sorted, count, tuning::bin_target - dense_bins, tmp.scan);
+    if (threadIdx.x == 0) core::place_dense_ranges(m);
+    __syncthreads();
+  }
   copy_bin_map(map_out, &m);
   // The sample's bins, in place of its keys (non-decreasing: the map is monotone).
 #pragma unroll
@@ -104,7 +157,7 @@ __global__ void __launch_bounds__(bin_map_threads)
   __syncthreads();
   std::int64_t predicted = 0;
   for (std::int64_t k = threadIdx.x; k < num_ranks; k += threads)
-    predicted += core::predicted_sample_keys(smem.sorted, sorter::size, ranks, k, n);
+    predicted += core::predicted_sample_keys(m, smem.sorted, count, ranks, k, n);
   predicted = reduce(tmp.reduce).Sum(predicted);
   if (threadIdx.x == 0) {
     state->proceed = predicted <= max_predicted_keys ? 1 : 0;
@@ -116,8 +169,12 @@ __global__ void __launch_bounds__(bin_map_threads)
 /// thread whose bins start at or before the rank holds it (that thread's bins are
 /// not all empty: the next thread starts after it). The task gets the bin's size
 /// and the rank within the bin; `start` holds the bin until the regions are known.
-__device__ __forceinline__ void bin_reduce_locate_ranks(const unsigned long long* hist, const std::int64_t* ranks,
-                                                        std::int64_t num_ranks, const unsigned long long* keys_before,
+/// A bin of one key (a dense range's) is not marked: its task is answered
+/// (region bin_task_answered, `start` the bin's first pre-key).
+template <class K>
+__device__ __forceinline__ void bin_reduce_locate_ranks(const unsigned long long* hist, const core::bin_map<K>& map,
+                                                        const std::int64_t* ranks, std::int64_t num_ranks,
+                                                        const unsigned long long* keys_before,
                                                         std::uint32_t* selected, bin_rank_task* tasks) {
   constexpr int threads = bin_reduce_threads, items = bin_reduce_bins_per_thread;
   for (std::int64_t k = threadIdx.x; k < num_ranks; k += threads) {
@@ -130,6 +187,11 @@ __device__ __forceinline__ void bin_reduce_locate_ranks(const unsigned long long
     while (r >= at + c) {
       at += c;
       c = hist[++b];
+    }
+    if (core::bin_holds_one_key(map, static_cast<std::uint32_t>(b))) {
+      tasks[k] = {static_cast<std::int64_t>(core::bin_first_pre_key(map, static_cast<std::uint32_t>(b))), 1, 0,
+                  bin_task_answered};
+      continue;
     }
     atomicOr(&selected[b / 32], 1u << (b % 32));
     tasks[k] = {b, static_cast<std::int64_t>(c), static_cast<std::int64_t>(r - at), 0};
@@ -145,6 +207,7 @@ __device__ __forceinline__ void bin_reduce_place_tasks(const unsigned long long*
                                                        const std::uint32_t* selected, bin_rank_task* tasks) {
   constexpr int threads = bin_reduce_threads, items = bin_reduce_bins_per_thread;
   for (std::int64_t k = threadIdx.x; k < num_ranks; k += threads) {
+    if (tasks[k].region == bin_task_answered) continue;
     const auto b = static_cast<int>(tasks[k].start);
     unsigned long long start = kept_before[b / items];
     std::uint32_t region_of_b = regions_before[b / items];
@@ -189,7 +252,7 @@ __global__ void __launch_bounds__(bin_reduce_threads)
   keys_before[threadIdx.x] = before;
   for (int w = threadIdx.x; w < selected_words; w += threads) sel[w] = 0;
   __syncthreads();
-  bin_reduce_locate_ranks(hist, ranks, num_ranks, keys_before, sel, tasks);
+  bin_reduce_locate_ranks(hist, *map, ranks, num_ranks, keys_before, sel, tasks);
   __syncthreads();
   // Regions: the selected bins' keys before each selected bin, and its index.
   unsigned long long kept_sum = 0, regions = 0;

@@ -16,10 +16,13 @@ struct bin_prepass_state {
 
 /// One target rank of the pre-pass: its answer is the key of rank `rank` among
 /// the `size` keys of the copy starting at `start` (one selected bin's keys,
-/// region `region`).
+/// region `region`); or, where region is bin_task_answered, the key of pre-key
+/// `start` (a bin of one key, not copied).
 struct bin_rank_task {
   std::int64_t start, size, rank, region;
 };
+
+inline constexpr std::int64_t bin_task_answered = -1;
 
 /// One selected bin's region of the partitioned copy: where its next keys go,
 /// and its keys' bounds. One per 128-byte line: the scatter's atomics on them,
