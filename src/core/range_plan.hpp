@@ -150,6 +150,20 @@ struct range_windows {
   K lo0 = 0, lo1 = 0, hi0 = 0, hi1 = 0;
 };
 
+/// A window whose sample keys are all one key (heavy ties around the position:
+/// all equal keys, few distinct values) becomes that key alone, [v, v]: the keys
+/// below it are then counted or written to the output and only its ties are
+/// candidates, so a top-k whose boundary falls among them is complete with the
+/// ties the pass copied (range_dispatch.cuh, take_kept_ties). `sorted`: the
+/// sample's `count` sorted keys; [w0, w1]: the window of sample positions
+/// [sw.first, sw.last] (which may lie past either end).
+template <class K>
+KSELECT_HD void tie_window(const K* sorted, std::int64_t count, const sample_window& sw, K& w0, K& w1) {
+  const auto clamp = [&](std::int64_t i) { return i < 0 ? 0 : i >= count ? count - 1 : i; };
+  const K a = sorted[clamp(sw.first)], b = sorted[clamp(sw.last)];
+  if (a == b) w0 = w1 = a;
+}
+
 /// The tests of a pass over keys read as Src. Keys below lo0 are counted;
 /// [lo0, lo1] and [hi0, hi1] are candidates; between them, inside; above hi1,
 /// dropped. Overlapping or touching windows merge.

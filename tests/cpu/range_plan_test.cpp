@@ -120,6 +120,28 @@ TEST(RangePlan, LocateRange) {
   EXPECT_EQ(p.last, 200);
 }
 
+// A window whose sample keys are one key becomes that key alone, wherever the
+// window's positions lie (past either end of the sample too); else it stays.
+TEST(RangePlan, TieWindow) {
+  std::vector<std::uint32_t> sample(4096, 7);
+  for (std::size_t i = 3000; i < sample.size(); ++i) sample[i] = 9 + static_cast<std::uint32_t>(i);
+  std::uint32_t w0 = 0, w1 = 100;
+  core::tie_window(sample.data(), 4096, core::sample_window{-20, 40}, w0, w1);
+  EXPECT_EQ(w0, 7u);
+  EXPECT_EQ(w1, 7u);
+  w0 = 1, w1 = 100;
+  core::tie_window(sample.data(), 4096, core::sample_window{2990, 3010}, w0, w1);  // 7 and larger keys
+  EXPECT_EQ(w0, 1u);
+  EXPECT_EQ(w1, 100u);
+  w0 = 1, w1 = 100;
+  core::tie_window(sample.data(), 4096, core::sample_window{4000, 4200}, w0, w1);  // distinct keys
+  EXPECT_EQ(w0, 1u);
+  std::vector<std::uint32_t> equal(4096, 5);
+  core::tie_window(equal.data(), 4096, core::sample_window{4090, 4200}, w0, w1);
+  EXPECT_EQ(w0, 5u);
+  EXPECT_EQ(w1, 5u);
+}
+
 TEST(RangePlan, CandidateCapacity) {
   const std::int64_t n = std::int64_t{1} << 28;
   EXPECT_EQ(range_candidate_capacity(1000, 0, 10, 4096, 4.0, 2.0, 1 << 16), 1000);

@@ -135,7 +135,7 @@ range_output gpu_range(const T* d_in, std::int64_t n, std::int64_t lo, std::int6
 /// which path it took).
 struct driver_output {
   std::vector<std::int64_t> indices;
-  bool ok = false, exact = false, one_sort = false, tied_boundary = false;
+  bool ok = false, exact = false, one_sort = false, tied_boundary = false, kept_ties = false;
   core::range_counts counts;
 };
 
@@ -167,6 +167,7 @@ driver_output run_driver(const T* d_in, std::int64_t n, std::int64_t lo, std::in
   r.ok = st == cudaSuccess;
   r.exact = driver.took_exact_path();
   r.tied_boundary = driver.took_tied_boundary();
+  r.kept_ties = driver.took_kept_ties();
   r.one_sort = driver.sorted_with_candidates();
   r.counts = driver.counts();
   values = out.to_host();
@@ -474,8 +475,9 @@ TEST(RangeGpu, ExactTakeWorkspaceDouble) { check_exact_take_workspace<double>();
 // Heavy ties at a top-k's boundary (ties in any order): the window overflows and
 // every key it copied is one key, which the take then uses as the boundary
 // without the exact selection (take_tied_boundary), where the take fits the
-// candidate buffer (else the count, scan and write); continuous keys never do;
-// both exact, smallest and largest.
+// candidate buffer (else the count, scan and write); where the sample's window
+// was that key alone (k <= 1024 here), level 0's own ties complete the output
+// (take_kept_ties); continuous keys never do; all exact, smallest and largest.
 TEST(RangeGpu, TiedBoundaryWithoutTheSelection) {
   const std::int64_t n = (std::int64_t{1} << 22) + 9;
   for (const dist d : {dist::all_equal, dist::sixteen_values, dist::two_values, dist::uniform}) {
@@ -495,6 +497,10 @@ TEST(RangeGpu, TiedBoundaryWithoutTheSelection) {
         if (d == dist::uniform || !layout.take) EXPECT_FALSE(r.tied_boundary) << name(d) << " k = " << k;
         if (layout.take && (d == dist::all_equal || (d == dist::sixteen_values && k <= 1024)))
           EXPECT_TRUE(r.tied_boundary) << name(d) << " k = " << k << " descending " << descending;
+        // The sample's window was the tied key alone: level 0's ties complete the output (one read).
+        if (layout.take && (d == dist::all_equal || d == dist::sixteen_values) && k <= 1024)
+          EXPECT_TRUE(r.kept_ties) << name(d) << " k = " << k << " descending " << descending;
+        if (d == dist::uniform) EXPECT_FALSE(r.kept_ties);
       }
     }
   }

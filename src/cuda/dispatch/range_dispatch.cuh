@@ -314,7 +314,8 @@ class range_driver {
       if (!pick.ok) {
         exact_ = true;
         bool taken = false;
-        if (level == 0) KSELECT_CUDA_TRY(take_tied_boundary(taken));
+        if (level == 0) KSELECT_CUDA_TRY(take_kept_ties(taken));
+        if (level == 0 && !taken) KSELECT_CUDA_TRY(take_tied_boundary(taken));
         if (!taken) KSELECT_CUDA_TRY(run_exact());
         break;
       }
@@ -345,10 +346,12 @@ class range_driver {
     return finish_output();
   }
 
-  /// For tests: whether the exact path ran, whether sorted output took one sort
-  /// (sort_with_candidates), levels after the first, the last counters.
+  /// For tests: whether the exact path ran, whether heavy ties at the boundary
+  /// were taken (and from level 0's own candidates), whether sorted output took
+  /// one sort (sort_with_candidates), levels after the first, the last counters.
   bool took_exact_path() const { return exact_; }
   bool took_tied_boundary() const { return tied_boundary_; }
+  bool took_kept_ties() const { return kept_ties_; }
   bool sorted_with_candidates() const { return ordered_; }
   int extra_levels() const { return levels_; }
   core::range_counts counts() const { return {state_.below, state_.lo_cand, state_.cand, state_.inside}; }
@@ -592,9 +595,28 @@ class range_driver {
     return w_.take_pass ? reinterpret_cast<std::int32_t*>(ws_ + w_.answered) : nullptr;
   }
 
-  /// The one-pass path's second word: 0 while a speculated tied boundary's take
-  /// is to run (start_tied_take), else 1.
+  /// The one-pass path's second word (take_spec_run, take_spec_skip or
+  /// take_spec_kept: what follows a finish that could not answer; start_tied_take).
   std::int32_t* spec_skip() const { return w_.take_pass ? answered() + 1 : nullptr; }
+
+  /// Heavy ties at a top-k's boundary (ties in any order), planned for: level
+  /// 0's window was one key (core::tie_window), so every candidate is that key;
+  /// where fewer than k keys lay below it and the ties it copied cover the rest
+  /// (kept_ties_complete), they complete the output, from the one read.
+  cudaError_t take_kept_ties(bool& taken) {
+    taken = w_.take && kept_ties_complete(state_, w_.m, w_.cand_capacity);
+    if (!taken) return cudaSuccess;
+    auto* state = reinterpret_cast<range_state<K>*>(ws_ + w_.state);
+    prof_.start(stream_, "range kept ties");
+    range_take_finish_kernel<T><<<grid_for(gather, w_.m), gather.threads, 0, stream_>>>(
+        state, reinterpret_cast<const T*>(ws_ + w_.cand_vals[0]),
+        reinterpret_cast<const std::uint64_t*>(ws_ + w_.cand_idx[0]), w_.m, out_keys_, indices_, w_.index_bytes,
+        nullptr);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    tied_boundary_ = kept_ties_ = true;
+    return cudaSuccess;
+  }
 
   /// Heavy ties at a top-k's boundary (ties in any order): level 0's window
   /// overflowed its buffer and the keys it copied, probed at the first, middle
@@ -849,7 +871,8 @@ class range_driver {
   std::int64_t level0_inside_ = 0;  ///< output keys level 0 marked in the order bitmap
   int levels_ = 0;
   bool exact_ = false;
-  bool tied_boundary_ = false;  ///< take_tied_boundary answered
+  bool tied_boundary_ = false;  ///< take_kept_ties or take_tied_boundary answered
+  bool kept_ties_ = false;      ///< take_kept_ties answered (one read)
   bool ordered_ = false;  ///< the output is already in the order asked (sort_with_candidates, take_all)
   launch_profiler prof_;
 };

@@ -57,8 +57,9 @@ struct range_pass_out {
 };
 
 /// Whether a kernel of the stream-ordered top-k's exact take returns at once:
-/// the one-pass path answered (skip may be null: never; range_take_kernels.cuh).
-__device__ __forceinline__ bool skipped(const std::int32_t* skip) { return skip != nullptr && *skip == 1; }
+/// its word is not 0 (the one-pass path answered; for the tied take's pass, any
+/// word but take_spec_run; skip may be null: never; range_take_kernels.cuh).
+__device__ __forceinline__ bool skipped(const std::int32_t* skip) { return skip != nullptr && *skip != 0; }
 
 /// Stores index `pos` as a 4- or 8-byte integer.
 __device__ __forceinline__ void store_index(void* indices, int index_bytes, std::int64_t at, std::int64_t pos) {

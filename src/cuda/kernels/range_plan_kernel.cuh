@@ -1,6 +1,7 @@
 // Plans a rank-range pass in one block: samples the input, sorts the sample and
 // predicts a key window around each boundary position of the range (lo and
-// hi - 1), as window_plan_kernel does for one rank. Small inputs skip the sample:
+// hi - 1), as window_plan_kernel does for one rank; a window whose sample keys are
+// all one key is that key alone (core::tie_window). Small inputs skip the sample:
 // every key becomes a candidate, so the pass plus the candidate sort answer them
 // exactly.
 #pragma once
@@ -48,6 +49,7 @@ __global__ void __launch_bounds__(tuning::sample_threads)
           core::predict_window(position, n, S, tuning::window_sigmas, tuning::window_margin);
       w0 = sw.first >= 0 ? smem.sorted[sw.first] : K(0);
       w1 = sw.last < S ? smem.sorted[sw.last] : max;
+      core::tie_window(smem.sorted, S, sw, w0, w1);
     };
     w.has_lo = lo > 0;
     w.has_hi = hi < n;

@@ -89,36 +89,60 @@ __global__ void range_take_finish_kernel(const range_state<core::key_t<T>>* st, 
   copy_ties(static_cast<std::int64_t>(st->inside), k, tie_vals, tie_positions, out_keys, out_indices, index_bytes);
 }
 
+/// The one-pass path's second word (spec_skip): what follows a finish that could
+/// not answer. take_spec_run: the tied take's pass, then its finish; take_spec_skip:
+/// neither (the exact path runs, or the finish answered); take_spec_kept: no pass,
+/// the finish takes the ties the first pass kept.
+inline constexpr std::int32_t take_spec_run = 0, take_spec_skip = 1, take_spec_kept = 2;
+
+/// Whether the first pass's candidates complete a top-k of k: its window was one
+/// key (core::tie_window: every candidate is that key), fewer than k keys lay
+/// below it, and the ties it copied (up to `capacity`) cover the rest.
+template <class K>
+__host__ __device__ inline bool kept_ties_complete(const range_state<K>& st, std::int64_t k, std::int64_t capacity) {
+  const core::range_windows<K>& w = st.windows;
+  if (w.has_lo || !w.has_hi || w.hi0 != w.hi1) return false;
+  const auto below = static_cast<std::int64_t>(st.inside), ties = static_cast<std::int64_t>(st.cand);
+  return below < k && below + ties >= k && k - below <= capacity;
+}
+
 /// Where a one-pass finish found position k - 1 outside what the pass kept
-/// (one thread): if the candidates overflowed their buffer and its first, middle
-/// and last keys are one key (heavy ties: all equal keys, few distinct values),
-/// that key becomes the take's boundary (its tests set, the counters cleared)
-/// and *spec_skip 0, so that the take's pass runs and its counts decide; else
-/// *spec_skip 1 (a missed window: the exact path's selection finds the boundary).
+/// (one thread): if the kept ties complete the output (kept_ties_complete),
+/// *spec_skip take_spec_kept; else if the candidates overflowed their buffer and
+/// its first, middle and last keys are one key (heavy ties: all equal keys, few
+/// distinct values), that key becomes the take's boundary (its tests set, the
+/// counters cleared) and *spec_skip take_spec_run, so that the take's pass runs
+/// and its counts decide; else take_spec_skip (a missed window: the exact path's
+/// selection finds the boundary).
 template <class T>
-__device__ void start_tied_take(range_state<core::key_t<T>>* st, const T* cand_vals, std::int64_t capacity,
-                                core::key_t<T> flip, std::int32_t* spec_skip) {
+__device__ void start_tied_take(range_state<core::key_t<T>>* st, std::int64_t k, const T* cand_vals,
+                                std::int64_t capacity, core::key_t<T> flip, std::int32_t* spec_skip) {
   using K = core::key_t<T>;
-  *spec_skip = 1;
+  *spec_skip = take_spec_skip;
   if (st->cand <= static_cast<unsigned long long>(capacity)) return;  // every slot written only past capacity
+  if (kept_ties_complete(*st, k, capacity)) {
+    *spec_skip = take_spec_kept;
+    return;
+  }
   const K key = core::range_key(cand_vals[0], flip);
   if (core::range_key(cand_vals[capacity / 2], flip) != key || core::range_key(cand_vals[capacity - 1], flip) != key)
     return;
   set_take_boundary<T>(st, key, flip);
-  *spec_skip = 0;
+  *spec_skip = take_spec_run;
 }
 
-/// The speculated boundary's take (start_tied_take) after its pass: confirmed
-/// when fewer than k keys lie below it and k or more with its ties, which makes
-/// it the key at position k - 1; then output [inside, k) is the first ties the
-/// pass kept, and *answered 1 (the exact path returns at once). Else nothing:
-/// the exact path selects the boundary and takes again. Skipped when *spec_skip is 1.
+/// The speculated boundary's take (start_tied_take) after its pass, or the ties
+/// the first pass kept (take_spec_kept): confirmed when fewer than k keys lie
+/// below the boundary and k or more with its ties, which makes it the key at
+/// position k - 1; then output [inside, k) is the first ties the pass kept, and
+/// *answered 1 (the exact path returns at once). Else nothing: the exact path
+/// selects the boundary and takes again. Skipped when *spec_skip is take_spec_skip.
 template <class T>
 __global__ void range_tied_take_finish_kernel(const range_state<core::key_t<T>>* st, const T* tie_vals,
                                               const std::uint64_t* tie_positions, std::int64_t k, T* out_keys,
                                               void* out_indices, int index_bytes, const std::int32_t* spec_skip,
                                               std::int32_t* answered) {
-  if (*spec_skip == 1) return;
+  if (*spec_skip == take_spec_skip) return;
   const auto below = static_cast<std::int64_t>(st->inside), ties = static_cast<std::int64_t>(st->cand);
   if (below >= k || below + ties < k) return;
   if (blockIdx.x == 0 && threadIdx.x == 0) *answered = 1;
@@ -163,11 +187,11 @@ __global__ void __launch_bounds__(candidate_take_shape<core::key_t<T>>.threads)
     __syncthreads();  // every thread has read the counters start_tied_take clears
     if (threadIdx.x == 0) {
       *answered = 0;
-      start_tied_take(st, cand_vals, candidate_take_capacity<K>, flip, spec_skip);
+      start_tied_take(st, k, cand_vals, candidate_take_capacity<K>, flip, spec_skip);
     }
     return;
   }
-  if (threadIdx.x == 0) *spec_skip = 1;
+  if (threadIdx.x == 0) *spec_skip = take_spec_skip;
   // At most the block's 16384 keys: positions among them in 32 bits.
   const auto count = static_cast<int>(counts.cand);
   const auto out_at = static_cast<std::int64_t>(counts.inside);
@@ -243,8 +267,8 @@ __global__ void range_grid_take_plan_kernel(range_state<core::key_t<T>>* st, std
   gs->key_range[0] = descending ? static_cast<core::key_t<T>>(w.hi1 ^ flip) : w.hi0;
   gs->key_range[1] = descending ? static_cast<core::key_t<T>>(w.hi0 ^ flip) : w.hi1;
   *answered = pick.ok ? 1 : 0;
-  if (pick.ok) *spec_skip = 1;
-  else start_tied_take(st, cand_vals, capacity, flip, spec_skip);
+  if (pick.ok) *spec_skip = take_spec_skip;
+  else start_tied_take(st, k, cand_vals, capacity, flip, spec_skip);
 }
 
 /// The grid path's write: of the gs->size candidates, those below the selected
