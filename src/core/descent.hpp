@@ -28,8 +28,8 @@ inline constexpr int descent_buckets = 1 << descent_bucket_bits;
 inline constexpr std::int64_t descent_max_ranks = 512;
 
 /// Inputs up to this size skip the sampled fast path and the descent: one
-/// launch, a block per rank (cuda/kernels/small_select_kernel.cuh), which re-reads
-/// the input from L2 instead of paying for several launches.
+/// launch, a thread-block cluster per rank (cuda/kernels/cluster_select_kernel.cuh),
+/// which re-reads the input from L2 instead of paying for several launches.
 inline constexpr std::int64_t small_select_max = std::int64_t(1) << 17;
 
 /// Smallest b with 2^b >= x (x >= 1).

@@ -3,12 +3,16 @@
 // ones where the sampled fast path gives up (a missed window, few distinct values,
 // clustered keys) and the descent answers; the descent alone exact with and
 // without its copy buffers; each call captured in a CUDA graph and replayed on
-// new data 100 times; bad ranks found on the device reported in the status word.
+// new data 100 times; bad ranks found on the device reported in the status word;
+// the small-input kernel with each cluster size, on unaligned and tiny inputs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/approx_check.hpp"
@@ -16,6 +20,7 @@
 #include "common/device_data.cuh"
 #include "common/device_reference.cuh"
 #include "common/graph_replay.cuh"
+#include "cuda/dispatch/cluster_select_dispatch.cuh"
 #include "cuda/dispatch/device_policy.hpp"
 #include "cuda/dispatch/stream_ordered_dispatch.cuh"
 #include "cuda/tuning.hpp"
@@ -99,6 +104,74 @@ TYPED_TEST(StreamOrdered, ExactOnEveryDistribution) {
         EXPECT_TRUE(status == device::async_answered || status == device::async_fell_back) << status;
       }
     }
+  }
+}
+
+// The small-input kernel with every cluster size it may be given (1, 2, 4 and 8
+// blocks per rank, whatever this device's SM count would choose): inputs that
+// start and end off a 16-byte boundary, fewer 16-byte vectors than blocks, and
+// exactly core::small_select_max keys; the type's extremes around the input, so
+// that a read past either end changes the answers; ranks from the device and the
+// single host rank; the status word for valid and invalid ranks.
+TYPED_TEST(StreamOrdered, ClusterSelectEveryClusterSize) {
+  using T = TypeParam;
+  cuda::cluster_select_limits limits;
+  cuda_check(cuda::cluster_select_device_limits<T>(limits), "cluster limits");
+  async_caller<T> caller;  // for its stream
+  constexpr std::int64_t pad = 4;
+  device_buffer<std::int32_t> status(1);
+  device_buffer<std::int32_t> invalid(std::vector<std::int32_t>{0});
+  std::vector<int> sizes;  // the cluster sizes this device runs
+  for (int blocks = 1; blocks <= cuda::cluster_select_max_blocks; blocks *= 2)
+    if (limits.fits(blocks)) sizes.push_back(blocks);
+  std::printf("[          ] %d SMs; cluster sizes tested:", limits.sms);
+  for (const int blocks : sizes) std::printf(" %d", blocks);
+  std::printf("\n");
+  for (const int blocks : sizes)
+    for (const std::int64_t n : {std::int64_t(1), std::int64_t(3), std::int64_t(17), std::int64_t(33),
+                                 std::int64_t(4097), std::int64_t(65536 + 5), core::small_select_max})
+      for (const std::int64_t offset : {0, 1, 3})
+        for (const dist d : {dist::uniform, dist::normal, dist::all_equal, dist::two_values, dist::sixteen_values,
+                             dist::clustered, dist::shared_prefix, dist::special}) {
+          SCOPED_TRACE(::testing::Message() << "blocks per rank " << blocks << ", n=" << n << ", offset " << offset
+                                            << ", " << name(d));
+          const std::vector<T> host = generate<T>(d, n, 5 + n + offset);
+          std::vector<T> padded(static_cast<std::size_t>(offset), std::numeric_limits<T>::lowest());
+          padded.insert(padded.end(), host.begin(), host.end());
+          padded.insert(padded.end(), static_cast<std::size_t>(pad), std::numeric_limits<T>::max());
+          device_buffer<T> d_padded(padded);
+          const T* d_in = d_padded.data() + offset;
+
+          std::vector<std::int64_t> ranks = single_ranks(n);
+          for (const std::int64_t r : spread_ranks(n, 9)) ranks.push_back(r);
+          std::sort(ranks.begin(), ranks.end());
+          ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+          const auto r = static_cast<std::int64_t>(ranks.size());
+          device_buffer<std::int64_t> d_ranks(ranks);
+          device_buffer<T> out(ranks.size()), out_single(1);
+          cuda_check(cudaMemsetAsync(status.data(), 0xff, sizeof(std::int32_t), caller.stream), "status reset");
+          cuda_check(cuda::queue_cluster_select<T>(d_in, n, d_ranks.data(), 0, r, nullptr, status.data(), out.data(),
+                                                   caller.stream, blocks),
+                     "queue_cluster_select");
+          const std::vector<std::int64_t> middle{n / 2};
+          cuda_check(cuda::queue_cluster_select<T>(d_in, n, nullptr, middle[0], 1, nullptr, nullptr,
+                                                   out_single.data(), caller.stream, blocks),
+                     "queue_cluster_select, one host rank");
+          cuda_check(cudaStreamSynchronize(caller.stream), "sync");
+          EXPECT_TRUE(same_values(out.to_host(), reference_multiselect(host, ranks)));
+          EXPECT_TRUE(same_values(out_single.to_host(), reference_multiselect(host, middle)));
+          EXPECT_EQ(status.to_host()[0], device::async_answered);
+        }
+  for (const int blocks : sizes) {
+    const std::int64_t n = 100;
+    device_buffer<T> d_in(generate<T>(dist::uniform, n, 3));
+    device_buffer<T> out(2);
+    device_buffer<std::int64_t> d_ranks(std::vector<std::int64_t>{0, 1});
+    cuda_check(cuda::queue_cluster_select<T>(d_in.data(), n, d_ranks.data(), 0, 2, invalid.data(), status.data(),
+                                             out.data(), caller.stream, blocks),
+               "queue_cluster_select, invalid ranks");
+    cuda_check(cudaStreamSynchronize(caller.stream), "sync");
+    EXPECT_EQ(status.to_host()[0], device::async_invalid_ranks) << "blocks per rank " << blocks;
   }
 }
 
@@ -211,6 +284,32 @@ TYPED_TEST(StreamOrdered, GraphReplayOnNewData) {
     std::printf("[          ] n=%lld: %d of 200 answers needed the descent\n", static_cast<long long>(n), fell_back);
     cudaStreamDestroy(stream);
   }
+}
+
+// The small-input kernel's cluster size: the largest with which every rank's
+// cluster runs at once, each block on an SM of its own.
+TEST(StreamOrderedClusterSize, FillsTheSmsAndNoMore) {
+  cuda::cluster_select_limits h200;  // 132 SMs; 66, 33 and 16 clusters of 2, 4 and 8 blocks resident
+  h200.sms = 132;
+  h200.clusters = true;
+  h200.resident[1] = 66;
+  h200.resident[2] = 33;
+  h200.resident[3] = 16;
+  for (const auto& [ranks, blocks] : std::vector<std::pair<std::int64_t, int>>{
+           {1, 8}, {16, 8}, {17, 4}, {33, 4}, {34, 2}, {66, 2}, {67, 1}, {132, 1}, {1200, 1}})
+    EXPECT_EQ(cuda::cluster_select_blocks_per_rank(ranks, h200), blocks) << ranks << " ranks";
+  cuda::cluster_select_limits fewer_gpcs = h200;  // clusters of 8 limited by the GPCs, not the SMs
+  fewer_gpcs.resident[3] = 14;
+  EXPECT_EQ(cuda::cluster_select_blocks_per_rank(14, fewer_gpcs), 8);
+  EXPECT_EQ(cuda::cluster_select_blocks_per_rank(15, fewer_gpcs), 4);
+  cuda::cluster_select_limits no_eight = h200;  // a cluster of 8 does not fit at all
+  no_eight.resident[3] = 0;
+  EXPECT_EQ(cuda::cluster_select_blocks_per_rank(1, no_eight), 4);
+  EXPECT_FALSE(no_eight.fits(8));
+  cuda::cluster_select_limits no_clusters = h200;  // before sm_90, or a kernel compiled for it
+  no_clusters.clusters = false;
+  EXPECT_EQ(cuda::cluster_select_blocks_per_rank(1, no_clusters), 1);
+  EXPECT_TRUE(no_clusters.fits(1));
 }
 
 TEST(StreamOrderedErrors, InvalidDeviceRanksSetTheStatus) {

@@ -3,7 +3,8 @@
 // stream without a host round trip, so a call can be captured in a CUDA graph.
 //
 //   rank_check_kernel      (multiselect_async) the device ranks checked, a trusted copy
-//   small inputs (core::small_select_max): small_select_kernel, a block per rank; else
+//   small inputs (core::small_select_max): cluster_select_kernel, a thread-block
+//                          cluster per rank (cluster_select_dispatch.cuh); else
 //   fast path, as chosen for the synchronous call (choose_multiselect_path):
 //     one rank             the window levels (window_select_driver), with a fixed
 //                          number of extra levels instead of looking at the status
@@ -23,6 +24,7 @@
 #include "cuda/common.cuh"
 #include "cuda/dispatch/arguments.hpp"
 #include "cuda/dispatch/bin_reduce_dispatch.cuh"
+#include "cuda/dispatch/cluster_select_dispatch.cuh"
 #include "cuda/dispatch/descent_entry.hpp"
 #include "cuda/dispatch/device_policy.hpp"
 #include "cuda/dispatch/full_wave.hpp"
@@ -30,7 +32,6 @@
 #include "cuda/dispatch/workspace.hpp"
 #include "cuda/kernels/descent_kernels.cuh"
 #include "cuda/kernels/rank_check_kernel.cuh"
-#include "cuda/kernels/small_select_kernel.cuh"
 #include "core/descent.hpp"
 #include "core/key_traits.hpp"
 #include "kselect/device.hpp"
@@ -192,13 +193,8 @@ cudaError_t multiselect_stream_ordered(void* d_workspace, std::size_t& workspace
     ranks = checked;
     ranks_valid = valid;
   }
-  if (n <= core::small_select_max) {
-    // Small inputs: one launch, a block per rank over the whole input.
-    small_select_kernel<T><<<static_cast<unsigned>(num_ranks), bin_finish_threads, 0, stream>>>(
-        d_in, n, ranks, single_rank, ranks_valid, d_status, d_out);
-    KSELECT_LAUNCH_CHECK();
-    return cudaSuccess;
-  }
+  if (n <= core::small_select_max)  // small inputs: one launch, a cluster of blocks per rank
+    return queue_cluster_select(d_in, n, ranks, single_rank, num_ranks, ranks_valid, d_status, d_out, stream);
   const std::int32_t* fast_path_done = nullptr;
   switch (w.path) {
     case multiselect_path::window: {
