@@ -30,6 +30,28 @@ std::vector<core::key_t<T>> sorted_pre_keys(const std::vector<T>& v) {
   return p;
 }
 
+// The map over every pre-key of `values` and the key type's extremes: bins in
+// range and non-decreasing, and a bin said to hold one key holds only that key.
+template <class T>
+::testing::AssertionResult monotone_in_range(const core::bin_map<core::key_t<T>>& map, const std::vector<T>& values) {
+  using K = core::key_t<T>;
+  using kt = core::key_traits<T>;
+  std::vector<K> all = sorted_pre_keys(values);
+  all.insert(all.begin(), K(0));
+  all.push_back(static_cast<K>(~K(0)));
+  std::uint32_t prev = 0;
+  for (K p : all) {
+    const std::uint32_t b = core::bin_of(map, p);
+    if (b >= map.num_bins) return ::testing::AssertionFailure() << "pre-key " << +p << ": bin " << b << " out of range";
+    if (b < prev) return ::testing::AssertionFailure() << "pre-key " << +p << ": bin " << b << " below " << prev;
+    prev = b;
+    if (core::bin_holds_one_key(map, b) &&
+        kt::to_key(kt::from_pre_key(p)) != kt::to_key(kt::from_pre_key(core::bin_first_pre_key(map, b))))
+      return ::testing::AssertionFailure() << "pre-key " << +p << " in bin " << b << ", said to hold one key";
+  }
+  return ::testing::AssertionSuccess();
+}
+
 // For every distribution: a map built from a 4096-key sample is monotone over all
 // keys, stays in range, and a reduction to the bins holding ranks answers each
 // rank with the same key as sorting everything.
@@ -47,17 +69,7 @@ TYPED_TEST(BinMap, MonotoneInRangeAndReductionKeepsAnswers) {
     const auto map = core::build_bin_map<K>(sp.data(), static_cast<int>(sp.size()), 8191);
     ASSERT_LE(map.num_bins, core::bin_map_max_bins);
 
-    std::vector<K> all = sorted_pre_keys(values);
-    // Extremes of the key type too.
-    all.insert(all.begin(), K(0));
-    all.push_back(static_cast<K>(~K(0)));
-    std::uint32_t prev = 0;
-    for (K p : all) {
-      const std::uint32_t b = core::bin_of(map, p);
-      ASSERT_LT(b, map.num_bins);
-      ASSERT_GE(b, prev) << "pre-key " << +p;
-      prev = b;
-    }
+    ASSERT_TRUE(monotone_in_range(map, values));
 
     std::vector<std::uint64_t> hist(map.num_bins, 0);
     for (T x : values) ++hist[core::bin_of(map, kt::pre_key(x))];
@@ -119,19 +131,7 @@ TYPED_TEST(BinMap, DenseRangesForRanks) {
     ASSERT_LE(map.num_bins, core::bin_map_max_bins);
     ASSERT_LE(map.num_dense, std::uint32_t(core::bin_map_max_dense));
 
-    std::vector<K> all = sorted_pre_keys(values);
-    all.insert(all.begin(), K(0));
-    all.push_back(static_cast<K>(~K(0)));
-    std::uint32_t prev = 0;
-    for (K p : all) {
-      const std::uint32_t b = core::bin_of(map, p);
-      ASSERT_LT(b, map.num_bins);
-      ASSERT_GE(b, prev) << "pre-key " << +p;
-      prev = b;
-      if (core::bin_holds_one_key(map, b))
-        ASSERT_EQ(kt::to_key(kt::from_pre_key(p)), kt::to_key(kt::from_pre_key(core::bin_first_pre_key(map, b))))
-            << "pre-key " << +p << " in bin " << b;
-    }
+    ASSERT_TRUE(monotone_in_range(map, values));
 
     std::vector<std::uint64_t> hist(map.num_bins, 0);
     for (T x : values) ++hist[core::bin_of(map, kt::pre_key(x))];
