@@ -170,7 +170,7 @@ TEST(GpuBinReduce, FinishPaths) {
 }
 
 // Dense ranges on the device: runs of +0.0 and -0.0 (one key, two pre-keys), a
-// repeated ordinary value, NaNs, and a cluster of 40 distinct values among
+// repeated ordinary value, NaNs, and a cluster of 40 adjacent values among
 // continuous keys; ranks at every run's edges and the percentiles. Every answer
 // exact, and the pre-pass runs to the end.
 template <class T>
@@ -184,7 +184,7 @@ void dense_ranges_on_device() {
     else if (m < 35) x = -T(0);
     else if (m < 50) x = T(1.5);
     else if (m < 55) x = std::numeric_limits<T>::quiet_NaN();
-    else if (m < 70) x = T(3) + T(i % 40) * T(1) / T(1 << 20);
+    else if (m < 70) x = T(3) + T(i % 40) * (std::numeric_limits<T>::epsilon() * T(2));  // 40 adjacent values
   }
   std::vector<T> sorted = host;
   std::sort(sorted.begin(), sorted.end(), [](T a, T b) { return core::key_traits<T>::to_key(a) < core::key_traits<T>::to_key(b); });
@@ -203,6 +203,25 @@ void dense_ranges_on_device() {
 
 TEST(GpuBinReduce, DenseRangesFloat) { dense_ranges_on_device<float>(); }
 TEST(GpuBinReduce, DenseRangesDouble) { dense_ranges_on_device<double>(); }
+
+// 64 narrow clusters (c * 1000 + [0, 1e-3)), as the benchmarks' "clustered":
+// 101 percentiles hit 63 of them, each of a few distinct floats (the one at 0 is
+// continuous), so the map needs more than 63 dense ranges; exact, and in floats
+// the pre-pass runs to the end.
+TEST(GpuBinReduce, SixtyFourClusters) {
+  const std::int64_t n = (std::int64_t(1) << 22) + 3;
+  std::vector<float> f;
+  std::vector<double> d;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::uint64_t h = core::mix64(0x5eedull ^ static_cast<std::uint64_t>(i));
+    const double v = static_cast<double>(h % 64) * 1000.0 + static_cast<double>(h >> 11) * 0x1.0p-53 * 1e-3;
+    f.push_back(static_cast<float>(v));
+    d.push_back(v);
+  }
+  const std::vector<std::int64_t> ranks = percentile_ranks(n);
+  EXPECT_TRUE(run_prepass<float>(f, ranks)) << "63 dense ranges should keep the copy small";
+  run_prepass<double>(d, ranks);
+}
 
 // Not 16-byte aligned: the passes load one key at a time.
 TEST(GpuBinReduce, UnalignedInput) {

@@ -110,13 +110,15 @@ __global__ void __launch_bounds__(bin_map_threads)
   constexpr int count = sorter::size;
   const K* sorted = smem.sorted;
   // The dense ranges' fields start as the host's (zero), so that the maps compare bytewise.
+  static_assert(core::bin_map_max_dense < threads, "a thread per range");
   if (threadIdx.x <= core::bin_map_max_dense) {
     const int j = threadIdx.x;
     m.dense_first[j] = m.dense_last[j] = 0;
-    m.dense_shift[j] = m.dense_base[j] = m.dense_after[j] = 0;
+    m.dense_base[j] = m.dense_after[j] = 0;
+    m.dense_shift[j] = m.dense_one_key[j] = 0;
   }
   if (threadIdx.x == 0) {
-    m.num_dense = m.dense_one_key = 0;
+    m.num_dense = m.unused = 0;
     core::set_bin_map_range<K>(m, sorted[0], sorted[count - 1]);
   }
   __syncthreads();
