@@ -687,7 +687,11 @@ class range_driver {
   cudaError_t run_take_finish() {
     auto* state = reinterpret_cast<range_state<K>*>(ws_ + w_.state);
     KSELECT_CUDA_TRY(queue_plan(0, in_, n_, 0, w_.m));
-    range_pass_out<T> out = take_out(w_.take_grid ? w_.grid_capacity : candidate_take_capacity<K>);
+    // The pass copies up to k candidates even where the finish takes fewer: with
+    // heavy ties at the boundary (the window one key) they are the output's rest
+    // (take_spec_kept). The take buffer holds them (take_capacity >= k).
+    const std::int64_t finish_capacity = w_.take_grid ? w_.grid_capacity : candidate_take_capacity<K>;
+    range_pass_out<T> out = take_out(std::max(finish_capacity, w_.m));
     out.skip = nullptr;  // the pass that decides
     prof_.start(stream_, "range pass");
     range_pass_kernel<T, false><<<grid_, tuning::stream_threads, 0, stream_>>>(state, in_, nullptr, n_, out);
@@ -699,8 +703,8 @@ class range_driver {
                                           static_cast<int>(smem)));
     prof_.start(stream_, "range candidate take");
     range_candidate_take_kernel<T><<<1, candidate_take_shape<K>.threads, smem, stream_>>>(
-        state, w_.m, out.cand_vals, out.cand_idx, flip_, out_keys_, indices_, w_.index_bytes, answered(),
-        spec_skip());
+        state, w_.m, out.cand_vals, out.cand_idx, out.cand_capacity, flip_, out_keys_, indices_, w_.index_bytes,
+        answered(), spec_skip());
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     return cudaSuccess;
@@ -717,8 +721,8 @@ class range_driver {
     auto* tie_vals = reinterpret_cast<T*>(ws_ + w_.grid_tie_vals);
     auto* tie_idx = reinterpret_cast<std::uint64_t*>(ws_ + w_.grid_tie_idx);
     prof_.start(stream_, "range grid take: plan");
-    range_grid_take_plan_kernel<T><<<1, 1, 0, stream_>>>(state, w_.m, w_.grid_capacity, pass.cand_vals, flip_, gs,
-                                                        answered(), spec_skip());
+    range_grid_take_plan_kernel<T><<<1, 1, 0, stream_>>>(state, w_.m, w_.grid_capacity, pass.cand_vals,
+                                                        pass.cand_capacity, flip_, gs, answered(), spec_skip());
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     prof_.start(stream_, "range grid take: descent");

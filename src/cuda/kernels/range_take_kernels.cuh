@@ -169,12 +169,14 @@ union candidate_take_shared {
 /// in registers, the key at candidate position k - inside - 1 selected, the
 /// keys below it written and as many equal to it as the output still needs.
 /// *answered: 1, or 0 when the windows missed position k - 1 or the pass left
-/// more candidates than the block holds (then start_tied_take).
+/// more candidates than the block holds (then start_tied_take, over the
+/// `copied_capacity` slots the pass could fill).
 template <class T>
 __global__ void __launch_bounds__(candidate_take_shape<core::key_t<T>>.threads)
     range_candidate_take_kernel(range_state<core::key_t<T>>* st, std::int64_t k, const T* cand_vals,
-                                const std::uint64_t* cand_idx, core::key_t<T> flip, T* out_keys, void* out_indices,
-                                int index_bytes, std::int32_t* answered, std::int32_t* spec_skip) {
+                                const std::uint64_t* cand_idx, std::int64_t copied_capacity, core::key_t<T> flip,
+                                T* out_keys, void* out_indices, int index_bytes, std::int32_t* answered,
+                                std::int32_t* spec_skip) {
   using K = core::key_t<T>;
   constexpr int threads = candidate_take_shape<K>.threads, items = candidate_take_shape<K>.items_per_thread;
   using select_t = block_radix_select<K, threads, items>;
@@ -187,7 +189,7 @@ __global__ void __launch_bounds__(candidate_take_shape<core::key_t<T>>.threads)
     __syncthreads();  // every thread has read the counters start_tied_take clears
     if (threadIdx.x == 0) {
       *answered = 0;
-      start_tied_take(st, k, cand_vals, candidate_take_capacity<K>, flip, spec_skip);
+      start_tied_take(st, k, cand_vals, copied_capacity, flip, spec_skip);
     }
     return;
   }
@@ -247,13 +249,14 @@ struct grid_take_state {
 
 /// One thread: locates position k - 1 among the pass's `capacity` candidate
 /// slots (as range_candidate_take_kernel does). *answered: 1 when the windows
-/// held it and the candidates fit, else 0 (then start_tied_take). The rank to
+/// held it and the candidates fit, else 0 (then start_tied_take, over the
+/// `copied_capacity` slots the pass could fill). The rank to
 /// select among the candidates counts up in key order, the opposite of the
 /// output's for the largest (flip not 0).
 template <class T>
 __global__ void range_grid_take_plan_kernel(range_state<core::key_t<T>>* st, std::int64_t k, std::int64_t capacity,
-                                            const T* cand_vals, core::key_t<T> flip, grid_take_state* gs,
-                                            std::int32_t* answered, std::int32_t* spec_skip) {
+                                            const T* cand_vals, std::int64_t copied_capacity, core::key_t<T> flip,
+                                            grid_take_state* gs, std::int32_t* answered, std::int32_t* spec_skip) {
   const bool descending = flip != 0;
   const core::range_counts counts{st->below, st->lo_cand, st->cand, st->inside};
   const core::range_pick pick = core::locate_range(0, k, counts, capacity);
@@ -268,7 +271,7 @@ __global__ void range_grid_take_plan_kernel(range_state<core::key_t<T>>* st, std
   gs->key_range[1] = descending ? static_cast<core::key_t<T>>(w.hi0 ^ flip) : w.hi1;
   *answered = pick.ok ? 1 : 0;
   if (pick.ok) *spec_skip = take_spec_skip;
-  else start_tied_take(st, k, cand_vals, capacity, flip, spec_skip);
+  else start_tied_take(st, k, cand_vals, copied_capacity, flip, spec_skip);
 }
 
 /// The grid path's write: of the gs->size candidates, those below the selected
