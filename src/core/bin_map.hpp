@@ -17,7 +17,8 @@
 // expected bin holds more than dense_min_sample_keys sample keys, the map gets a
 // dense range instead: the pre-keys from that bin's first sample key to its last
 // (widened to every pre-key of the last key), cut into bins of their own, equal in
-// width, up to 127 ranges (a 7-step search per key; a map without ranges skips it).
+// width, up to 127 ranges (a 7-step search per key, which a key equal to the thread's
+// previous one skips in the count pass; a map without ranges skips it).
 // A range that holds one key (a repeated value), or whose bins are one pre-key
 // wide (a cluster of few distinct values), answers its ranks without a copy
 // (bin_first_pre_key). Keys outside every range keep their slot bin, moved up by
@@ -162,8 +163,10 @@ KSELECT_HD std::uint32_t slot_bin_of(const bin_map<K>& m, K pre) {
   return (w & 0xffffu) + ((frac * (w >> 16)) >> 16);
 }
 
-/// Dense ranges whose first pre-key is at most `pre` (0..num_dense): a
-/// branch-free search of 7 steps (fewer loads with fewer ranges).
+/// Dense ranges whose first pre-key is at most `pre` (0..num_dense): a binary
+/// search of 7 steps, unrolled (steps past num_dense load nothing). A loop of
+/// only bit_width(num_dense) steps, not unrolled, measured slower on 16 distinct
+/// values and on clusters (docs/performance.md).
 template <class K>
 KSELECT_HD int dense_ranges_from(const bin_map<K>& m, K pre, std::uint32_t num_dense) {
   static_assert(bin_map_max_dense < 128, "7 steps");
@@ -299,11 +302,17 @@ KSELECT_HD std::uint32_t plan_dense_ranges(bin_map<key_t<T>>& m, const key_t<T>*
   while (ranges < count && ranges < bin_map_max_dense && c[ranges].hi > c[ranges].lo &&
          (ranges == 0 || c[ranges].lo >= c[ranges - 1].hi))
     ++ranges;
-  const auto first_of = [&](int j) { return sorted_pre[c[j].lo]; };
-  // The last pre-key of the last sample key's key (+0.0 after -0.0, every NaN).
-  const auto last_of = [&](int j) { return kt::pre_key_last(kt::to_key(kt::from_pre_key(sorted_pre[c[j].hi - 1]))); };
+  // Each range's pre-keys, once: its first sample key to every pre-key of its
+  // last sample key's key (+0.0 after -0.0, every NaN).
+  for (int j = 0; j < ranges; ++j) {
+    m.dense_first[j] = sorted_pre[c[j].lo];
+    m.dense_last[j] = kt::pre_key_last(kt::to_key(kt::from_pre_key(sorted_pre[c[j].hi - 1])));
+  }
+  const auto shift_of = [&](int j, int per_key) {
+    return dense_shift(m.dense_first[j], m.dense_last[j], c[j].hi - c[j].lo, per_key);
+  };
   const auto bins_of = [&](int j, int per_key) {
-    return static_cast<std::uint32_t>((last_of(j) - first_of(j)) >> dense_shift(first_of(j), last_of(j), c[j].hi - c[j].lo, per_key)) + 1;
+    return static_cast<std::uint32_t>(static_cast<K>(m.dense_last[j] - m.dense_first[j]) >> shift_of(j, per_key)) + 1;
   };
   int per_key = dense_bins_per_sample_key, used = ranges;
   for (;; per_key /= 2) {
@@ -315,14 +324,13 @@ KSELECT_HD std::uint32_t plan_dense_ranges(bin_map<key_t<T>>& m, const key_t<T>*
   std::uint32_t after = 0;
   m.num_dense = static_cast<std::uint32_t>(used);
   for (int j = 0; j < used; ++j) {
-    const K first = first_of(j), last = last_of(j);
-    m.dense_first[j] = first;
-    m.dense_last[j] = last;
-    m.dense_shift[j] = static_cast<std::uint8_t>(dense_shift(first, last, c[j].hi - c[j].lo, per_key));
+    m.dense_shift[j] = static_cast<std::uint8_t>(shift_of(j, per_key));
     after += bins_of(j, per_key) + 1;
     m.dense_after[j] = static_cast<std::uint16_t>(after);
-    m.dense_one_key[j] = m.dense_shift[j] == 0 || kt::to_key(kt::from_pre_key(first)) == kt::to_key(kt::from_pre_key(last));
+    m.dense_one_key[j] = m.dense_shift[j] == 0 || kt::to_key(kt::from_pre_key(m.dense_first[j])) ==
+                                                      kt::to_key(kt::from_pre_key(m.dense_last[j]));
   }
+  for (int j = used; j < ranges; ++j) m.dense_first[j] = m.dense_last[j] = 0;  // as a map without them
   return after;
 }
 

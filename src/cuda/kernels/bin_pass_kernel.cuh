@@ -64,13 +64,18 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   // Each thread adds runs of equal bins among its own keys (sorted input and runs
   // of equal keys: one add per tile). A warp vote measured slower: its shuffle
   // takes a shared-memory wavefront per key, the resource this pass is bound by.
+  // With dense ranges a key's bin costs a search: a thread's key equal to its
+  // previous one (all keys equal, long runs) takes the previous bin instead.
   unsigned run_bin = 0, run = 0;
   const std::uint32_t dense = sm_map.num_dense;  // in a register: no shared read per key
+  K last_pre = 0;
   stream_tiles(
       in, n,
       [&](T x, bool valid) {
         if (!valid) return;
-        const unsigned b = core::bin_of(sm_map, core::key_traits<T>::pre_key(x), dense);
+        const K pre = core::key_traits<T>::pre_key(x);
+        const unsigned b = dense != 0 && run != 0 && pre == last_pre ? run_bin : core::bin_of(sm_map, pre, dense);
+        last_pre = pre;
         if (b != run_bin) {
           if (run != 0) atomicAdd(&counts[run_bin], run);
           run_bin = b;
