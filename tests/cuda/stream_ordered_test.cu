@@ -297,18 +297,21 @@ TEST(StreamOrderedClusterSize, FillsTheSmsAndNoMore) {
   h200.resident[3] = 16;
   for (const auto& [ranks, blocks] : std::vector<std::pair<std::int64_t, int>>{
            {1, 8}, {16, 8}, {17, 4}, {33, 4}, {34, 2}, {66, 2}, {67, 1}, {132, 1}, {1200, 1}})
-    EXPECT_EQ(cuda::cluster_select_blocks_per_rank(ranks, h200), blocks) << ranks << " ranks";
+    EXPECT_EQ(cuda::cluster_select_blocks_per_rank(1 << 16, ranks, h200), blocks) << ranks << " ranks";
+  // At least 4096 keys a block: 2^12 keys take one block, 2^14 four, 2^15 and more eight.
+  for (const auto& [lg, blocks] : std::vector<std::pair<int, int>>{{10, 1}, {12, 1}, {13, 2}, {14, 4}, {15, 8}, {17, 8}})
+    EXPECT_EQ(cuda::cluster_select_blocks_per_rank(std::int64_t(1) << lg, 1, h200), blocks) << "n = 2^" << lg;
   cuda::cluster_select_limits fewer_gpcs = h200;  // clusters of 8 limited by the GPCs, not the SMs
   fewer_gpcs.resident[3] = 14;
-  EXPECT_EQ(cuda::cluster_select_blocks_per_rank(14, fewer_gpcs), 8);
-  EXPECT_EQ(cuda::cluster_select_blocks_per_rank(15, fewer_gpcs), 4);
+  EXPECT_EQ(cuda::cluster_select_blocks_per_rank(1 << 16, 14, fewer_gpcs), 8);
+  EXPECT_EQ(cuda::cluster_select_blocks_per_rank(1 << 16, 15, fewer_gpcs), 4);
   cuda::cluster_select_limits no_eight = h200;  // a cluster of 8 does not fit at all
   no_eight.resident[3] = 0;
-  EXPECT_EQ(cuda::cluster_select_blocks_per_rank(1, no_eight), 4);
+  EXPECT_EQ(cuda::cluster_select_blocks_per_rank(1 << 16, 1, no_eight), 4);
   EXPECT_FALSE(no_eight.fits(8));
   cuda::cluster_select_limits no_clusters = h200;  // before sm_90, or a kernel compiled for it
   no_clusters.clusters = false;
-  EXPECT_EQ(cuda::cluster_select_blocks_per_rank(1, no_clusters), 1);
+  EXPECT_EQ(cuda::cluster_select_blocks_per_rank(1 << 16, 1, no_clusters), 1);
   EXPECT_TRUE(no_clusters.fits(1));
 }
 

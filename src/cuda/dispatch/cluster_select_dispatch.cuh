@@ -86,11 +86,18 @@ cudaError_t cluster_select_device_limits(cluster_select_limits& limits) {
   return cudaSuccess;
 }
 
+/// Keys a block of a cluster reads at least: below, the cluster's barriers and
+/// remote reads cost more than the split read saves (measured on the H200 at
+/// 2^10 keys: docs/performance.md, "Issue 24, the last targets").
+inline constexpr std::int64_t cluster_select_min_block_keys = 4096;
+
 /// Blocks per rank: the most (1, 2, 4 or 8) with which the clusters of all
-/// num_ranks ranks run at once, each of their blocks on an SM of its own.
-inline int cluster_select_blocks_per_rank(std::int64_t num_ranks, const cluster_select_limits& limits) {
+/// num_ranks ranks run at once, each of their blocks on an SM of its own, and
+/// each block reads at least cluster_select_min_block_keys of the n keys.
+inline int cluster_select_blocks_per_rank(std::int64_t n, std::int64_t num_ranks,
+                                          const cluster_select_limits& limits) {
   for (int blocks = cluster_select_max_blocks; blocks > 1; blocks /= 2)
-    if (limits.fits(blocks) && num_ranks * blocks <= limits.sms &&
+    if (n >= blocks * cluster_select_min_block_keys && limits.fits(blocks) && num_ranks * blocks <= limits.sms &&
         num_ranks <= limits.resident[cluster_select_limits::log2_blocks(blocks)])
       return blocks;
   return 1;
@@ -111,7 +118,7 @@ cudaError_t queue_cluster_select(const T* in, std::int64_t n, const std::int64_t
   if (num_ranks <= 0) return cudaSuccess;
   cluster_select_limits limits;
   KSELECT_CUDA_TRY(cluster_select_device_limits<T>(limits));
-  if (blocks_per_rank == 0) blocks_per_rank = cluster_select_blocks_per_rank(num_ranks, limits);
+  if (blocks_per_rank == 0) blocks_per_rank = cluster_select_blocks_per_rank(n, num_ranks, limits);
   if (blocks_per_rank < 1 || blocks_per_rank > cluster_select_max_blocks ||
       (blocks_per_rank & (blocks_per_rank - 1)) != 0 || !limits.fits(blocks_per_rank))
     return reject_argument("kselect: blocks_per_rank must be 1, 2, 4 or 8, and fit the device");
