@@ -306,7 +306,7 @@ KSELECT_HD std::uint32_t plan_dense_ranges(bin_map<key_t<T>>& m, const key_t<T>*
   // last sample key's key (+0.0 after -0.0, every NaN).
   for (int j = 0; j < ranges; ++j) {
     m.dense_first[j] = sorted_pre[c[j].lo];
-    m.dense_last[j] = kt::pre_key_last(kt::to_key(kt::from_pre_key(sorted_pre[c[j].hi - 1])));
+    m.dense_last[j] = kt::pre_key_last(kt::key_of_pre_key(sorted_pre[c[j].hi - 1]));
   }
   const auto shift_of = [&](int j, int per_key) {
     return dense_shift(m.dense_first[j], m.dense_last[j], c[j].hi - c[j].lo, per_key);
@@ -327,8 +327,8 @@ KSELECT_HD std::uint32_t plan_dense_ranges(bin_map<key_t<T>>& m, const key_t<T>*
     m.dense_shift[j] = static_cast<std::uint8_t>(shift_of(j, per_key));
     after += bins_of(j, per_key) + 1;
     m.dense_after[j] = static_cast<std::uint16_t>(after);
-    m.dense_one_key[j] = m.dense_shift[j] == 0 || kt::to_key(kt::from_pre_key(m.dense_first[j])) ==
-                                                      kt::to_key(kt::from_pre_key(m.dense_last[j]));
+    m.dense_one_key[j] =
+        m.dense_shift[j] == 0 || kt::key_of_pre_key(m.dense_first[j]) == kt::key_of_pre_key(m.dense_last[j]);
   }
   for (int j = used; j < ranges; ++j) m.dense_first[j] = m.dense_last[j] = 0;  // as a map without them
   return after;

@@ -78,6 +78,8 @@ struct float_key_traits {
     const U v = static_cast<U>(p + mantissa_mask);
     return from_bits((v & sign_bit) ? (v ^ sign_bit) : static_cast<U>(~v));
   }
+  /// The key of pre-key p (-0.0's and +0.0's pre-keys give one key, every NaN's the NaN key).
+  KSELECT_HD static U key_of_pre_key(U p) { return to_key(from_pre_key(p)); }
   KSELECT_HD static F from_key(U k) {
     if (k == nan_key) return from_bits(exponent_mask | ((mantissa_mask >> 1) + 1));  // quiet NaN
     return from_bits((k & sign_bit) ? (k & ~sign_bit) : ~k);
@@ -97,6 +99,7 @@ struct int_key_traits {
   KSELECT_HD static U pre_key_first(U k) { return k; }
   KSELECT_HD static U pre_key_last(U k) { return k; }
   KSELECT_HD static I from_pre_key(U p) { return from_key(p); }
+  KSELECT_HD static U key_of_pre_key(U p) { return p; }
 };
 // float16 and bfloat16: the float map on 16 bits (sign, then exponent and mantissa).
 // The keys are exact, so pre-keys are the keys themselves.
@@ -124,6 +127,7 @@ struct half_key_traits {
   KSELECT_HD static std::uint16_t pre_key_first(std::uint16_t k) { return k; }
   KSELECT_HD static std::uint16_t pre_key_last(std::uint16_t k) { return k; }
   KSELECT_HD static H from_pre_key(std::uint16_t p) { return from_key(p); }
+  KSELECT_HD static std::uint16_t key_of_pre_key(std::uint16_t p) { return p; }
 };
 }  // namespace detail
 

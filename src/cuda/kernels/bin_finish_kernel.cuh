@@ -202,7 +202,7 @@ __global__ void __launch_bounds__(bin_finish_threads)
   const bin_rank_task task = tasks[blockIdx.x];
   if (task.region == bin_task_answered) {
     using kt = core::key_traits<T>;
-    if (threadIdx.x == 0) out[blockIdx.x] = kt::from_key(kt::to_key(kt::from_pre_key(static_cast<K>(task.start))));
+    if (threadIdx.x == 0) out[blockIdx.x] = kt::from_key(kt::key_of_pre_key(static_cast<K>(task.start)));
     return;
   }
   const K lo = regions[task.region].min, hi = regions[task.region].max;
