@@ -112,7 +112,9 @@ TYPED_TEST(StreamOrdered, ExactOnEveryDistribution) {
 // start and end off a 16-byte boundary, fewer 16-byte vectors than blocks, and
 // exactly core::small_select_max keys; the type's extremes around the input, so
 // that a read past either end changes the answers; ranks from the device and the
-// single host rank; the status word for valid and invalid ranks.
+// single host rank; the status word for valid and invalid ranks. Sorted and
+// reversed keys put whole warps' vectors into one bucket (counted once a warp),
+// few distinct values end the descent on a bucket's bounds.
 TYPED_TEST(StreamOrdered, ClusterSelectEveryClusterSize) {
   using T = TypeParam;
   cuda::cluster_select_limits limits;
@@ -131,8 +133,9 @@ TYPED_TEST(StreamOrdered, ClusterSelectEveryClusterSize) {
     for (const std::int64_t n : {std::int64_t(1), std::int64_t(3), std::int64_t(17), std::int64_t(33),
                                  std::int64_t(4097), std::int64_t(65536 + 5), core::small_select_max})
       for (const std::int64_t offset : {0, 1, 3})
-        for (const dist d : {dist::uniform, dist::normal, dist::all_equal, dist::two_values, dist::sixteen_values,
-                             dist::clustered, dist::shared_prefix, dist::special}) {
+        for (const dist d : {dist::uniform, dist::normal, dist::sorted, dist::reversed, dist::all_equal,
+                             dist::two_values, dist::sixteen_values, dist::clustered, dist::shared_prefix,
+                             dist::special}) {
           SCOPED_TRACE(::testing::Message() << "blocks per rank " << blocks << ", n=" << n << ", offset " << offset
                                             << ", " << name(d));
           const std::vector<T> host = generate<T>(d, n, 5 + n + offset);

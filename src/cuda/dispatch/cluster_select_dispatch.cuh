@@ -56,6 +56,9 @@ cudaError_t cluster_select_device_limits(cluster_select_limits& limits) {
   KSELECT_CUDA_TRY(cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, device));
   cudaFuncAttributes kernel{};
   KSELECT_CUDA_TRY(cudaFuncGetAttributes(&kernel, cluster_select_kernel<T>));
+  // The kernel's storage is dynamic shared memory (past the 48 KiB default).
+  KSELECT_CUDA_TRY(cudaFuncSetAttribute(cluster_select_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(cluster_select_smem_bytes<T>)));
   l.clusters = cluster_launch != 0 && kernel.ptxVersion >= 90;
   for (int blocks = 2; l.clusters && blocks <= cluster_select_max_blocks; blocks *= 2) {
     cudaLaunchAttribute attr{};
@@ -66,6 +69,7 @@ cudaError_t cluster_select_device_limits(cluster_select_limits& limits) {
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(static_cast<unsigned>(blocks));
     config.blockDim = dim3(bin_finish_threads);
+    config.dynamicSmemBytes = cluster_select_smem_bytes<T>;
     config.attrs = &attr;
     config.numAttrs = 1;
     int resident = 0;
@@ -134,7 +138,7 @@ cudaError_t queue_cluster_select(const T* in, std::int64_t n, const std::int64_t
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(static_cast<unsigned>(num_ranks * blocks_per_rank));
   config.blockDim = dim3(bin_finish_threads);
-  config.dynamicSmemBytes = 0;
+  config.dynamicSmemBytes = cluster_select_smem_bytes<T>;
   config.stream = stream;
   config.attrs = attrs;
   config.numAttrs = limits.clusters ? 2 : 0;

@@ -30,10 +30,15 @@
 //           whose buckets hold the rank, and the block's threads search that
 //           block's prefix sums for the rank's bucket. Every block so arrives at
 //           the same next [lo, hi], rank and count, with two barriers a round.
-//           Each round narrows the range 4096-fold: at most 3 rounds for 32-bit
-//           keys, 6 for 64-bit. The histograms alternate between two buffers,
-//           since a block may zero the next round's while a slower block still
-//           searches this round's.
+//           Each round narrows the range at least 4096-fold: at most 3 rounds
+//           for 32-bit keys, 6 for 64-bit. Then [lo, hi] shrinks to the bucket's
+//           smallest and largest key, which each block keeps per bucket beside
+//           its counts, combined over the cluster: a bucket of one value (few
+//           distinct values, ties) ends the descent, and a bucket whose keys
+//           fill a small part of it (sorted or clustered keys) is not split over
+//           rounds of empty buckets. The histograms and bounds alternate between
+//           two buffers, since a block may reset the next round's while a slower
+//           block still reads this round's.
 //   gather  each block appends its slice's keys in [lo, hi] (at most
 //           small_select_gather_max in the whole cluster) to the first block's
 //           candidate list, through atomics on that block's counter; cluster
@@ -45,6 +50,7 @@
 #pragma once
 
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
@@ -53,7 +59,9 @@
 #include <cuda/functional>
 
 #include <cstdint>
+#include <type_traits>
 
+#include "cuda/kernels/atomic_keys.cuh"
 #include "cuda/kernels/bin_finish_kernel.cuh"
 #include "core/descent.hpp"
 #include "core/int_math.hpp"
@@ -113,6 +121,11 @@ struct cluster_select_storage {
   /// in bucket slice block_rank, the inclusive prefix of the cluster's counts,
   /// read by every block. 16-byte aligned: read four buckets at a time.
   alignas(16) unsigned hist[2][buckets];
+  /// Each bucket's smallest and largest key among this block's keys, for the
+  /// same alternate rounds: the rank's bucket's bounds, combined over the
+  /// cluster, narrow the next round to the keys' span (one value ends the descent).
+  K bucket_min[2][buckets];
+  K bucket_max[2][buckets];
   union {
     typename reduce_t::TempStorage reduce;  // the span
     typename scan_t::TempStorage scan;      // a round's prefix sums
@@ -128,6 +141,7 @@ struct cluster_select_storage {
   struct {
     K lo, hi;
     std::int64_t before, count;
+    unsigned bucket;
   } next;
   /// The first block's only: the keys every block gathered, and their count
   /// (the other blocks add to it remotely).
@@ -183,11 +197,12 @@ class cluster_selector {
       unsigned* hist = s_.hist[round % 2];
       const int width = core::bit_width_of(static_cast<K>(hi - lo));
       const int shift = width > bin_finish_bucket_bits ? width - bin_finish_bucket_bits : 0;
-      count_slice(hist, lo, hi, shift);
+      count_slice(round, lo, hi, shift);
       rank_cluster::sync();  // every block's counts complete
       sum_bucket_slice(hist);
       rank_cluster::sync();  // every bucket slice's prefix sums complete
       find_bucket(hist, shift, lo, hi, rank, count);
+      narrow_to_bounds(round, lo, hi);
     }
     if (lo != hi) gather(lo, hi);
     rank_cluster::sync();  // the candidates complete; no block's shared memory is read after this
@@ -239,24 +254,93 @@ class cluster_selector {
   }
 
   /// This block's slice's keys in [lo, hi], counted into hist by bucket
-  /// (x - lo) >> shift. Each thread adds a run of keys in one bucket at once:
-  /// inputs with many equal keys would otherwise queue on one shared counter.
-  __device__ void count_slice(unsigned* hist, K lo, K hi, int shift) {
-    for (int b = threadIdx.x; b < buckets; b += threads) hist[b] = 0;
+  /// (x - lo) >> shift, with each bucket's smallest and largest key. Many keys
+  /// of one bucket would queue on one shared counter, so they are added
+  /// together where that is cheap to see: a warp whose 16-byte vectors all fall
+  /// in one bucket (sorted inputs, long runs) adds them once, with add_warp_vector;
+  /// otherwise each thread adds a run of keys in one bucket at once.
+  __device__ void count_slice(int round, K lo, K hi, int shift) {
+    unsigned* hist = s_.hist[round % 2];
+    K* bmin = s_.bucket_min[round % 2];
+    K* bmax = s_.bucket_max[round % 2];
+    for (int b = threadIdx.x; b < buckets; b += threads) {
+      hist[b] = 0;
+      bmin[b] = static_cast<K>(~K(0));
+      bmax[b] = 0;
+    }
     __syncthreads();
     unsigned run_bucket = 0, run = 0;
-    each_key([&](K x) {
+    K run_min = 0, run_max = 0;
+    const auto flush = [&] { add_to_bucket(hist, bmin, bmax, run_bucket, run, run_min, run_max); };
+    const auto add_key = [&](K x) {
       if (x < lo || x > hi) return;
       const auto b = static_cast<unsigned>((x - lo) >> shift);
       if (run != 0 && b == run_bucket) {
         ++run;
+        run_min = x < run_min ? x : run_min;
+        run_max = x > run_max ? x : run_max;
         return;
       }
-      if (run != 0) atomicAdd(&hist[run_bucket], run);
+      if (run != 0) flush();
       run_bucket = b;
       run = 1;
+      run_min = run_max = x;
+    };
+    for_each_region_chunk(slice_, slice_size_, [&](const auto& values) {
+      constexpr int size = std::extent_v<std::remove_reference_t<decltype(values)>>;
+      K keys[size];
+#pragma unroll
+      for (int e = 0; e < size; ++e) keys[e] = core::key_traits<T>::to_key(values[e]);
+      if constexpr (size > 1) {
+        if (add_warp_vector(keys, lo, hi, shift, hist, bmin, bmax)) return;
+      }
+#pragma unroll
+      for (const K x : keys) add_key(x);
     });
-    if (run != 0) atomicAdd(&hist[run_bucket], run);
+    if (run != 0) flush();
+  }
+
+  /// count keys of bucket b, the smallest mn and the largest mx, into the histogram
+  /// and the bucket's bounds (a bound's atomic only where it moves).
+  __device__ __forceinline__ static void add_to_bucket(unsigned* hist, K* bmin, K* bmax, unsigned b,
+                                                       unsigned count, K mn, K mx) {
+    atomicAdd(&hist[b], count);
+    if (mn < bmin[b]) atomic_min_key(bmin + b, mn);
+    if (mx > bmax[b]) atomic_max_key(bmax + b, mx);
+  }
+
+  /// The vectors of the warp's threads that call this together: where their
+  /// keys in [lo, hi] all fall in one bucket, one thread adds them all and this
+  /// returns true; otherwise it adds nothing and returns false (the keys are then
+  /// added one thread at a time). A vector with no key in range passes either way.
+  template <int N>
+  __device__ __forceinline__ static bool add_warp_vector(const K (&keys)[N], K lo, K hi, int shift,
+                                                         unsigned* hist, K* bmin, K* bmax) {
+    namespace cg = cooperative_groups;
+    unsigned count = 0, bucket = 0;
+    bool one_bucket = true;
+    K mn = static_cast<K>(~K(0)), mx = 0;
+#pragma unroll
+    for (int e = 0; e < N; ++e) {
+      const K x = keys[e];
+      if (x < lo || x > hi) continue;
+      const auto b = static_cast<unsigned>((x - lo) >> shift);
+      one_bucket &= count == 0 || b == bucket;
+      bucket = b;
+      ++count;
+      mn = x < mn ? x : mn;
+      mx = x > mx ? x : mx;
+    }
+    const cg::coalesced_group lanes = cg::coalesced_threads();
+    // The lanes' smallest bucket, ~0u where no lane has a key in range.
+    const unsigned first = cg::reduce(lanes, count != 0 ? bucket : ~0u, cg::less<unsigned>());
+    if (first == ~0u) return true;
+    if (!lanes.all(count == 0 || (one_bucket && bucket == first))) return false;
+    count = cg::reduce(lanes, count, cg::plus<unsigned>());
+    mn = cg::reduce(lanes, mn, cg::less<K>());
+    mx = cg::reduce(lanes, mx, cg::greater<K>());
+    if (lanes.thread_rank() == 0) add_to_bucket(hist, bmin, bmax, first, count, mn, mx);
+    return true;
   }
 
   /// Bucket slice me_ of the cluster's histogram: the C blocks' counts summed,
@@ -328,6 +412,7 @@ class cluster_selector {
           s_.next.hi = last_bucket ? hi : static_cast<K>(bucket_lo + ((K(1) << shift) - 1));
           s_.next.before = owner_before + below;
           s_.next.count = through[i] - below;
+          s_.next.bucket = 4 * threadIdx.x + i;
         }
         below = through[i];
       }
@@ -339,6 +424,36 @@ class cluster_selector {
     count = s_.next.count;
     // The next write of s_.next follows the next round's cluster barriers, so
     // every thread has read it by then.
+  }
+
+  /// After find_bucket: [lo, hi] becomes the rank's bucket's smallest and largest
+  /// key over the cluster (lane b of the first warp reads block b's bounds), so a
+  /// bucket of one value ends the descent and a cluster of keys is not split over
+  /// rounds of empty buckets. The bounds of this round are reset two rounds later,
+  /// after every block has passed the next round's first barrier.
+  __device__ void narrow_to_bounds(int round, K& lo, K& hi) {
+    __syncthreads();  // every thread has read s_.next in find_bucket
+    const unsigned bucket = s_.next.bucket;
+    if (threadIdx.x < 32) {
+      const unsigned lane = threadIdx.x;
+      K mn = static_cast<K>(~K(0)), mx = 0;
+      if (lane < blocks_) {
+        mn = rank_cluster::map(s_.bucket_min[round % 2], lane)[bucket];
+        mx = rank_cluster::map(s_.bucket_max[round % 2], lane)[bucket];
+      }
+      auto& warp = s_.warp_reduce[0];
+      mn = warp_reduce_t(warp).Reduce(mn, ::cuda::minimum<>{});
+      __syncwarp();
+      mx = warp_reduce_t(warp).Reduce(mx, ::cuda::maximum<>{});
+      if (lane == 0) {
+        s_.next.lo = mn;
+        s_.next.hi = mx;
+      }
+    }
+    __syncthreads();
+    lo = s_.next.lo;
+    hi = s_.next.hi;
+    // s_.next is written again in the next round's find_bucket, after its barriers.
   }
 
   /// This block's slice's keys in [lo, hi], appended to the first block's candidates.
@@ -372,6 +487,10 @@ class cluster_selector {
   std::int64_t slice_size_ = 0;
 };
 
+/// Dynamic shared memory of cluster_select_kernel<T>.
+template <class T>
+constexpr std::size_t cluster_select_smem_bytes = sizeof(cluster_select_storage<core::key_t<T>>);
+
 /// Cluster c (of gridDim.x / C, C blocks each: a 1-D grid) answers rank ranks[c]
 /// (ranks null: single_rank) of in[0, n) into out[c]. Block 0 of the grid writes
 /// the status (null: none): device::async_invalid_ranks when ranks_valid (may be
@@ -380,7 +499,9 @@ template <class T>
 __global__ void __launch_bounds__(bin_finish_threads)
     cluster_select_kernel(const T* in, std::int64_t n, const std::int64_t* ranks, std::int64_t single_rank,
                           const std::int32_t* ranks_valid, std::int32_t* status, T* out) {
-  __shared__ cluster_select_storage<core::key_t<T>> storage;
+  // Dynamic: the histograms and bucket bounds pass the 48 KiB of static shared memory.
+  extern __shared__ __align__(16) unsigned char cluster_select_smem[];
+  auto& storage = *reinterpret_cast<cluster_select_storage<core::key_t<T>>*>(cluster_select_smem);
   if (status != nullptr && blockIdx.x == 0 && threadIdx.x == 0)
     *status = ranks_valid != nullptr && *ranks_valid == 0 ? device::async_invalid_ranks : device::async_answered;
   const std::int64_t which = blockIdx.x / rank_cluster::num_blocks();
