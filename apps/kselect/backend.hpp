@@ -2,6 +2,7 @@
 // array for the CPU, a device copy for CUDA, with transfer and compute timed apart.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -40,14 +41,18 @@ struct placed_input {
 };
 
 /// Places `data` where `b` runs: the host array itself, or a device copy (the
-/// owning API then runs on CUDA), whose transfer time goes to t.transfer_ms.
+/// owning API then runs on CUDA), whose transfer time goes to t.transfer_ms. An
+/// array already in device memory (read for the CUDA backend) is used as it is.
 template <class T>
 placed_input<T> place_on_backend(const backend& b, const host_array<T>& data, timings& t) {
   placed_input<T> placed;
   placed.values = data.data();
   placed.n = data.size();
   placed.options.device = b.cuda ? kselect::device_kind::cuda : kselect::device_kind::cpu;
-  if (b.cuda) {
+  if (data.device_data() != nullptr) {
+    if (!b.cuda) throw std::logic_error("an input read into device memory reached the CPU backend");
+    placed.values = data.device_data();
+  } else if (b.cuda) {
     const std::size_t bytes = static_cast<std::size_t>(data.size()) * sizeof(T);
     placed.copy = gpu::device_buffer(bytes);
     stopwatch transfer;

@@ -2,10 +2,14 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cub/device/device_radix_sort.cuh>
+#include <exception>
 #include <string>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include "demo_data.hpp"
 #include "gpu.hpp"
@@ -58,6 +62,48 @@ class event_pair {
   cudaEvent_t stop_ = nullptr;
 };
 
+/// One reader's share of device_buffer::fill_staged: two pinned host buffers
+/// (one is read into while the other's copy runs), a stream and an event per
+/// buffer. The destructor waits for the copies before freeing the buffers.
+class staging_pair {
+ public:
+  explicit staging_pair(std::size_t chunk_bytes) {
+    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    for (int i = 0; i < 2; ++i) {
+      check(cudaEventCreateWithFlags(&copied_[i], cudaEventDisableTiming), "cudaEventCreate");
+      check(cudaHostAlloc(&host_[i], chunk_bytes, cudaHostAllocDefault),
+            ("cudaHostAlloc of " + std::to_string(chunk_bytes) + " bytes of pinned staging memory").c_str());
+    }
+  }
+  ~staging_pair() {
+    if (stream_) cudaStreamSynchronize(stream_);
+    for (int i = 0; i < 2; ++i) {
+      if (host_[i]) cudaFreeHost(host_[i]);
+      if (copied_[i]) cudaEventDestroy(copied_[i]);
+    }
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+  staging_pair(const staging_pair&) = delete;
+  staging_pair& operator=(const staging_pair&) = delete;
+
+  /// Buffer i, once its last copy to the device is done.
+  void* ready(int i) {
+    check(cudaEventSynchronize(copied_[i]), "waiting for a staged copy");
+    return host_[i];
+  }
+  /// Queues the copy of buffer i's first `len` bytes to `dst`.
+  void copy(int i, void* dst, std::size_t len) {
+    check(cudaMemcpyAsync(dst, host_[i], len, cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync to the device");
+    check(cudaEventRecord(copied_[i], stream_), "cudaEventRecord");
+  }
+  void finish() { check(cudaStreamSynchronize(stream_), "a staged copy to the device"); }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t copied_[2] = {nullptr, nullptr};
+  void* host_[2] = {nullptr, nullptr};
+};
+
 }  // namespace
 
 bool built_with_cuda() noexcept { return true; }
@@ -105,6 +151,58 @@ device_buffer& device_buffer::operator=(device_buffer&& other) noexcept {
 void device_buffer::upload(const void* host, std::size_t bytes) {
   if (bytes > bytes_) throw kselect::error("device_buffer::upload: more bytes than the buffer holds");
   check(cudaMemcpy(ptr_, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy to the device");
+}
+
+void device_buffer::fill_staged(std::size_t bytes, const chunk_reader& read) {
+  if (bytes > bytes_) throw kselect::error("device_buffer::fill_staged: more bytes than the buffer holds");
+  if (bytes == 0) return;
+  // Staging parameters: 16 MiB chunks are large enough for a copy to run at the
+  // link's full speed, and 4 readers as byte_reader.cpp reads files (past that
+  // the host's memory bus, not the cores, limits a read from the page cache):
+  // 128 MiB of pinned memory at most, allocated per call.
+  constexpr std::size_t chunk_max = std::size_t{16} << 20;
+  constexpr std::size_t readers_max = 4;
+  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t readers_wanted = std::min(readers_max, cores);
+  // Small inputs: a chunk per reader, rounded up to 64 KiB.
+  const std::size_t per_reader = (bytes + readers_wanted - 1) / readers_wanted;
+  const std::size_t chunk = std::min(chunk_max, (per_reader + 0xffff) & ~std::size_t{0xffff});
+  const std::size_t chunks = (bytes + chunk - 1) / chunk;
+  const std::size_t readers = std::min(readers_wanted, chunks);
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::vector<std::exception_ptr> errors(readers);
+  auto reader = [&](std::size_t r) {
+    try {
+      check(cudaSetDevice(device), "cudaSetDevice");  // a new thread starts on device 0
+      staging_pair staging(chunk);
+      for (int slot = 0;; slot ^= 1) {
+        const std::size_t i = next.fetch_add(1, std::memory_order_relaxed);
+        if (i >= chunks || failed.load(std::memory_order_relaxed)) break;
+        const std::size_t offset = i * chunk, len = std::min(chunk, bytes - offset);
+        void* host = staging.ready(slot);
+        read(host, offset, len);
+        staging.copy(slot, static_cast<char*>(ptr_) + offset, len);
+      }
+      staging.finish();
+    } catch (...) {
+      errors[r] = std::current_exception();
+      failed = true;
+    }
+  };
+  std::vector<std::thread> threads;
+  try {
+    for (std::size_t r = 1; r < readers; ++r) threads.emplace_back(reader, r);
+  } catch (const std::system_error&) {
+    // Fewer threads: the chunks go to those that started, and to this one.
+  }
+  reader(0);
+  for (auto& t : threads) t.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
 }
 
 void device_buffer::download(void* host, std::size_t offset, std::size_t bytes) const {

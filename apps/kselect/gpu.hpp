@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace kselect_cli::gpu {
@@ -42,6 +43,15 @@ class device_buffer {
 
   /// Copies host[0..bytes) to the start of the buffer; returns when done.
   void upload(const void* host, std::size_t bytes);
+  /// Fills the buffer's first `bytes` bytes from a source read in chunks into
+  /// pinned host staging buffers, each chunk's copy to the device running while
+  /// the next chunks are read (several reader threads, each with two staging
+  /// buffers and a stream of its own). read(dst, offset, len) puts the source's
+  /// bytes [offset, offset + len) into dst; the readers call it at once for
+  /// different chunks. Returns when every copy is done; rethrows the first
+  /// exception that `read` threw, after the other readers stopped.
+  using chunk_reader = std::function<void(void* dst, std::uint64_t offset, std::size_t len)>;
+  void fill_staged(std::size_t bytes, const chunk_reader& read);
   /// Copies `bytes` bytes from byte offset `offset` of the buffer to host memory.
   void download(void* host, std::size_t offset, std::size_t bytes) const;
 

@@ -29,6 +29,7 @@ device_buffer& device_buffer::operator=(device_buffer&& other) noexcept {
   return *this;
 }
 void device_buffer::upload(const void*, std::size_t) { unavailable(); }
+void device_buffer::fill_staged(std::size_t, const chunk_reader&) { unavailable(); }
 void device_buffer::download(void*, std::size_t, std::size_t) const { unavailable(); }
 
 void fill_uniform(device_buffer&, std::int64_t, std::uint64_t) { unavailable(); }

@@ -1,6 +1,7 @@
-// Host arrays of the supported key types, allocated without zero-filling (and
-// with huge pages when large, see host_buffer) so a file can be read straight
-// into them.
+// Input arrays of the supported key types: in host memory, allocated without
+// zero-filling (and with huge pages when large, see host_buffer) so a file can be
+// read straight into them, or already in device memory (a file the CUDA backend
+// reads through pinned staging buffers, see loaded_input.hpp).
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <variant>
 
 #include "dtype.hpp"
+#include "gpu.hpp"
 #include "host_buffer.hpp"
 
 namespace kselect_cli {
@@ -23,13 +25,21 @@ class host_array {
   /// Takes over `bytes`, which holds n values (at least n * sizeof(T) bytes).
   host_array(host_buffer bytes, std::int64_t n) : buffer_(std::move(bytes)), size_(n) {}
 
+  /// Takes over device memory `on_device`, which holds n values: an array that
+  /// only the CUDA backend reads (data() is then null).
+  host_array(gpu::device_buffer on_device, std::int64_t n) : on_device_(std::move(on_device)), size_(n) {}
+
   T* data() noexcept { return static_cast<T*>(buffer_.data()); }
   const T* data() const noexcept { return static_cast<const T*>(buffer_.data()); }
   std::int64_t size() const noexcept { return size_; }
   std::span<const T> span() const noexcept { return {data(), static_cast<std::size_t>(size_)}; }
 
+  /// The values in device memory, for an array made from a device buffer; else null.
+  const T* device_data() const noexcept { return static_cast<const T*>(on_device_.get()); }
+
  private:
   host_buffer buffer_;
+  gpu::device_buffer on_device_;
   std::int64_t size_ = 0;
 };
 

@@ -239,44 +239,71 @@ any_array input_source::read() {
   }
 }
 
-input_part input_source::read_part(std::int64_t index, std::int64_t parts) {
+std::optional<file_layout> input_source::positioned_layout() {
+  // Only a regular file can be read at an offset; a stream only from its start.
+  if (!S_ISREG(st_.st_mode) || !owns_fd_) return std::nullopt;
   const std::string name = input_display_name(spec_.path);
   try {
-    if (parts < 1 || index < 0 || index >= parts)
-      throw std::logic_error("input_source::read_part: part " + std::to_string(index) + " of " +
-                             std::to_string(parts));
-    // Only a regular file can be read at an offset; a stream only from its start.
-    if (!S_ISREG(st_.st_mode) || !owns_fd_) fail("only a regular file can be read in parts, not a stream");
     const auto size = static_cast<std::uint64_t>(st_.st_size);
     progress shown("reading " + name, progress::kind::bytes);
     byte_reader in(fd_, shown);
     reading r{in, shown, size, spec_, {}};
-    dtype t{};
-    std::int64_t count = 0;
-    std::uint64_t data_offset = 0;
+    file_layout l;
     if (!spec_.force_raw && has_npy_extension(spec_.path)) {
-      const npy_layout l = read_npy_header(r, read_first_bytes(in));  // the file's size checked too
-      t = l.type;
-      count = l.count;
-      data_offset = l.data_offset;
-      shape_ = l.shape;
+      const npy_layout h = read_npy_header(r, read_first_bytes(in));  // the file's size checked too
+      l = {h.type, h.count, h.data_offset, h.shape};
     } else {
-      t = raw_dtype(r, false);
-      check_raw_file_size(t, size);
-      count = static_cast<std::int64_t>(size / dtype_size(t));
-      shape_ = {count};
+      l.type = raw_dtype(r, false);
+      check_raw_file_size(l.type, size);
+      l.count = static_cast<std::int64_t>(size / dtype_size(l.type));
+      l.shape = {l.count};
     }
+    shape_ = l.shape;
+    return l;
+  } catch (const input_error& e) {
+    throw input_error(name + ": " + e.what());
+  }
+}
+
+void input_source::read_data_at(const file_layout& l, void* dst, std::size_t len, std::uint64_t offset,
+                                progress& shown) const {
+  auto* out = static_cast<char*>(dst);
+  const std::uint64_t start = l.data_offset + offset;
+  for (std::size_t done = 0; done < len;) {
+    const ssize_t got = ::pread(fd_, out + done, len - done, static_cast<off_t>(start + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0)
+      throw input_error(input_display_name(spec_.path) + ": read error: " + std::strerror(errno));
+    if (got == 0)
+      throw input_error(input_display_name(spec_.path) +
+                        ": unexpected end of file (the file shrank while it was read)");
+    done += static_cast<std::size_t>(got);
+    shown.add_done(static_cast<std::uint64_t>(got));
+  }
+}
+
+input_part input_source::read_part(std::int64_t index, std::int64_t parts) {
+  if (parts < 1 || index < 0 || index >= parts)
+    throw std::logic_error("input_source::read_part: part " + std::to_string(index) + " of " +
+                           std::to_string(parts));
+  const std::string name = input_display_name(spec_.path);
+  const std::optional<file_layout> l = positioned_layout();
+  if (!l) throw input_error(name + ": only a regular file can be read in parts, not a stream");
+  try {
+    const std::size_t item = dtype_size(l->type);
+    const std::int64_t count = l->count;
     // floor(count * i / parts) without the product, which can exceed 2^63.
     const auto bound = [&](std::int64_t i) { return count / parts * i + count % parts * i / parts; };
     const std::int64_t begin = bound(index), end = bound(index + 1);
-    const std::uint64_t bytes = static_cast<std::uint64_t>(end - begin) * dtype_size(t);
+    const std::uint64_t bytes = static_cast<std::uint64_t>(end - begin) * item;
     if (bytes > SIZE_MAX) fail("the part does not fit in memory");
-    shown.set_total(bytes);
+    progress shown("reading " + name, progress::kind::bytes, bytes);
+    byte_reader in(fd_, shown);
     host_buffer data(static_cast<std::size_t>(bytes));
-    const std::uint64_t offset = data_offset + static_cast<std::uint64_t>(begin) * dtype_size(t);
+    const std::uint64_t offset = l->data_offset + static_cast<std::uint64_t>(begin) * item;
     if (in.read_file_at(data.data(), static_cast<std::size_t>(bytes), offset) < bytes)
       fail("unexpected end of file (the file shrank while it was read)");
-    return input_part{as_array(t, std::move(data), bytes), begin, count};
+    return input_part{as_array(l->type, std::move(data), bytes), begin, count};
   } catch (const input_error& e) {
     throw input_error(name + ": " + e.what());
   }

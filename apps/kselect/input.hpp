@@ -42,6 +42,18 @@ struct input_part {
   std::int64_t total = 0;  // elements of the whole input
 };
 
+/// Where a regular file's array lies: its element type, count and shape (the
+/// .npy header's, or a raw file's size over the --dtype item size) and the bytes
+/// before it.
+struct file_layout {
+  dtype type{};
+  std::int64_t count = 0;
+  std::uint64_t data_offset = 0;
+  std::vector<std::int64_t> shape;
+};
+
+class progress;
+
 /// An input opened but not read yet, so that what it is can be checked before
 /// any work (filter refuses to write over its input).
 class input_source {
@@ -79,7 +91,19 @@ class input_source {
   /// input_error.
   input_part read_part(std::int64_t index, std::int64_t parts);
 
-  /// After read() or read_part(): the array's shape as the .npy header gives it ({n} for raw
+  /// For a regular file opened by name (not standard input, a pipe, a FIFO or a
+  /// device): where its array lies, after read()'s checks of the header, the
+  /// dtype and the file's size against the shape (the same errors); nullopt for
+  /// anything else. Reads the header only: read_data_at() reads the data.
+  std::optional<file_layout> positioned_layout();
+
+  /// Reads bytes [offset, offset + len) of the array that `l` (from
+  /// positioned_layout()) describes into dst, adding them to `shown`. Several
+  /// threads may call it at once. Throws input_error when the file ends first
+  /// (it shrank while it was read) or on a read error.
+  void read_data_at(const file_layout& l, void* dst, std::size_t len, std::uint64_t offset, progress& shown) const;
+
+  /// After read(), read_part() or positioned_layout(): the array's shape as the .npy header gives it ({n} for raw
   /// data), for the commands that select along its last axis (--axis).
   const std::vector<std::int64_t>& shape() const noexcept { return shape_; }
 

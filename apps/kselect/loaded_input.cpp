@@ -3,19 +3,51 @@
 #include "dtype.hpp"
 #include "errors.hpp"
 #include "input.hpp"
+#include "progress.hpp"
 #include "stopwatch.hpp"
 
 namespace kselect_cli {
 
-loaded_input load_command_input(const common_options& common, const std::string& file,
-                                const std::function<void(const struct stat&)>& on_open, bool half_keys) {
+namespace {
+
+input_spec command_input_spec(const common_options& common, const std::string& file, bool half_keys) {
   input_spec spec{file, std::nullopt, common.raw, half_keys};
   // The parser admits only the known names (command_line.cpp).
   if (!common.dtype.empty()) spec.requested = parse_dtype_name(common.dtype);
-  input_source source(spec);
+  return spec;
+}
+
+}  // namespace
+
+loaded_input load_backend_input(const common_options& common, const std::string& file, const backend& b) {
+  if (!b.cuda) return load_command_input(common, file);
+  input_source source(command_input_spec(common, file, false));
+  stopwatch read;
+  const std::optional<file_layout> l = source.positioned_layout();
+  if (!l) return load_command_input(common, file);  // a stream: read into host memory, copied after
+  if (l->count == 0) throw input_error(input_display_name(file) + ": holds no values");
+  const std::size_t bytes = static_cast<std::size_t>(l->count) * dtype_size(l->type);
+  progress shown("reading " + input_display_name(file), progress::kind::bytes, bytes);
+  gpu::device_buffer on_device(bytes);
+  on_device.fill_staged(bytes, [&](void* dst, std::uint64_t offset, std::size_t len) {
+    source.read_data_at(*l, dst, len, offset, shown);
+  });
+  loaded_input in{visit_dtype(l->type,
+                              [&](auto tag) {
+                                using T = typename decltype(tag)::type;
+                                return any_array(host_array<T>(std::move(on_device), l->count));
+                              }),
+                  0, true, l->shape};
+  in.read_ms = read.ms();
+  return in;
+}
+
+loaded_input load_command_input(const common_options& common, const std::string& file,
+                                const std::function<void(const struct stat&)>& on_open, bool half_keys) {
+  input_source source(command_input_spec(common, file, half_keys));
   if (on_open) on_open(source.status());
   stopwatch read;
-  loaded_input in{source.read(), 0, {}};
+  loaded_input in{source.read(), 0, false, {}};
   in.read_ms = read.ms();
   in.shape = source.shape();
   if (size_of(in.values) == 0) throw input_error(input_display_name(file) + ": holds no values");

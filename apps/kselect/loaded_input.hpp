@@ -19,6 +19,8 @@ namespace kselect_cli {
 struct loaded_input {
   any_array values;
   double read_ms = 0;
+  /// The values went to device memory as they were read (load_backend_input).
+  bool staged_to_device = false;
   std::vector<std::int64_t> shape;  // as the .npy header gives it; {n} for raw data
 };
 
@@ -29,6 +31,15 @@ struct loaded_input {
 /// is taken (the segmented commands; see input_spec).
 loaded_input load_command_input(const common_options& common, const std::string& file,
                                 const std::function<void(const struct stat&)>& on_open = {}, bool half_keys = false);
+
+/// load_command_input() for the commands whose input goes to the backend and
+/// nowhere else (select, quantile, topk, range without segments). On the CUDA
+/// backend a regular file's array is read straight into device memory through
+/// pinned staging buffers, chunk by chunk, each chunk's copy overlapping the
+/// reading of the next (gpu::device_buffer::fill_staged): read_ms then covers
+/// the copy too, and no host array is made. Anything else is read as
+/// load_command_input() reads it.
+loaded_input load_backend_input(const common_options& common, const std::string& file, const backend& b);
 
 /// The --json fields select and quantile share: command, file, dtype, n, device.
 json_object command_json(std::string_view command, const std::string& file, const loaded_input& in,

@@ -166,6 +166,10 @@ void progress::set_done(std::uint64_t bytes) noexcept {
   if (state_) state_->done.store(bytes, std::memory_order_relaxed);
 }
 
+void progress::add_done(std::uint64_t bytes) noexcept {
+  if (state_) state_->done.fetch_add(bytes, std::memory_order_relaxed);
+}
+
 void progress::set_total(std::uint64_t bytes) noexcept {
   if (state_) state_->total.store(bytes, std::memory_order_relaxed);
 }

@@ -28,6 +28,8 @@ class progress {
 
   /// Cheap (one atomic store): meant to be called after every chunk of work.
   void set_done(std::uint64_t bytes) noexcept;
+  /// set_done(done + bytes), for work split between threads.
+  void add_done(std::uint64_t bytes) noexcept;
   void set_total(std::uint64_t bytes) noexcept;
 
   /// Whether progress can be shown at all (stderr is a terminal).

@@ -51,7 +51,7 @@ int run_quantile(const common_options& common, const quantile_options& opts) {
   const kselect::quantile_method method = kselect::parse_quantile_method(opts.method);
   if (opts.segments.any()) return run_segmented_quantile(common, opts, qs, method);
   const backend b = choose_backend(common.device);
-  const loaded_input in = load_command_input(common, opts.file);
+  const loaded_input in = load_backend_input(common, opts.file, b);
 
   timings t;
   t.read_ms = in.read_ms;

@@ -70,7 +70,7 @@ int run_select(const common_options& common, const select_options& opts) {
   const rank_error_spec error_spec =
       opts.max_rank_error_given ? parse_max_rank_error(opts.max_rank_error) : rank_error_spec{0, -1};
   const backend b = choose_backend(common.device);
-  const loaded_input in = load_command_input(common, opts.file);
+  const loaded_input in = load_backend_input(common, opts.file, b);
   const std::int64_t n = size_of(in.values);
   check_ranks(ranks, n, opts.rank_option);
   const std::int64_t max_rank_error = resolve_max_rank_error(error_spec, n);

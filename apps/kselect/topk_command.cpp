@@ -47,7 +47,7 @@ int run_topk(const common_options& common, const topk_command_options& opts) {
   const std::int64_t k = parse_count("-k", opts.k);
   if (opts.segments.any() || opts.indices_output) return run_segmented_topk(common, opts, k);
   const backend b = choose_backend(common.device);
-  const loaded_input in = load_command_input(common, opts.file);
+  const loaded_input in = load_backend_input(common, opts.file, b);
   check_at_most_n("-k", k, size_of(in.values));
 
   // Indices only when printed: a top-k may be most of the input, and they cost 8 bytes each.

@@ -205,7 +205,14 @@ class CliTest : public ::testing::Test {
   fs::path path(const std::string& name) const { return dir_ / name; }
 
   tool_result run(const std::vector<std::string>& args, const std::string& env = "") const {
-    return run_tool_at(dir_, KSELECT_CLI_PATH, args, env);
+    return run_tool_at(dir_, tool_path(), args, env);
+  }
+
+  /// The tool this build made, or the environment's KSELECT_CLI_PATH where set (a
+  /// test binary carried to another machine, whose build tree lies elsewhere).
+  static std::string tool_path() {
+    const char* moved = std::getenv("KSELECT_CLI_PATH");
+    return moved != nullptr && *moved != '\0' ? moved : KSELECT_CLI_PATH;
   }
 
   /// Expects exit code 0, empty stderr, and returns the stdout lines.
