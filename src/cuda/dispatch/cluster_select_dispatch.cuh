@@ -56,7 +56,8 @@ cudaError_t cluster_select_device_limits(cluster_select_limits& limits) {
   KSELECT_CUDA_TRY(cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, device));
   cudaFuncAttributes kernel{};
   KSELECT_CUDA_TRY(cudaFuncGetAttributes(&kernel, cluster_select_kernel<T>));
-  // The kernel's storage is dynamic shared memory (past the 48 KiB default).
+  // The kernel's storage is dynamic shared memory (past the 48 KiB default),
+  // which the occupancy queries below must be allowed too.
   KSELECT_CUDA_TRY(cudaFuncSetAttribute(cluster_select_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(cluster_select_smem_bytes<T>)));
   l.clusters = cluster_launch != 0 && kernel.ptxVersion >= 90;
@@ -142,6 +143,11 @@ cudaError_t queue_cluster_select(const T* in, std::int64_t n, const std::int64_t
   config.stream = stream;
   config.attrs = attrs;
   config.numAttrs = limits.clusters ? 2 : 0;
+  // Set at every launch, next to it: each translation unit that instantiates the
+  // kernel has a host stub of its own (CUDA 13 gives template kernels' stubs
+  // internal linkage), and the attribute belongs to the stub that is launched.
+  KSELECT_CUDA_TRY(cudaFuncSetAttribute(cluster_select_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(cluster_select_smem_bytes<T>)));
   KSELECT_CUDA_TRY(cudaLaunchKernelEx(&config, cluster_select_kernel<T>, in, n, ranks, single_rank, ranks_valid,
                                       status, out));
   return cudaSuccess;

@@ -141,7 +141,6 @@ struct cluster_select_storage {
   struct {
     K lo, hi;
     std::int64_t before, count;
-    unsigned bucket;
   } next;
   /// The first block's only: the keys every block gathered, and their count
   /// (the other blocks add to it remotely).
@@ -201,8 +200,7 @@ class cluster_selector {
       rank_cluster::sync();  // every block's counts complete
       sum_bucket_slice(hist);
       rank_cluster::sync();  // every bucket slice's prefix sums complete
-      find_bucket(hist, shift, lo, hi, rank, count);
-      narrow_to_bounds(round, lo, hi);
+      find_bucket(round, lo, hi, rank, count);
     }
     if (lo != hi) gather(lo, hi);
     rank_cluster::sync();  // the candidates complete; no block's shared memory is read after this
@@ -379,10 +377,12 @@ class cluster_selector {
     }
   }
 
-  /// The bucket of [lo, hi] (width 2^shift each) that holds the rank, from the
-  /// bucket slices' prefix sums: [lo, hi], rank and count become the bucket's.
-  __device__ void find_bucket(const unsigned* hist, int shift, K& lo, K& hi, std::int64_t& rank,
-                              std::int64_t& count) {
+  /// The bucket of the round's [lo, hi] that holds the rank, from the
+  /// bucket slices' prefix sums of round `round`: rank and count become the
+  /// bucket's, [lo, hi] its smallest and largest key over the cluster (the thread
+  /// that finds the bucket reads the C blocks' bounds of it, all at once).
+  __device__ void find_bucket(int round, K& lo, K& hi, std::int64_t& rank, std::int64_t& count) {
+    const unsigned* hist = s_.hist[round % 2];
     const unsigned slice_buckets = buckets / blocks_;
     const unsigned lane = threadIdx.x % 32;
     // Lane b: bucket slice b's total (its last prefix sum) and the cluster's keys before it.
@@ -405,14 +405,18 @@ class cluster_selector {
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         if (std::int64_t(below) <= rank_in_slice && rank_in_slice < std::int64_t(through[i])) {
-          const K bucket_lo = static_cast<K>(lo + (static_cast<K>(4 * threadIdx.x + i) << shift));
-          s_.next.lo = bucket_lo;
-          // The bucket's last key, without passing hi (or the key type's end).
-          const bool last_bucket = static_cast<K>((hi - bucket_lo) >> shift) == 0;
-          s_.next.hi = last_bucket ? hi : static_cast<K>(bucket_lo + ((K(1) << shift) - 1));
+          const unsigned bucket = 4 * threadIdx.x + i;
+          K mn = static_cast<K>(~K(0)), mx = 0;
+          switch (blocks_) {
+            case 1: combine_bounds<1>(round, bucket, mn, mx); break;
+            case 2: combine_bounds<2>(round, bucket, mn, mx); break;
+            case 4: combine_bounds<4>(round, bucket, mn, mx); break;
+            default: combine_bounds<cluster_select_max_blocks>(round, bucket, mn, mx); break;
+          }
+          s_.next.lo = mn;
+          s_.next.hi = mx;
           s_.next.before = owner_before + below;
           s_.next.count = through[i] - below;
-          s_.next.bucket = 4 * threadIdx.x + i;
         }
         below = through[i];
       }
@@ -426,34 +430,23 @@ class cluster_selector {
     // every thread has read it by then.
   }
 
-  /// After find_bucket: [lo, hi] becomes the rank's bucket's smallest and largest
-  /// key over the cluster (lane b of the first warp reads block b's bounds), so a
-  /// bucket of one value ends the descent and a cluster of keys is not split over
-  /// rounds of empty buckets. The bounds of this round are reset two rounds later,
-  /// after every block has passed the next round's first barrier.
-  __device__ void narrow_to_bounds(int round, K& lo, K& hi) {
-    __syncthreads();  // every thread has read s_.next in find_bucket
-    const unsigned bucket = s_.next.bucket;
-    if (threadIdx.x < 32) {
-      const unsigned lane = threadIdx.x;
-      K mn = static_cast<K>(~K(0)), mx = 0;
-      if (lane < blocks_) {
-        mn = rank_cluster::map(s_.bucket_min[round % 2], lane)[bucket];
-        mx = rank_cluster::map(s_.bucket_max[round % 2], lane)[bucket];
-      }
-      auto& warp = s_.warp_reduce[0];
-      mn = warp_reduce_t(warp).Reduce(mn, ::cuda::minimum<>{});
-      __syncwarp();
-      mx = warp_reduce_t(warp).Reduce(mx, ::cuda::maximum<>{});
-      if (lane == 0) {
-        s_.next.lo = mn;
-        s_.next.hi = mx;
-      }
+  /// [mn, mx] widened by bucket `bucket`'s bounds of round `round` in blocks [0, C):
+  /// the bounds of the bucket's keys over the cluster. The 2C remote reads go out
+  /// together. A round's bounds are reset two rounds later, after every block
+  /// has passed the next round's first barrier, so they are still there.
+  template <unsigned C>
+  __device__ __forceinline__ void combine_bounds(int round, unsigned bucket, K& mn, K& mx) const {
+    K lows[C], highs[C];
+#pragma unroll
+    for (unsigned b = 0; b < C; ++b) {
+      lows[b] = rank_cluster::map(s_.bucket_min[round % 2], b)[bucket];
+      highs[b] = rank_cluster::map(s_.bucket_max[round % 2], b)[bucket];
     }
-    __syncthreads();
-    lo = s_.next.lo;
-    hi = s_.next.hi;
-    // s_.next is written again in the next round's find_bucket, after its barriers.
+#pragma unroll
+    for (unsigned b = 0; b < C; ++b) {
+      mn = lows[b] < mn ? lows[b] : mn;
+      mx = highs[b] > mx ? highs[b] : mx;
+    }
   }
 
   /// This block's slice's keys in [lo, hi], appended to the first block's candidates.
