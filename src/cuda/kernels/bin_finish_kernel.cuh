@@ -39,21 +39,16 @@ constexpr int bin_finish_count_max = bin_finish_threads;
 /// 16-byte loads in flight per thread while reading a region.
 constexpr int bin_finish_unroll = 4;
 
-/// Calls f(chunk) for this thread's chunks of src[0, size) (keys of 4 or 8
-/// bytes), each a `const K (&)[N]`: the unaligned head and tail one key per
-/// thread (N = 1), the rest a 16-byte load each (N = 16 / sizeof(K)), unroll of
-/// them in flight per thread. A chunk's size is a constant of its call, so a
-/// caller can treat whole vectors differently from single keys.
+/// Calls f(x) for every element of src[0, size) (4 or 8 bytes each): the
+/// unaligned head and tail one per thread, the rest with 16-byte loads, unroll of
+/// them in flight per thread.
 template <class K, class F>
-__device__ __forceinline__ void for_each_region_chunk(const K* src, std::int64_t size, F&& f) {
+__device__ __forceinline__ void for_each_region_key(const K* src, std::int64_t size, F&& f) {
   constexpr int threads = bin_finish_threads, unroll = bin_finish_unroll;
   constexpr int per_vec = 16 / static_cast<int>(sizeof(K));
   const auto misalign = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(src) % 16 / sizeof(K));
   const std::int64_t head = misalign == 0 ? 0 : (per_vec - misalign < size ? per_vec - misalign : size);
-  if (threadIdx.x < head) {
-    const K one[1] = {src[threadIdx.x]};
-    f(one);
-  }
+  if (threadIdx.x < head) f(src[threadIdx.x]);
   const auto* vec = reinterpret_cast<const int4*>(src + head);
   const std::int64_t vecs = (size - head) / per_vec;
   for (std::int64_t base = 0; base < vecs; base += std::int64_t(threads) * unroll) {
@@ -68,24 +63,12 @@ __device__ __forceinline__ void for_each_region_chunk(const K* src, std::int64_t
       if (base + u * threads + threadIdx.x >= vecs) continue;
       K k[per_vec];
       std::memcpy(k, &v[u], sizeof k);
-      f(k);
+#pragma unroll
+      for (int e = 0; e < per_vec; ++e) f(k[e]);
     }
   }
   const std::int64_t tail = head + vecs * per_vec;
-  if (tail + threadIdx.x < size) {
-    const K one[1] = {src[tail + threadIdx.x]};
-    f(one);
-  }
-}
-
-/// Calls f(x) for every element of src[0, size) (4 or 8 bytes each), read as
-/// for_each_region_chunk reads them.
-template <class K, class F>
-__device__ __forceinline__ void for_each_region_key(const K* src, std::int64_t size, F&& f) {
-  for_each_region_chunk(src, size, [&](const auto& chunk) {
-#pragma unroll
-    for (const K x : chunk) f(x);
-  });
+  if (tail + threadIdx.x < size) f(src[tail + threadIdx.x]);
 }
 
 /// The key at sorted position `rank` of the `count` candidates gathered in

@@ -41,16 +41,16 @@
 //           block still reads this round's.
 //   gather  each block appends its slice's keys in [lo, hi] (at most
 //           small_select_gather_max in the whole cluster) to the first block's
-//           candidate list, through atomics on that block's counter; cluster
-//           barrier; the first block picks the rank's key by comparing them
-//           pairwise.
+//           candidate list, through atomics on that block's counter (one per
+//           warp step); cluster barrier; the first block finishes alone: a radix
+//           descent over the list in its shared memory, 1024 buckets a round,
+//           with block barriers only.
 // A block's shared memory must outlive the other blocks' reads of it, so every
 // block passes that last barrier before it exits, also when the descent ended
 // on one value (lo == hi) and nothing is gathered.
 #pragma once
 
 #include <cooperative_groups.h>
-#include <cooperative_groups/reduce.h>
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
@@ -59,7 +59,6 @@
 #include <cuda/functional>
 
 #include <cstdint>
-#include <type_traits>
 
 #include "cuda/kernels/atomic_keys.cuh"
 #include "cuda/kernels/bin_finish_kernel.cuh"
@@ -70,11 +69,14 @@
 
 namespace kselect::cuda {
 
-/// The descent gathers the keys once at most this many are left, and compares
-/// them pairwise (count^2 / threads steps each): at bin_finish_count_max (1024)
-/// the pick costs more than a histogram round that leaves far fewer
-/// (docs/performance.md, "Stream-ordered selection").
-constexpr int small_select_gather_max = 128;
+/// The descent gathers the keys once at most this many are left, into the first
+/// block's shared memory, and finishes there (cluster_selector::pick). On 2^16 to
+/// 2^17 continuous keys the first round leaves a few hundred, so one round is
+/// enough; a cluster round costs more than the gather and the block's own finish
+/// (docs/performance.md, "Issue 24, the 2^16 graph replay").
+constexpr int small_select_gather_max = 2048;
+/// Buckets of a round of cluster_selector::pick: one per thread.
+constexpr int pick_bucket_bits = 10;
 /// The largest portable cluster: bigger ones need an opt-in and may not fit.
 constexpr int cluster_select_max_blocks = 8;
 
@@ -162,6 +164,7 @@ class cluster_selector {
   static constexpr int bucket_vectors = buckets / 4;  // uint4s of a histogram
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "for_each_region_key reads keys of 4 or 8 bytes");
   static_assert(bucket_vectors == threads, "each thread owns one uint4 (four buckets) of a histogram");
+  static_assert((1 << pick_bucket_bits) == threads, "pick: one bucket per thread");
   static_assert(bucket_vectors % cluster_select_max_blocks == 0, "the bucket slices split the histogram evenly");
   static_assert(core::small_select_max <= (std::int64_t(1) << 31), "the histograms count with 32-bit counters");
 
@@ -205,11 +208,7 @@ class cluster_selector {
     if (lo != hi) gather(lo, hi);
     rank_cluster::sync();  // the candidates complete; no block's shared memory is read after this
     if (me_ != 0) return;
-    if (lo == hi) {
-      if (threadIdx.x == 0) *answer = core::key_traits<T>::from_key(lo);
-      return;
-    }
-    pick(rank, answer);
+    pick(lo, hi, rank, answer);
   }
 
  private:
@@ -252,11 +251,11 @@ class cluster_selector {
   }
 
   /// This block's slice's keys in [lo, hi], counted into hist by bucket
-  /// (x - lo) >> shift, with each bucket's smallest and largest key. Many keys
-  /// of one bucket would queue on one shared counter, so they are added
-  /// together where that is cheap to see: a warp whose 16-byte vectors all fall
-  /// in one bucket (sorted inputs, long runs) adds them once, with add_warp_vector;
-  /// otherwise each thread adds a run of keys in one bucket at once.
+  /// (x - lo) >> shift, with each bucket's smallest and largest key. Each thread
+  /// adds a run of keys in one bucket at once: inputs with many equal keys would
+  /// otherwise queue on one shared counter. (Adding a warp's vectors at once where
+  /// they fall in one bucket, for sorted keys, cost more on other inputs than it
+  /// saved: docs/performance.md.)
   __device__ void count_slice(int round, K lo, K hi, int shift) {
     unsigned* hist = s_.hist[round % 2];
     K* bmin = s_.bucket_min[round % 2];
@@ -269,8 +268,12 @@ class cluster_selector {
     __syncthreads();
     unsigned run_bucket = 0, run = 0;
     K run_min = 0, run_max = 0;
-    const auto flush = [&] { add_to_bucket(hist, bmin, bmax, run_bucket, run, run_min, run_max); };
-    const auto add_key = [&](K x) {
+    const auto flush = [&] {
+      atomicAdd(&hist[run_bucket], run);
+      if (run_min < bmin[run_bucket]) atomic_min_key(bmin + run_bucket, run_min);
+      if (run_max > bmax[run_bucket]) atomic_max_key(bmax + run_bucket, run_max);
+    };
+    each_key([&](K x) {
       if (x < lo || x > hi) return;
       const auto b = static_cast<unsigned>((x - lo) >> shift);
       if (run != 0 && b == run_bucket) {
@@ -283,62 +286,8 @@ class cluster_selector {
       run_bucket = b;
       run = 1;
       run_min = run_max = x;
-    };
-    for_each_region_chunk(slice_, slice_size_, [&](const auto& values) {
-      constexpr int size = std::extent_v<std::remove_reference_t<decltype(values)>>;
-      K keys[size];
-#pragma unroll
-      for (int e = 0; e < size; ++e) keys[e] = core::key_traits<T>::to_key(values[e]);
-      if constexpr (size > 1) {
-        if (add_warp_vector(keys, lo, hi, shift, hist, bmin, bmax)) return;
-      }
-#pragma unroll
-      for (const K x : keys) add_key(x);
     });
     if (run != 0) flush();
-  }
-
-  /// count keys of bucket b, the smallest mn and the largest mx, into the histogram
-  /// and the bucket's bounds (a bound's atomic only where it moves).
-  __device__ __forceinline__ static void add_to_bucket(unsigned* hist, K* bmin, K* bmax, unsigned b,
-                                                       unsigned count, K mn, K mx) {
-    atomicAdd(&hist[b], count);
-    if (mn < bmin[b]) atomic_min_key(bmin + b, mn);
-    if (mx > bmax[b]) atomic_max_key(bmax + b, mx);
-  }
-
-  /// The vectors of the warp's threads that call this together: where their
-  /// keys in [lo, hi] all fall in one bucket, one thread adds them all and this
-  /// returns true; otherwise it adds nothing and returns false (the keys are then
-  /// added one thread at a time). A vector with no key in range passes either way.
-  template <int N>
-  __device__ __forceinline__ static bool add_warp_vector(const K (&keys)[N], K lo, K hi, int shift,
-                                                         unsigned* hist, K* bmin, K* bmax) {
-    namespace cg = cooperative_groups;
-    unsigned count = 0, bucket = 0;
-    bool one_bucket = true;
-    K mn = static_cast<K>(~K(0)), mx = 0;
-#pragma unroll
-    for (int e = 0; e < N; ++e) {
-      const K x = keys[e];
-      if (x < lo || x > hi) continue;
-      const auto b = static_cast<unsigned>((x - lo) >> shift);
-      one_bucket &= count == 0 || b == bucket;
-      bucket = b;
-      ++count;
-      mn = x < mn ? x : mn;
-      mx = x > mx ? x : mx;
-    }
-    const cg::coalesced_group lanes = cg::coalesced_threads();
-    // The lanes' smallest bucket, ~0u where no lane has a key in range.
-    const unsigned first = cg::reduce(lanes, count != 0 ? bucket : ~0u, cg::less<unsigned>());
-    if (first == ~0u) return true;
-    if (!lanes.all(count == 0 || (one_bucket && bucket == first))) return false;
-    count = cg::reduce(lanes, count, cg::plus<unsigned>());
-    mn = cg::reduce(lanes, mn, cg::less<K>());
-    mx = cg::reduce(lanes, mx, cg::greater<K>());
-    if (lanes.thread_rank() == 0) add_to_bucket(hist, bmin, bmax, first, count, mn, mx);
-    return true;
   }
 
   /// Bucket slice me_ of the cluster's histogram: the C blocks' counts summed,
@@ -449,28 +398,71 @@ class cluster_selector {
     }
   }
 
-  /// This block's slice's keys in [lo, hi], appended to the first block's candidates.
+  /// This block's slice's keys in [lo, hi], appended to the first block's
+  /// candidates: one remote atomic per warp and key step (the lanes that take
+  /// part at once), not per key.
   __device__ void gather(K lo, K hi) {
     int* num = rank_cluster::map(&s_.num_candidates, 0);
     K* candidates = rank_cluster::map(s_.candidates, 0);
+    const unsigned lane = threadIdx.x % 32;
     each_key([&](K x) {
-      if (x >= lo && x <= hi) candidates[atomicAdd(num, 1)] = x;
+      const bool in_range = x >= lo && x <= hi;
+      const unsigned lanes = __activemask();
+      const unsigned taking = __ballot_sync(lanes, in_range);
+      if (taking == 0) return;
+      const int leader = __ffs(taking) - 1;
+      int first = 0;
+      if (static_cast<int>(lane) == leader) first = atomicAdd(num, __popc(taking));
+      first = __shfl_sync(lanes, first, leader);
+      if (in_range) candidates[first + __popc(taking & ((1u << lane) - 1))] = x;
     });
   }
 
-  /// The first block: the candidate at sorted position `rank`, into *answer. As
-  /// bin_finish_pick: each candidate's position is the count of keys below it
-  /// plus equal keys before it in the list.
-  __device__ void pick(std::int64_t rank, T* answer) {
-    const int count = s_.num_candidates;
-    for (int i = threadIdx.x; i < count; i += threads) {
-      const K candidate = s_.candidates[i];
-      int position = 0;
-      for (int j = 0; j < count; ++j) {
-        const K x = s_.candidates[j];
-        position += (x < candidate) | ((x == candidate) & (j < i));
+  /// The first block, after the gather: the key of rank `rank` among the
+  /// candidates (the keys in [lo, hi]), into *answer. A radix descent over the
+  /// list in this block's shared memory, pick_buckets buckets a round, with
+  /// block barriers only: no block of the cluster reads this block's shared
+  /// memory any more, so the histograms are free.
+  __device__ void pick(K lo, K hi, std::int64_t rank, T* answer) {
+    const int listed = s_.num_candidates;
+    unsigned* hist = s_.hist[0];
+    std::int64_t count = listed;
+    while (lo != hi && count > 1) {
+      const int width = core::bit_width_of(static_cast<K>(hi - lo));
+      const int shift = width > pick_bucket_bits ? width - pick_bucket_bits : 0;
+      hist[threadIdx.x] = 0;
+      __syncthreads();
+      for (int i = threadIdx.x; i < listed; i += threads) {
+        const K x = s_.candidates[i];
+        if (x >= lo && x <= hi) atomicAdd(&hist[static_cast<unsigned>((x - lo) >> shift)], 1u);
       }
-      if (position == rank) *answer = core::key_traits<T>::from_key(candidate);
+      __syncthreads();
+      const unsigned in_bucket = hist[threadIdx.x];
+      unsigned through = 0;
+      scan_t(s_.block_scratch.scan).InclusiveSum(in_bucket, through);
+      const unsigned below = through - in_bucket;
+      if (std::int64_t(below) <= rank && rank < std::int64_t(through)) {
+        const K bucket_lo = static_cast<K>(lo + (static_cast<K>(threadIdx.x) << shift));
+        const bool last_bucket = static_cast<K>((hi - bucket_lo) >> shift) == 0;
+        s_.next.lo = bucket_lo;
+        s_.next.hi = last_bucket ? hi : static_cast<K>(bucket_lo + ((K(1) << shift) - 1));
+        s_.next.before = below;
+        s_.next.count = in_bucket;
+      }
+      __syncthreads();
+      lo = s_.next.lo;
+      hi = s_.next.hi;
+      rank -= s_.next.before;
+      count = s_.next.count;
+      __syncthreads();  // every thread has read s_.next and the scan storage before the next round
+    }
+    if (lo == hi) {
+      if (threadIdx.x == 0) *answer = core::key_traits<T>::from_key(lo);
+      return;
+    }
+    for (int i = threadIdx.x; i < listed; i += threads) {  // count == 1: the one candidate in [lo, hi]
+      const K x = s_.candidates[i];
+      if (x >= lo && x <= hi) *answer = core::key_traits<T>::from_key(x);
     }
   }
 
