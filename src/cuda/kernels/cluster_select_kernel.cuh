@@ -30,15 +30,13 @@
 //           whose buckets hold the rank, and the block's threads search that
 //           block's prefix sums for the rank's bucket. Every block so arrives at
 //           the same next [lo, hi], rank and count, with two barriers a round.
-//           Each round narrows the range at least 4096-fold: at most 3 rounds
-//           for 32-bit keys, 6 for 64-bit. Then [lo, hi] shrinks to the bucket's
-//           smallest and largest key, which each block keeps per bucket beside
-//           its counts, combined over the cluster: a bucket of one value (few
-//           distinct values, ties) ends the descent, and a bucket whose keys
-//           fill a small part of it (sorted or clustered keys) is not split over
-//           rounds of empty buckets. The histograms and bounds alternate between
-//           two buffers, since a block may reset the next round's while a slower
-//           block still reads this round's.
+//           Each round narrows the range 4096-fold: at most 3 rounds for 32-bit
+//           keys, 6 for 64-bit. The histograms alternate between two buffers,
+//           since a block may zero the next round's while a slower block still
+//           searches this round's. Where another round would follow, [lo, hi]
+//           first shrinks to the smallest and largest key in the rank's bucket
+//           (a pass over the slice, one cluster barrier, as for the span): a
+//           bucket of one value (few distinct values, ties) ends the descent.
 //   gather  each block appends its slice's keys in [lo, hi] (at most
 //           small_select_gather_max in the whole cluster) to the first block's
 //           candidate list, through atomics on that block's counter (one per
@@ -123,11 +121,6 @@ struct cluster_select_storage {
   /// in bucket slice block_rank, the inclusive prefix of the cluster's counts,
   /// read by every block. 16-byte aligned: read four buckets at a time.
   alignas(16) unsigned hist[2][buckets];
-  /// Each bucket's smallest and largest key among this block's keys, for the
-  /// same alternate rounds: the rank's bucket's bounds, combined over the
-  /// cluster, narrow the next round to the keys' span (one value ends the descent).
-  K bucket_min[2][buckets];
-  K bucket_max[2][buckets];
   union {
     typename reduce_t::TempStorage reduce;  // the span
     typename scan_t::TempStorage scan;      // a round's prefix sums
@@ -136,7 +129,7 @@ struct cluster_select_storage {
   /// totals, by itself: no block barrier.
   typename warp_reduce_t::TempStorage warp_reduce[threads / 32];
   typename warp_scan_t::TempStorage warp_scan[threads / 32];
-  /// This block's slice's smallest and largest key, read by every block.
+  /// This block's slice's smallest and largest key (find_bounds), read by every block.
   K span[2];
   /// The rank's bucket of the round, written by the thread that finds it:
   /// its key range, the cluster's keys below it and in it.
@@ -190,8 +183,8 @@ class cluster_selector {
 
   /// The key of rank `rank` among the n keys, into *answer (the first block writes it).
   __device__ void select(std::int64_t rank, std::int64_t n, T* answer) {
-    K lo, hi;
-    find_span(lo, hi);
+    K lo = 0, hi = static_cast<K>(~K(0));
+    find_bounds(lo, hi);  // the span
     if (rank == 0) hi = lo;
     else if (rank == n - 1) lo = hi;
     std::int64_t count = n;
@@ -199,11 +192,13 @@ class cluster_selector {
       unsigned* hist = s_.hist[round % 2];
       const int width = core::bit_width_of(static_cast<K>(hi - lo));
       const int shift = width > bin_finish_bucket_bits ? width - bin_finish_bucket_bits : 0;
-      count_slice(round, lo, hi, shift);
+      count_slice(hist, lo, hi, shift);
       rank_cluster::sync();  // every block's counts complete
       sum_bucket_slice(hist);
       rank_cluster::sync();  // every bucket slice's prefix sums complete
-      find_bucket(round, lo, hi, rank, count);
+      find_bucket(hist, shift, lo, hi, rank, count);
+      // Another round ahead: first the bucket's keys' own bounds (one value ends it).
+      if (lo != hi && count > small_select_gather_max) find_bounds(lo, hi);
     }
     if (lo != hi) gather(lo, hi);
     rank_cluster::sync();  // the candidates complete; no block's shared memory is read after this
@@ -217,11 +212,17 @@ class cluster_selector {
     for_each_region_key(slice_, slice_size_, [&](T v) { f(core::key_traits<T>::to_key(v)); });
   }
 
-  /// The smallest and largest key of the whole input, in every thread.
-  __device__ void find_span(K& lo, K& hi) {
+  /// [lo, hi] becomes the smallest and largest of the input's keys in [lo, hi]
+  /// (at least one), in every thread: the span of the whole input from the key
+  /// type's whole range, or the keys' bounds in the rank's bucket. One cluster
+  /// barrier. Block b's bounds (s_.span) are written again only after the next
+  /// round's barriers, which every block passes after reading them.
+  __device__ void find_bounds(K& lo, K& hi) {
+    const K from = lo, to = hi;
     lo = static_cast<K>(~K(0));
     hi = 0;  // an empty slice (n below C blocks' worth of vectors) leaves the identities
     each_key([&](K x) {
+      if (x < from || x > to) return;
       lo = x < lo ? x : lo;
       hi = x > hi ? x : hi;
     });
@@ -251,43 +252,24 @@ class cluster_selector {
   }
 
   /// This block's slice's keys in [lo, hi], counted into hist by bucket
-  /// (x - lo) >> shift, with each bucket's smallest and largest key. Each thread
-  /// adds a run of keys in one bucket at once: inputs with many equal keys would
-  /// otherwise queue on one shared counter. (Adding a warp's vectors at once where
-  /// they fall in one bucket, for sorted keys, cost more on other inputs than it
-  /// saved: docs/performance.md.)
-  __device__ void count_slice(int round, K lo, K hi, int shift) {
-    unsigned* hist = s_.hist[round % 2];
-    K* bmin = s_.bucket_min[round % 2];
-    K* bmax = s_.bucket_max[round % 2];
-    for (int b = threadIdx.x; b < buckets; b += threads) {
-      hist[b] = 0;
-      bmin[b] = static_cast<K>(~K(0));
-      bmax[b] = 0;
-    }
+  /// (x - lo) >> shift. Each thread adds a run of keys in one bucket at once:
+  /// inputs with many equal keys would otherwise queue on one shared counter.
+  __device__ void count_slice(unsigned* hist, K lo, K hi, int shift) {
+    for (int b = threadIdx.x; b < buckets; b += threads) hist[b] = 0;
     __syncthreads();
     unsigned run_bucket = 0, run = 0;
-    K run_min = 0, run_max = 0;
-    const auto flush = [&] {
-      atomicAdd(&hist[run_bucket], run);
-      if (run_min < bmin[run_bucket]) atomic_min_key(bmin + run_bucket, run_min);
-      if (run_max > bmax[run_bucket]) atomic_max_key(bmax + run_bucket, run_max);
-    };
     each_key([&](K x) {
       if (x < lo || x > hi) return;
       const auto b = static_cast<unsigned>((x - lo) >> shift);
       if (run != 0 && b == run_bucket) {
         ++run;
-        run_min = x < run_min ? x : run_min;
-        run_max = x > run_max ? x : run_max;
         return;
       }
-      if (run != 0) flush();
+      if (run != 0) atomicAdd(&hist[run_bucket], run);
       run_bucket = b;
       run = 1;
-      run_min = run_max = x;
     });
-    if (run != 0) flush();
+    if (run != 0) atomicAdd(&hist[run_bucket], run);
   }
 
   /// Bucket slice me_ of the cluster's histogram: the C blocks' counts summed,
@@ -326,12 +308,10 @@ class cluster_selector {
     }
   }
 
-  /// The bucket of the round's [lo, hi] that holds the rank, from the
-  /// bucket slices' prefix sums of round `round`: rank and count become the
-  /// bucket's, [lo, hi] its smallest and largest key over the cluster (the thread
-  /// that finds the bucket reads the C blocks' bounds of it, all at once).
-  __device__ void find_bucket(int round, K& lo, K& hi, std::int64_t& rank, std::int64_t& count) {
-    const unsigned* hist = s_.hist[round % 2];
+  /// The bucket of [lo, hi] (width 2^shift each) that holds the rank, from the
+  /// bucket slices' prefix sums: [lo, hi], rank and count become the bucket's.
+  __device__ void find_bucket(const unsigned* hist, int shift, K& lo, K& hi, std::int64_t& rank,
+                              std::int64_t& count) {
     const unsigned slice_buckets = buckets / blocks_;
     const unsigned lane = threadIdx.x % 32;
     // Lane b: bucket slice b's total (its last prefix sum) and the cluster's keys before it.
@@ -354,16 +334,11 @@ class cluster_selector {
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         if (std::int64_t(below) <= rank_in_slice && rank_in_slice < std::int64_t(through[i])) {
-          const unsigned bucket = 4 * threadIdx.x + i;
-          K mn = static_cast<K>(~K(0)), mx = 0;
-          switch (blocks_) {
-            case 1: combine_bounds<1>(round, bucket, mn, mx); break;
-            case 2: combine_bounds<2>(round, bucket, mn, mx); break;
-            case 4: combine_bounds<4>(round, bucket, mn, mx); break;
-            default: combine_bounds<cluster_select_max_blocks>(round, bucket, mn, mx); break;
-          }
-          s_.next.lo = mn;
-          s_.next.hi = mx;
+          const K bucket_lo = static_cast<K>(lo + (static_cast<K>(4 * threadIdx.x + i) << shift));
+          s_.next.lo = bucket_lo;
+          // The bucket's last key, without passing hi (or the key type's end).
+          const bool last_bucket = static_cast<K>((hi - bucket_lo) >> shift) == 0;
+          s_.next.hi = last_bucket ? hi : static_cast<K>(bucket_lo + ((K(1) << shift) - 1));
           s_.next.before = owner_before + below;
           s_.next.count = through[i] - below;
         }
@@ -377,25 +352,6 @@ class cluster_selector {
     count = s_.next.count;
     // The next write of s_.next follows the next round's cluster barriers, so
     // every thread has read it by then.
-  }
-
-  /// [mn, mx] widened by bucket `bucket`'s bounds of round `round` in blocks [0, C):
-  /// the bounds of the bucket's keys over the cluster. The 2C remote reads go out
-  /// together. A round's bounds are reset two rounds later, after every block
-  /// has passed the next round's first barrier, so they are still there.
-  template <unsigned C>
-  __device__ __forceinline__ void combine_bounds(int round, unsigned bucket, K& mn, K& mx) const {
-    K lows[C], highs[C];
-#pragma unroll
-    for (unsigned b = 0; b < C; ++b) {
-      lows[b] = rank_cluster::map(s_.bucket_min[round % 2], b)[bucket];
-      highs[b] = rank_cluster::map(s_.bucket_max[round % 2], b)[bucket];
-    }
-#pragma unroll
-    for (unsigned b = 0; b < C; ++b) {
-      mn = lows[b] < mn ? lows[b] : mn;
-      mx = highs[b] > mx ? highs[b] : mx;
-    }
   }
 
   /// This block's slice's keys in [lo, hi], appended to the first block's
