@@ -54,8 +54,8 @@ TEST_F(CliGpuInput, ManyChunksMatchTheCpu) {
   expect_same_on_both({"select", "-k", "0,1," + mid + "," + last, file});
   expect_same_on_both({"quantile", "--percentiles", file});
   expect_same_on_both({"quantile", "--percentiles", "--nan-ignore", file});
-  expect_same_on_both({"topk", "-k", "100", "--largest", "--sorted", "--indices", file});
-  expect_same_on_both({"range", "--lo", mid, "--hi", std::to_string(n / 2 + 50), "--sorted", file});
+  expect_same_on_both({"topk", "-k", "100", "--largest", "--sorted", "--deterministic", "--indices", file});
+  expect_same_on_both({"range", "--lo", mid, "--hi", std::to_string(n / 2 + 50), "--sorted", "--deterministic", file});
 
   // The JSON: the staged read covers the copy, so no separate transfer.
   const tool_result r = run({"--json", "select", "--device", "cuda", "-k", mid, file});
@@ -74,7 +74,7 @@ TEST_F(CliGpuInput, SmallFilesRawFilesAndEveryKeyType) {
     write_npy(path("f8.npy"), random_values<double>(n, n));
     expect_same_on_both({"select", "-k", "0," + mid + "," + last, path("f8.npy").string()});
     write_npy(path("i8.npy"), random_values<std::int64_t>(n, n + 1));
-    expect_same_on_both({"topk", "-k", "1", "--indices", path("i8.npy").string()});
+    expect_same_on_both({"topk", "-k", "1", "--deterministic", "--indices", path("i8.npy").string()});
     write_bytes(path("u4.bin"), raw_bytes(random_values<std::uint32_t>(n, n + 2)));
     expect_same_on_both({"select", "--dtype", "uint32", "-k", mid, path("u4.bin").string()});
   }

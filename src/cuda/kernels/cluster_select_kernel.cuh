@@ -70,9 +70,10 @@ namespace kselect::cuda {
 /// The descent gathers the keys once at most this many are left, into the first
 /// block's shared memory, and finishes there (cluster_selector::pick). On 2^16 to
 /// 2^17 continuous keys the first round leaves a few hundred, so one round is
-/// enough; a cluster round costs more than the gather and the block's own finish
-/// (docs/performance.md, "Issue 24, the 2^16 graph replay").
-constexpr int small_select_gather_max = 2048;
+/// enough; with 16 distinct values, the rank's value's 4096 or so. A cluster round,
+/// or the pass that finds a bucket's bounds, costs more than the gather and the
+/// block's own finish (docs/performance.md, "Issue 24, the 2^16 graph replay").
+constexpr int small_select_gather_max = 4096;
 /// Buckets of a round of cluster_selector::pick: one per thread.
 constexpr int pick_bucket_bits = 10;
 /// The largest portable cluster: bigger ones need an opt-in and may not fit.
@@ -383,14 +384,44 @@ class cluster_selector {
     const int listed = s_.num_candidates;
     unsigned* hist = s_.hist[0];
     std::int64_t count = listed;
+    // First the list's own bounds: a list of one value (ties, a narrow cluster)
+    // needs no round, and the rounds then start from the keys' span. (lo == hi:
+    // the descent ended on one value and nothing was gathered.)
+    if (lo != hi) {
+      K mn = static_cast<K>(~K(0)), mx = 0;
+      for (int i = threadIdx.x; i < listed; i += threads) {
+        const K x = s_.candidates[i];
+        mn = x < mn ? x : mn;
+        mx = x > mx ? x : mx;
+      }
+      mn = reduce_t(s_.block_scratch.reduce).Reduce(mn, ::cuda::minimum<>{});
+      __syncthreads();  // the reduce storage is reused
+      mx = reduce_t(s_.block_scratch.reduce).Reduce(mx, ::cuda::maximum<>{});
+      if (threadIdx.x == 0) {
+        s_.next.lo = mn;
+        s_.next.hi = mx;
+      }
+      __syncthreads();
+      lo = s_.next.lo;
+      hi = s_.next.hi;
+      __syncthreads();  // read before a round writes s_.next
+    }
     while (lo != hi && count > 1) {
       const int width = core::bit_width_of(static_cast<K>(hi - lo));
       const int shift = width > pick_bucket_bits ? width - pick_bucket_bits : 0;
       hist[threadIdx.x] = 0;
       __syncthreads();
-      for (int i = threadIdx.x; i < listed; i += threads) {
-        const K x = s_.candidates[i];
-        if (x >= lo && x <= hi) atomicAdd(&hist[static_cast<unsigned>((x - lo) >> shift)], 1u);
+      // The lanes of a warp with keys in one bucket add them once: many equal
+      // candidates would otherwise queue on one counter. Every lane runs every
+      // step (listed is the same in all threads), so the match has the full warp.
+      for (int base = 0; base < listed; base += threads) {
+        const int i = base + static_cast<int>(threadIdx.x);
+        const K x = i < listed ? s_.candidates[i] : K(0);
+        const bool counted = i < listed && x >= lo && x <= hi;
+        const unsigned bucket = counted ? static_cast<unsigned>((x - lo) >> shift) : ~0u;
+        const unsigned peers = __match_any_sync(~0u, bucket);
+        if (counted && static_cast<int>(threadIdx.x % 32) == __ffs(peers) - 1)
+          atomicAdd(&hist[bucket], static_cast<unsigned>(__popc(peers)));
       }
       __syncthreads();
       const unsigned in_bucket = hist[threadIdx.x];
