@@ -52,7 +52,6 @@
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
-#include <cub/warp/warp_reduce.cuh>
 #include <cub/warp/warp_scan.cuh>
 #include <cuda/functional>
 
@@ -70,10 +69,9 @@ namespace kselect::cuda {
 /// The descent gathers the keys once at most this many are left, into the first
 /// block's shared memory, and finishes there (cluster_selector::pick). On 2^16 to
 /// 2^17 continuous keys the first round leaves a few hundred, so one round is
-/// enough; with 16 distinct values, the rank's value's 4096 or so. A cluster round,
-/// or the pass that finds a bucket's bounds, costs more than the gather and the
-/// block's own finish (docs/performance.md, "Issue 24, the 2^16 graph replay").
-constexpr int small_select_gather_max = 4096;
+/// enough; a cluster round costs more than the gather and the block's own finish
+/// (docs/performance.md, "Issue 24, the 2^16 graph replay").
+constexpr int small_select_gather_max = 2048;
 /// Buckets of a round of cluster_selector::pick: one per thread.
 constexpr int pick_bucket_bits = 10;
 /// The largest portable cluster: bigger ones need an opt-in and may not fit.
@@ -112,9 +110,17 @@ template <class K>
 struct cluster_select_storage {
   static constexpr int threads = bin_finish_threads;
   static constexpr int buckets = bin_finish_buckets;
-  using reduce_t = cub::BlockReduce<K, threads>;
+  /// A key range, reduced as one value: both bounds in one block reduction.
+  struct key_bounds {
+    K lo, hi;
+  };
+  struct widen {
+    __device__ key_bounds operator()(const key_bounds& a, const key_bounds& b) const {
+      return {a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi};
+    }
+  };
+  using reduce_t = cub::BlockReduce<key_bounds, threads>;
   using scan_t = cub::BlockScan<unsigned, threads>;
-  using warp_reduce_t = cub::WarpReduce<K>;
   using warp_scan_t = cub::WarpScan<unsigned>;
 
   /// Two histograms, for alternate rounds (see the file comment). In a round:
@@ -126,9 +132,7 @@ struct cluster_select_storage {
     typename reduce_t::TempStorage reduce;  // the span
     typename scan_t::TempStorage scan;      // a round's prefix sums
   } block_scratch;
-  /// Each warp combines the C blocks' spans, and scans the C bucket slices'
-  /// totals, by itself: no block barrier.
-  typename warp_reduce_t::TempStorage warp_reduce[threads / 32];
+  /// Each warp scans the C bucket slices' totals by itself: no block barrier.
   typename warp_scan_t::TempStorage warp_scan[threads / 32];
   /// This block's slice's smallest and largest key (find_bounds), read by every block.
   K span[2];
@@ -152,7 +156,8 @@ class cluster_selector {
   using storage_t = cluster_select_storage<K>;
   using reduce_t = typename storage_t::reduce_t;
   using scan_t = typename storage_t::scan_t;
-  using warp_reduce_t = typename storage_t::warp_reduce_t;
+  using key_bounds = typename storage_t::key_bounds;
+  using widen = typename storage_t::widen;
   using warp_scan_t = typename storage_t::warp_scan_t;
   static constexpr int threads = storage_t::threads, buckets = storage_t::buckets;
   static constexpr int bucket_vectors = buckets / 4;  // uint4s of a histogram
@@ -220,36 +225,33 @@ class cluster_selector {
   /// round's barriers, which every block passes after reading them.
   __device__ void find_bounds(K& lo, K& hi) {
     const K from = lo, to = hi;
-    lo = static_cast<K>(~K(0));
-    hi = 0;  // an empty slice (n below C blocks' worth of vectors) leaves the identities
+    // An empty slice (n below C blocks' worth of vectors) leaves the identities.
+    key_bounds b{static_cast<K>(~K(0)), 0};
     each_key([&](K x) {
       if (x < from || x > to) return;
-      lo = x < lo ? x : lo;
-      hi = x > hi ? x : hi;
+      b.lo = x < b.lo ? x : b.lo;
+      b.hi = x > b.hi ? x : b.hi;
     });
-    lo = reduce_t(s_.block_scratch.reduce).Reduce(lo, ::cuda::minimum<>{});
-    __syncthreads();  // the reduce storage is reused
-    hi = reduce_t(s_.block_scratch.reduce).Reduce(hi, ::cuda::maximum<>{});
+    b = reduce_t(s_.block_scratch.reduce).Reduce(b, widen{});
     if (threadIdx.x == 0) {
-      s_.span[0] = lo;
-      s_.span[1] = hi;
+      s_.span[0] = b.lo;
+      s_.span[1] = b.hi;
     }
     rank_cluster::sync();
-    // Lane b of each warp reads block b's span: the C remote reads in flight at once.
+    // Lane c of each warp reads block c's bounds (the C remote reads in flight
+    // at once), and lanes 0..7 combine them by butterfly shuffles.
+    static_assert(cluster_select_max_blocks == 8, "three butterfly steps combine the blocks' bounds");
     const unsigned lane = threadIdx.x % 32;
-    lo = static_cast<K>(~K(0));
-    hi = 0;
+    b = {static_cast<K>(~K(0)), 0};
     if (lane < blocks_) {
       const K* other = rank_cluster::map(s_.span, lane);
-      lo = other[0];
-      hi = other[1];
+      b = {other[0], other[1]};
     }
-    auto& warp = s_.warp_reduce[threadIdx.x / 32];
-    lo = warp_reduce_t(warp).Reduce(lo, ::cuda::minimum<>{});
-    __syncwarp();  // the warp's reduce storage is reused
-    hi = warp_reduce_t(warp).Reduce(hi, ::cuda::maximum<>{});
-    lo = __shfl_sync(~0u, lo, 0);  // Reduce leaves the result in lane 0
-    hi = __shfl_sync(~0u, hi, 0);
+#pragma unroll
+    for (int offset = 4; offset >= 1; offset /= 2)
+      b = widen{}(b, key_bounds{__shfl_xor_sync(~0u, b.lo, offset), __shfl_xor_sync(~0u, b.hi, offset)});
+    lo = __shfl_sync(~0u, b.lo, 0);
+    hi = __shfl_sync(~0u, b.hi, 0);
   }
 
   /// This block's slice's keys in [lo, hi], counted into hist by bucket
@@ -384,44 +386,14 @@ class cluster_selector {
     const int listed = s_.num_candidates;
     unsigned* hist = s_.hist[0];
     std::int64_t count = listed;
-    // First the list's own bounds: a list of one value (ties, a narrow cluster)
-    // needs no round, and the rounds then start from the keys' span. (lo == hi:
-    // the descent ended on one value and nothing was gathered.)
-    if (lo != hi) {
-      K mn = static_cast<K>(~K(0)), mx = 0;
-      for (int i = threadIdx.x; i < listed; i += threads) {
-        const K x = s_.candidates[i];
-        mn = x < mn ? x : mn;
-        mx = x > mx ? x : mx;
-      }
-      mn = reduce_t(s_.block_scratch.reduce).Reduce(mn, ::cuda::minimum<>{});
-      __syncthreads();  // the reduce storage is reused
-      mx = reduce_t(s_.block_scratch.reduce).Reduce(mx, ::cuda::maximum<>{});
-      if (threadIdx.x == 0) {
-        s_.next.lo = mn;
-        s_.next.hi = mx;
-      }
-      __syncthreads();
-      lo = s_.next.lo;
-      hi = s_.next.hi;
-      __syncthreads();  // read before a round writes s_.next
-    }
     while (lo != hi && count > 1) {
       const int width = core::bit_width_of(static_cast<K>(hi - lo));
       const int shift = width > pick_bucket_bits ? width - pick_bucket_bits : 0;
       hist[threadIdx.x] = 0;
       __syncthreads();
-      // The lanes of a warp with keys in one bucket add them once: many equal
-      // candidates would otherwise queue on one counter. Every lane runs every
-      // step (listed is the same in all threads), so the match has the full warp.
-      for (int base = 0; base < listed; base += threads) {
-        const int i = base + static_cast<int>(threadIdx.x);
-        const K x = i < listed ? s_.candidates[i] : K(0);
-        const bool counted = i < listed && x >= lo && x <= hi;
-        const unsigned bucket = counted ? static_cast<unsigned>((x - lo) >> shift) : ~0u;
-        const unsigned peers = __match_any_sync(~0u, bucket);
-        if (counted && static_cast<int>(threadIdx.x % 32) == __ffs(peers) - 1)
-          atomicAdd(&hist[bucket], static_cast<unsigned>(__popc(peers)));
+      for (int i = threadIdx.x; i < listed; i += threads) {
+        const K x = s_.candidates[i];
+        if (x >= lo && x <= hi) atomicAdd(&hist[static_cast<unsigned>((x - lo) >> shift)], 1u);
       }
       __syncthreads();
       const unsigned in_bucket = hist[threadIdx.x];
