@@ -40,9 +40,10 @@
 //   gather  each block appends its slice's keys in [lo, hi] (at most
 //           small_select_gather_max in the whole cluster) to the first block's
 //           candidate list, through atomics on that block's counter (one per
-//           warp step); cluster barrier; the first block finishes alone: a radix
-//           descent over the list in its shared memory, 1024 buckets a round,
-//           with block barriers only.
+//           warp step); cluster barrier; the first block finishes alone: up to
+//           128 keys by comparing them pairwise, more by a radix descent over the
+//           list in its shared memory, 1024 buckets a round, with block barriers
+//           only.
 // A block's shared memory must outlive the other blocks' reads of it, so every
 // block passes that last barrier before it exits, also when the descent ended
 // on one value (lo == hi) and nothing is gathered.
@@ -74,6 +75,10 @@ namespace kselect::cuda {
 constexpr int small_select_gather_max = 2048;
 /// Buckets of a round of cluster_selector::pick: one per thread.
 constexpr int pick_bucket_bits = 10;
+/// Up to this many gathered keys, pick compares them pairwise (count^2 / threads
+/// steps each) instead: cheaper than a round's barriers and scan (the gather
+/// limit of 128 that the kernel had before, docs/performance.md).
+constexpr int pick_compare_max = 128;
 /// The largest portable cluster: bigger ones need an opt-in and may not fit.
 constexpr int cluster_select_max_blocks = 8;
 
@@ -384,6 +389,20 @@ class cluster_selector {
   /// memory any more, so the histograms are free.
   __device__ void pick(K lo, K hi, std::int64_t rank, T* answer) {
     const int listed = s_.num_candidates;
+    if (lo != hi && listed <= pick_compare_max) {
+      // Few: each candidate's position is the count of keys below it plus equal
+      // keys before it in the list (as bin_finish_pick).
+      for (int i = threadIdx.x; i < listed; i += threads) {
+        const K candidate = s_.candidates[i];
+        int position = 0;
+        for (int j = 0; j < listed; ++j) {
+          const K x = s_.candidates[j];
+          position += (x < candidate) | ((x == candidate) & (j < i));
+        }
+        if (position == rank) *answer = core::key_traits<T>::from_key(candidate);
+      }
+      return;
+    }
     unsigned* hist = s_.hist[0];
     std::int64_t count = listed;
     while (lo != hi && count > 1) {
