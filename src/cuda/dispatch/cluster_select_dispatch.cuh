@@ -143,9 +143,10 @@ cudaError_t queue_cluster_select(const T* in, std::int64_t n, const std::int64_t
   config.stream = stream;
   config.attrs = attrs;
   config.numAttrs = limits.clusters ? 2 : 0;
-  // Set at every launch, next to it: each translation unit that instantiates the
-  // kernel has a host stub of its own (CUDA 13 gives template kernels' stubs
-  // internal linkage), and the attribute belongs to the stub that is launched.
+  // Set at every launch, next to it: a translation unit that instantiates the
+  // kernel may have a host stub of its own (set once elsewhere, the launches from
+  // the device API failed in a test binary that instantiates the kernel too), and
+  // the attribute belongs to the stub that is launched.
   KSELECT_CUDA_TRY(cudaFuncSetAttribute(cluster_select_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(cluster_select_smem_bytes<T>)));
   KSELECT_CUDA_TRY(cudaLaunchKernelEx(&config, cluster_select_kernel<T>, in, n, ranks, single_rank, ranks_valid,
