@@ -17,6 +17,16 @@ input_spec command_input_spec(const common_options& common, const std::string& f
   return spec;
 }
 
+/// Reads the whole of `source` into host memory (`file`: its name, for messages).
+loaded_input read_into_host(input_source& source, const std::string& file) {
+  stopwatch read;
+  loaded_input in{source.read(), 0, false, {}};
+  in.read_ms = read.ms();
+  in.shape = source.shape();
+  if (size_of(in.values) == 0) throw input_error(input_display_name(file) + ": holds no values");
+  return in;
+}
+
 }  // namespace
 
 loaded_input load_backend_input(const common_options& common, const std::string& file, const backend& b) {
@@ -24,7 +34,7 @@ loaded_input load_backend_input(const common_options& common, const std::string&
   input_source source(command_input_spec(common, file, false));
   stopwatch read;
   const std::optional<file_layout> l = source.positioned_layout();
-  if (!l) return load_command_input(common, file);  // a stream: read into host memory, copied after
+  if (!l) return read_into_host(source, file);  // a stream: read into host memory, copied after
   if (l->count == 0) throw input_error(input_display_name(file) + ": holds no values");
   const std::size_t bytes = static_cast<std::size_t>(l->count) * dtype_size(l->type);
   progress shown("reading " + input_display_name(file), progress::kind::bytes, bytes);
@@ -46,12 +56,7 @@ loaded_input load_command_input(const common_options& common, const std::string&
                                 const std::function<void(const struct stat&)>& on_open, bool half_keys) {
   input_source source(command_input_spec(common, file, half_keys));
   if (on_open) on_open(source.status());
-  stopwatch read;
-  loaded_input in{source.read(), 0, false, {}};
-  in.read_ms = read.ms();
-  in.shape = source.shape();
-  if (size_of(in.values) == 0) throw input_error(input_display_name(file) + ": holds no values");
-  return in;
+  return read_into_host(source, file);
 }
 
 json_object command_json(std::string_view command, const std::string& file, const loaded_input& in,
