@@ -137,8 +137,11 @@ struct cluster_select_storage {
     typename reduce_t::TempStorage reduce;  // the span
     typename scan_t::TempStorage scan;      // a round's prefix sums
   } block_scratch;
-  /// Each warp scans the C bucket slices' totals by itself: no block barrier.
+  /// Each warp scans the C bucket slices' totals by itself (no block barrier),
+  /// and its share of a bucket slice's totals.
   typename warp_scan_t::TempStorage warp_scan[threads / 32];
+  /// Each warp's sum of its bucket slice's totals, in a round's sum.
+  unsigned warp_totals[threads / 32];
   /// This block's slice's smallest and largest key (find_bounds), read by every block.
   K span[2];
   /// The rank's bucket of the round, written by the thread that finds it:
@@ -170,6 +173,7 @@ class cluster_selector {
   static_assert(bucket_vectors == threads, "each thread owns one uint4 (four buckets) of a histogram");
   static_assert((1 << pick_bucket_bits) == threads, "pick: one bucket per thread");
   static_assert(bucket_vectors % cluster_select_max_blocks == 0, "the bucket slices split the histogram evenly");
+  static_assert(bucket_vectors / cluster_select_max_blocks % 32 == 0, "a bucket slice's threads are whole warps");
   static_assert(core::small_select_max <= (std::int64_t(1) << 31), "the histograms count with 32-bit counters");
 
  public:
@@ -296,11 +300,24 @@ class cluster_selector {
         default: add_counts<cluster_select_max_blocks>(hist, counts); break;
       }
     }
-    // The other threads' zeros start the prefix at this slice's first bucket.
-    unsigned prefix[4];
-    scan_t(s_.block_scratch.scan).InclusiveSum(counts, prefix);
+    // Only the slice's threads scan (whole warps: a slice is at least 128
+    // vectors): each warp its threads' totals, then each thread adds the totals
+    // of the slice's warps before its own. (A block scan of all 1024 threads,
+    // most holding zeros at C = 8, took longer: docs/performance.md.)
+    const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const unsigned total = counts[0] + counts[1] + counts[2] + counts[3];
+    unsigned through = 0;  // the warp's totals up to this thread's, inclusive
+    if (mine) {
+      warp_scan_t(s_.warp_scan[warp]).InclusiveSum(total, through);
+      if (lane == 31) s_.warp_totals[warp] = through;
+    }
+    __syncthreads();
+    if (!mine) return;
+    unsigned before = through - total;
+    for (unsigned w = me_ * vectors_per_slice / 32; w < warp; ++w) before += s_.warp_totals[w];
+    const unsigned p0 = before + counts[0], p1 = p0 + counts[1], p2 = p1 + counts[2], p3 = p2 + counts[3];
     // Only this thread read these four counters, so no barrier before the write.
-    if (mine) reinterpret_cast<uint4*>(hist)[threadIdx.x] = make_uint4(prefix[0], prefix[1], prefix[2], prefix[3]);
+    reinterpret_cast<uint4*>(hist)[threadIdx.x] = make_uint4(p0, p1, p2, p3);
   }
 
   /// counts += this thread's four buckets of the histograms of blocks [0, C).
