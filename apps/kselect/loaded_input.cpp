@@ -1,5 +1,11 @@
 #include "loaded_input.hpp"
 
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "kselect/kselect.hpp"
+
 #include "dtype.hpp"
 #include "errors.hpp"
 #include "input.hpp"
@@ -27,6 +33,29 @@ loaded_input read_into_host(input_source& source, const std::string& file) {
   return in;
 }
 
+/// One small selection of type t's keys on the GPU, its errors ignored (the real
+/// call reports its own). The library's first call in a process costs 12-16 ms
+/// whatever its size (docs/performance.md, issue 25); made while the file is
+/// read, that cost overlaps the read instead of following it.
+void warm_up_library(dtype t) noexcept {
+  try {
+    visit_dtype(t, [](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (kselect::is_supported_key_v<T>) {
+        constexpr std::int64_t n = std::int64_t(1) << 20;  // the size the first-call cost was measured at
+        std::vector<T> ramp(static_cast<std::size_t>(n));
+        for (std::int64_t i = 0; i < n; ++i) ramp[static_cast<std::size_t>(i)] = static_cast<T>(i % 1000);
+        gpu::device_buffer keys(static_cast<std::size_t>(n) * sizeof(T));
+        keys.upload(ramp.data(), keys.bytes());
+        kselect::options opt;
+        opt.device = kselect::device_kind::cuda;
+        (void)kselect::select(static_cast<const T*>(keys.get()), n, n / 2, opt);
+      }
+    });
+  } catch (...) {
+  }
+}
+
 }  // namespace
 
 loaded_input load_backend_input(const common_options& common, const std::string& file, const backend& b) {
@@ -39,9 +68,21 @@ loaded_input load_backend_input(const common_options& common, const std::string&
   const std::size_t bytes = static_cast<std::size_t>(l->count) * dtype_size(l->type);
   progress shown("reading " + input_display_name(file), progress::kind::bytes, bytes);
   gpu::device_buffer on_device(bytes);
-  on_device.fill_staged(bytes, [&](void* dst, std::uint64_t offset, std::size_t len) {
-    source.read_data_at(*l, dst, len, offset, shown);
-  });
+  std::thread warm_up;
+  try {
+    warm_up = std::thread(warm_up_library, l->type);
+  } catch (const std::system_error&) {
+    // No thread: the first call pays the cost itself.
+  }
+  try {
+    on_device.fill_staged(bytes, [&](void* dst, std::uint64_t offset, std::size_t len) {
+      source.read_data_at(*l, dst, len, offset, shown);
+    });
+  } catch (...) {
+    if (warm_up.joinable()) warm_up.join();
+    throw;
+  }
+  if (warm_up.joinable()) warm_up.join();
   loaded_input in{visit_dtype(l->type,
                               [&](auto tag) {
                                 using T = typename decltype(tag)::type;
