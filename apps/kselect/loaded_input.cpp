@@ -26,7 +26,7 @@ input_spec command_input_spec(const common_options& common, const std::string& f
 /// Reads the whole of `source` into host memory (`file`: its name, for messages).
 loaded_input read_into_host(input_source& source, const std::string& file) {
   stopwatch read;
-  loaded_input in{source.read(), 0, false, {}};
+  loaded_input in{source.read(), 0, {}};
   in.read_ms = read.ms();
   in.shape = source.shape();
   if (size_of(in.values) == 0) throw input_error(input_display_name(file) + ": holds no values");
@@ -68,27 +68,23 @@ loaded_input load_backend_input(const common_options& common, const std::string&
   const std::size_t bytes = static_cast<std::size_t>(l->count) * dtype_size(l->type);
   progress shown("reading " + input_display_name(file), progress::kind::bytes, bytes);
   gpu::device_buffer on_device(bytes);
-  std::thread warm_up;
-  try {
-    warm_up = std::thread(warm_up_library, l->type);
-  } catch (const std::system_error&) {
-    // No thread: the first call pays the cost itself.
-  }
-  try {
+  {
+    std::jthread warm_up;  // joined at the end of this scope, also when the read throws
+    try {
+      warm_up = std::jthread(warm_up_library, l->type);
+    } catch (const std::system_error&) {
+      // No thread: the first call pays the cost itself.
+    }
     on_device.fill_staged(bytes, [&](void* dst, std::uint64_t offset, std::size_t len) {
       source.read_data_at(*l, dst, len, offset, shown);
     });
-  } catch (...) {
-    if (warm_up.joinable()) warm_up.join();
-    throw;
   }
-  if (warm_up.joinable()) warm_up.join();
   loaded_input in{visit_dtype(l->type,
                               [&](auto tag) {
                                 using T = typename decltype(tag)::type;
                                 return any_array(host_array<T>(std::move(on_device), l->count));
                               }),
-                  0, true, l->shape};
+                  0, l->shape};
   in.read_ms = read.ms();
   return in;
 }

@@ -19,8 +19,6 @@ namespace kselect_cli {
 struct loaded_input {
   any_array values;
   double read_ms = 0;
-  /// The values went to device memory as they were read (load_backend_input).
-  bool staged_to_device = false;
   std::vector<std::int64_t> shape;  // as the .npy header gives it; {n} for raw data
 };
 

@@ -400,10 +400,11 @@ class cluster_selector {
   }
 
   /// The first block, after the gather: the key of rank `rank` among the
-  /// candidates (the keys in [lo, hi]), into *answer. A radix descent over the
-  /// list in this block's shared memory, pick_buckets buckets a round, with
-  /// block barriers only: no block of the cluster reads this block's shared
-  /// memory any more, so the histograms are free.
+  /// candidates (the keys in [lo, hi]), into *answer. Up to pick_compare_max of
+  /// them by comparing them pairwise; more by a radix descent over the list in
+  /// this block's shared memory, 2^pick_bucket_bits buckets a round, with block
+  /// barriers only: no block of the cluster reads this block's shared memory
+  /// any more, so the histograms are free.
   __device__ void pick(K lo, K hi, std::int64_t rank, T* answer) {
     const int listed = s_.num_candidates;
     if (lo != hi && listed <= pick_compare_max) {
