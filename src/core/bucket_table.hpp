@@ -82,21 +82,36 @@ KSELECT_HD int find_interval(const U* lo_keys, const bucket_interval<U>* interva
   return (lo_keys[i] <= key && key <= intervals[i].hi) ? i : -1;
 }
 
-/// A lookup of a round's intervals by the high bits of the key, so that a pass finds a
-/// key's interval with one load and (on most keys) no search: slot j covers the keys
-/// [base + j * 2^shift, base + (j + 1) * 2^shift), and entry[j] is the last interval
-/// whose lo is at most the slot's first key (0 when none), for j in [0, slots]. The
-/// interval holding a key of slot j, if any, is then among entry[j] .. entry[j + 1].
+/// A lookup of a round's intervals by the high bits of the key, so that a pass finds
+/// most keys' interval (or that they have none) with one load: slot j covers the keys
+/// [base + j * 2^shift, base + (j + 1) * 2^shift) and its word says what lies there:
+///  - 0: no interval touches the slot, its keys are out of contention (a later round's
+///    gaps between the ranks' buckets, where most keys fall);
+///  - directory_whole | i: the slot lies inside interval i (no search, no bounds check:
+///    the first round's dense regions);
+///  - else the `count` intervals that touch it, from `first` (count << directory_count_shift
+///    | first): a search among those and a bounds check; count directory_count_max: a search
+///    over every interval.
 /// The slots span the intervals but a wide first or last one (the first round's tails
-/// below and above the sample, which hold few keys): keys outside the slots take the
-/// search over every interval.
+/// below and above the sample); a key below the slots can only lie in that first
+/// interval and one above them in that last one (the words `below` and `above`), so no
+/// key searches every interval. Keys of one warp that take different paths serialise:
+/// with a search for the keys outside the slots, 2% of uniform keys made half the warps
+/// run a 7-step search, a third of a pass's instructions (docs/performance.md, issue 26).
 template <class U>
 struct interval_directory {
   U base = 0;
   int shift = 0;
-  int slots = 0;                     ///< 0: no directory (every key takes the full search)
-  std::vector<std::uint32_t> entry;  ///< slots + 1
+  int slots = 0;                    ///< 0: no directory (every key takes the full search)
+  std::vector<std::uint32_t> word;  ///< slots
+  std::uint32_t below = 0;          ///< the word of the keys below base
+  std::uint32_t above = 0;          ///< the word of the keys above the last slot
 };
+
+inline constexpr std::uint32_t directory_whole = 1u << 31;
+inline constexpr int directory_count_shift = 20;
+inline constexpr std::uint32_t directory_count_max = 0x7ff;
+inline constexpr std::uint32_t directory_first_mask = (1u << directory_count_shift) - 1;
 
 /// The directory of ascending, disjoint intervals [lo[i], hi[i]] with at most
 /// max(max_slots, 2) slots (two halves of the key range at the coarsest).
@@ -114,33 +129,78 @@ interval_directory<U> make_interval_directory(std::span<const U> lo, std::span<c
     if (static_cast<U>(hi[ni - 1] - lo[ni - 1]) > inner) last = ni - 2;
   }
   d.base = lo[first];
+  d.below = first == 1 ? std::uint32_t{1} << directory_count_shift : 0u;  // interval 0 alone
+  d.above = last == ni - 2 ? std::uint32_t{1} << directory_count_shift | static_cast<std::uint32_t>(ni - 1) : 0u;
+  if (ni - 1 > directory_first_mask) d.above = directory_count_max << directory_count_shift;
   const U span = static_cast<U>(hi[last] - d.base);
   constexpr int bits = 8 * sizeof(U);
   while (d.shift < bits - 1 && (span >> d.shift) >= static_cast<U>(max_slots)) ++d.shift;
   d.slots = static_cast<int>(span >> d.shift) + 1;
-  d.entry.resize(static_cast<std::size_t>(d.slots) + 1);
-  std::size_t at = 0;  // last interval with lo <= the slot's first key: non-decreasing in j
-  for (int j = 0; j <= d.slots; ++j) {
-    const U offset = static_cast<U>(static_cast<U>(j) << d.shift);
-    const bool beyond = j > 0 && (offset >> d.shift) != static_cast<U>(j);  // j << shift overflowed
-    const U start = beyond || offset > static_cast<U>(~d.base) ? static_cast<U>(~U(0)) : static_cast<U>(d.base + offset);
-    while (at + 1 < ni && lo[at + 1] <= start) ++at;
-    d.entry[static_cast<std::size_t>(j)] = static_cast<std::uint32_t>(at);
+  d.word.resize(static_cast<std::size_t>(d.slots));
+  const U width_less_one = static_cast<U>((U(1) << d.shift) - 1);
+  std::size_t touch = 0, stop = 0;  // the intervals touching slot j: [touch, stop), both non-decreasing in j
+  for (int j = 0; j < d.slots; ++j) {
+    // (slots - 1) << shift <= span, so the start does not pass hi[last]; the end may wrap.
+    const U start = static_cast<U>(d.base + (static_cast<U>(j) << d.shift));
+    const U end = static_cast<U>(~start) < width_less_one ? static_cast<U>(~U(0)) : static_cast<U>(start + width_less_one);
+    while (touch < ni && hi[touch] < start) ++touch;
+    stop = stop < touch ? touch : stop;
+    while (stop < ni && lo[stop] <= end) ++stop;
+    const std::size_t count = stop - touch;
+    std::uint32_t w = 0;
+    if (count == 1 && lo[touch] <= start && hi[touch] >= end)
+      w = directory_whole | static_cast<std::uint32_t>(touch);
+    else if (count > 0 && count < directory_count_max && touch <= directory_first_mask)
+      w = static_cast<std::uint32_t>(count) << directory_count_shift | static_cast<std::uint32_t>(touch);
+    else if (count > 0)
+      w = directory_count_max << directory_count_shift;
+    d.word[static_cast<std::size_t>(j)] = w;
   }
   return d;
 }
 
-/// last_interval_at_most(lo, count, key) through a directory's arrays (entry with
-/// slots + 1 values; slots = 0: none).
+/// The last key offset (key - base) inside the slots: a key is in a slot when
+/// key - base <= this, computed without wrapping past the top of the key range.
 template <class U>
-KSELECT_HD int directory_lookup(const U* lo, int count, const std::uint32_t* entry, int slots, U base, int shift,
-                                U key) {
-  const U slot = static_cast<U>(static_cast<U>(key - base) >> shift);
-  if (key >= base && slot < static_cast<U>(slots)) {
-    const int first = static_cast<int>(entry[slot]);
-    return first + last_interval_at_most(lo + first, static_cast<int>(entry[slot + 1]) - first + 1, key);
+KSELECT_HD U directory_last_offset(int slots, int shift, U base) {
+  if (slots <= 0) return U(0);
+  const U end = static_cast<U>((static_cast<U>(slots) << shift) - 1);  // slots << shift <= 2^bits
+  const U room = static_cast<U>(~base);
+  return end < room ? end : room;
+}
+
+/// The word of `key` (slots of them; 0 slots: every key gets count_max, a full search).
+template <class U>
+KSELECT_HD std::uint32_t directory_word(const std::uint32_t* word, int slots, U base, int shift, U last_offset,
+                                        std::uint32_t below, std::uint32_t above, U key) {
+  if (slots <= 0) return directory_count_max << directory_count_shift;
+  const U rel = static_cast<U>(key - base);
+  return rel <= last_offset ? word[static_cast<std::size_t>(rel >> shift)] : key < base ? below : above;
+}
+
+/// The interval that word w names for `key`: -1 for none (a gap); else i, with whole =
+/// true when the key surely lies in interval i, otherwise the only candidate, which the
+/// caller checks (lo[i] <= key <= hi[i]). count: the intervals, lo their first keys.
+template <class U>
+KSELECT_HD int directory_resolve(const U* lo, int count, std::uint32_t w, U key, bool& whole) {
+  whole = (w & directory_whole) != 0;
+  if (whole) return static_cast<int>(w & ~directory_whole);
+  int n = static_cast<int>(w >> directory_count_shift);
+  if (n == 0) return -1;
+  int first = static_cast<int>(w & directory_first_mask);
+  if (n == static_cast<int>(directory_count_max)) {
+    first = 0;
+    n = count;
   }
-  return last_interval_at_most(lo, count, key);
+  return first + last_interval_at_most(lo + first, n, key);
+}
+
+/// directory_resolve() of key's word in directory d (host).
+template <class U>
+int directory_candidate(const interval_directory<U>& d, const U* lo, int count, U key, bool& whole) {
+  const std::uint32_t w = directory_word(d.word.data(), d.slots, d.base, d.shift,
+                                         directory_last_offset<U>(d.slots, d.shift, d.base), d.below, d.above, key);
+  return directory_resolve(lo, count, w, key, whole);
 }
 
 }  // namespace kselect::core

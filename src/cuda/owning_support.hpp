@@ -22,11 +22,14 @@ inline void check(cudaError_t status, const char* what) {
   throw error(std::string("kselect: ") + what + ": " + cudaGetErrorString(status));
 }
 
-/// Device memory released on scope exit, on the stream it was taken on.
+/// Device memory released on scope exit, on the stream it was taken on; from the
+/// current device's default memory pool, or from `pool` when given.
 class stream_buffer {
  public:
-  stream_buffer(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
-    if (bytes) check(cudaMallocAsync(&ptr_, bytes, stream), "cudaMallocAsync");
+  stream_buffer(std::size_t bytes, cudaStream_t stream, cudaMemPool_t pool = nullptr) : stream_(stream) {
+    if (bytes == 0) return;
+    if (pool) check(cudaMallocFromPoolAsync(&ptr_, bytes, pool, stream), "cudaMallocFromPoolAsync");
+    else check(cudaMallocAsync(&ptr_, bytes, stream), "cudaMallocAsync");
   }
   ~stream_buffer() { release(); }
   stream_buffer(const stream_buffer&) = delete;

@@ -128,6 +128,13 @@ class shard {
     return error;
   }
 
+  /// The elements whose bits are not those of their key's value (-0.0; a NaN other than
+  /// the positive quiet NaN: core::key_traits<T>::from_key) that a count() over the
+  /// whole array saw (the first round's), or -1 when unknown (no such count yet, or a
+  /// backend that does not tally them: the CPU shard). When no process holds any, the
+  /// answers that are zeros or NaNs need no counts_of_key() pass.
+  virtual std::int64_t noncanonical_seen() const { return -1; }
+
   /// The keys in contention that lie inside the table's intervals, appended to `out`
   /// (host), in any order. Does not change the keys in contention.
   virtual void extract(const round_table<key_type>& table, std::vector<key_type>& out) = 0;

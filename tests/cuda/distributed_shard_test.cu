@@ -8,7 +8,9 @@
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -121,6 +123,54 @@ TYPED_TEST(DistributedCudaShard, WrongExpectedKeptThrowsAfterCompacting) {
   wrong_expected_kept_throws_after_compacting(cuda_backend<TypeParam>());
 }
 TYPED_TEST(DistributedCudaShard, MalformedTablesRefused) { malformed_tables_refused(cuda_backend<TypeParam>()); }
+
+// noncanonical_seen(): the first count over the whole array tallies -0.0 and the NaNs
+// other than the canonical one, whichever intervals the table has (the engine then
+// skips counts_of_key when no process holds any); a count over compacted keys keeps
+// the tally. Integers have none.
+TYPED_TEST(DistributedCudaShard, NoncanonicalElementsTalliedByTheFirstPass) {
+  using T = TypeParam;
+  using U = core::key_t<T>;
+  using traits = core::key_traits<T>;
+  std::mt19937_64 rng(23);
+  std::vector<T> values(100037);
+  for (T& v : values) v = static_cast<T>(static_cast<std::int64_t>(rng() % 2001) - 1000);
+  if constexpr (std::is_floating_point_v<T>) {
+    using B = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+    const auto from_bits = [](B b) {
+      T v;
+      std::memcpy(&v, &b, sizeof v);
+      return v;
+    };
+    const B sign = B(1) << (8 * sizeof(T) - 1);
+    const T quiet = std::numeric_limits<T>::quiet_NaN();
+    B quiet_bits;
+    std::memcpy(&quiet_bits, &quiet, sizeof quiet_bits);
+    const T planted[] = {T(-0.0), T(0.0), quiet, from_bits(quiet_bits | sign), from_bits(quiet_bits | 1),
+                         T(-0.0), from_bits(quiet_bits | 5)};
+    for (std::size_t i = 0; i < 40; ++i) values[rng() % values.size()] = planted[i % std::size(planted)];
+  }
+  std::int64_t want = 0;
+  for (const T v : values) {
+    const T canonical = traits::from_key(traits::to_key(v));
+    want += std::memcmp(&v, &canonical, sizeof v) != 0 ? 1 : 0;
+  }
+  if constexpr (std::is_floating_point_v<T>) ASSERT_GT(want, 0);
+  const backend<T> b = cuda_backend<T>();
+  for (const variant& v : b.variants(0)) {
+    SCOPED_TRACE(v.name);
+    made_shard<T> s = b.make(values, v);
+    EXPECT_EQ(s.shard->noncanonical_seen(), -1);  // no count yet
+    // Intervals away from the zeros and NaNs, keeping their keys: the tally is of the whole array.
+    const U lo = traits::to_key(T(5)), hi = traits::to_key(T(500));
+    const auto table = make_table<U>({{lo, hi, 16}});
+    std::vector<std::uint64_t> counts(table.buckets);
+    s.shard->count(table, counts.data(), false, nullptr, nullptr, true, -1);
+    EXPECT_EQ(s.shard->noncanonical_seen(), want);
+    s.shard->count(table, counts.data(), false, nullptr, nullptr, false, -1);  // over the kept keys
+    EXPECT_EQ(s.shard->noncanonical_seen(), want);
+  }
+}
 
 TYPED_TEST(DistributedCudaShard, BadArguments) {
   using T = TypeParam;

@@ -30,6 +30,7 @@
 #include "cuda/common.cuh"
 #include "cuda/dispatch/profiler.hpp"
 #include "cuda/distributed/cuda_shard.hpp"
+#include "cuda/distributed/scratch_pool.hpp"
 #include "cuda/distributed/shard_kernels.cuh"
 #include "cuda/owning_support.hpp"
 #include "cuda/radix_sort_pairs.hpp"
@@ -51,6 +52,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     int device = 0;
     check(cudaGetDevice(&device), "cudaGetDevice");
     check(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    pool_ = scratch_pool(device);
     int optin = 0;
     check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "cudaDeviceGetAttribute");
     shared_budget_ = shared_budget >= 0 ? std::min<std::int64_t>(shared_budget, optin) : optin;
@@ -61,11 +63,13 @@ class cuda_shard final : public kselect::distributed::shard<T> {
 
   std::int64_t size() const override { return compacted_ ? kept_size_ : n_; }
 
+  std::int64_t noncanonical_seen() const override { return noncanonical_; }
+
   void min_max(U& lo, U& hi) override {
     lo = ~U(0);
     hi = U(0);
     if (n_ == 0) return;
-    stream_buffer out(2 * sizeof(U), stream_);
+    stream_buffer out(2 * sizeof(U), stream_, pool_);
     const U init[2] = {~U(0), U(0)};
     check(cudaMemcpyAsync(out.get(), init, sizeof init, cudaMemcpyHostToDevice, stream_), "copying to the GPU");
     min_max_kernel<T><<<blocks_for(n_), shard_tuning::threads, 0, stream_>>>(values_, n_, static_cast<U*>(out.get()));
@@ -81,7 +85,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   void sample(std::uint64_t seed, std::span<U> out) override {
     if (n_ == 0 || out.empty()) return;
     const auto count = static_cast<std::int64_t>(out.size());
-    stream_buffer keys(out.size_bytes(), stream_);
+    stream_buffer keys(out.size_bytes(), stream_, pool_);
     sample_kernel<T><<<static_cast<unsigned>((count + 255) / 256), 256, 0, stream_>>>(
         values_, n_, core::mix64(seed), count, static_cast<U*>(keys.get()));
     check(cudaGetLastError(), "sample_kernel launch");
@@ -104,7 +108,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
                                       kselect::distributed::device_allreduce& reduce,
                                       kselect::distributed::reduced_counts<U>& out) override {
     std::exception_ptr error;
-    stream_buffer kept(0, stream_);
+    stream_buffer kept(0, stream_, pool_);
     if (!failed) {
       try {
         kept = launch_round(table, minmax, compact, expected_kept, true);
@@ -135,8 +139,8 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     // A first guess at the room needed; a second pass when more keys are inside.
     std::int64_t capacity = std::min<std::int64_t>(size(), std::int64_t{1} << 20);
     for (;;) {
-      round_.upload(table, false, /*with_counts=*/false, stream_);
-      stream_buffer kept(static_cast<std::size_t>(std::max<std::int64_t>(capacity, 1)) * sizeof(U), stream_);
+      round_.upload(table, false, /*with_counts=*/false, stream_, pool_);
+      stream_buffer kept(static_cast<std::size_t>(std::max<std::int64_t>(capacity, 1)) * sizeof(U), stream_, pool_);
       count_args<U> a = round_.args(table);
       a.kept = static_cast<U*>(kept.get());
       a.capacity = capacity;
@@ -155,7 +159,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
 
   void extract_all(std::vector<U>& out) override {
     if (n_ == 0) return;
-    stream_buffer keys(static_cast<std::size_t>(n_) * sizeof(U), stream_);
+    stream_buffer keys(static_cast<std::size_t>(n_) * sizeof(U), stream_, pool_);
     to_keys_kernel<T><<<blocks_for(n_), 256, 0, stream_>>>(values_, n_, static_cast<U*>(keys.get()));
     check(cudaGetLastError(), "to_keys_kernel launch");
     const std::size_t old = out.size();
@@ -167,13 +171,13 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     const auto count = static_cast<std::int64_t>(keys.size());
     if (count < 2) return;
     const std::size_t bytes = keys.size() * sizeof(U);
-    stream_buffer a(bytes, stream_), b(bytes, stream_);
+    stream_buffer a(bytes, stream_, pool_), b(bytes, stream_, pool_);
     check(cudaMemcpyAsync(a.get(), keys.data(), bytes, cudaMemcpyHostToDevice, stream_), "copying keys to the GPU");
     using W = std::conditional_t<sizeof(U) == 4, std::uint32_t, std::uint64_t>;
     cub::DoubleBuffer<W> buffer(static_cast<W*>(a.get()), static_cast<W*>(b.get()));
     std::size_t temp_bytes = 0;
     check(cuda::sort_keys<W>(nullptr, temp_bytes, buffer, count, stream_), "sort workspace query");
-    stream_buffer temp(temp_bytes, stream_);
+    stream_buffer temp(temp_bytes, stream_, pool_);
     check(cuda::sort_keys<W>(temp.get(), temp_bytes, buffer, count, stream_), "sorting keys");
     download(keys.data(), buffer.Current(), bytes);
   }
@@ -181,7 +185,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   void counts_beyond_and_equal(U threshold, bool largest, std::int64_t& beyond, std::int64_t& equal) override {
     beyond = equal = 0;
     if (n_ == 0) return;
-    stream_buffer totals(2 * sizeof(unsigned long long), stream_);
+    stream_buffer totals(2 * sizeof(unsigned long long), stream_, pool_);
     check(cudaMemsetAsync(totals.get(), 0, 2 * sizeof(unsigned long long), stream_), "cudaMemsetAsync");
     tile_counts_kernel<T><<<tiles(), shard_tuning::take_threads, 0, stream_>>>(
         values_, n_, threshold, largest, nullptr, nullptr, static_cast<unsigned long long*>(totals.get()));
@@ -195,7 +199,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   void counts_of_key(U key, std::int64_t& below, std::int64_t& equal, std::int64_t& other_bits) override {
     below = equal = other_bits = 0;
     if (n_ == 0) return;
-    stream_buffer totals(3 * sizeof(unsigned long long), stream_);
+    stream_buffer totals(3 * sizeof(unsigned long long), stream_, pool_);
     check(cudaMemsetAsync(totals.get(), 0, 3 * sizeof(unsigned long long), stream_), "cudaMemsetAsync");
     tile_counts_kernel<T><<<tiles(), shard_tuning::take_threads, 0, stream_>>>(
         values_, n_, key, false, nullptr, nullptr, static_cast<unsigned long long*>(totals.get()), true);
@@ -212,7 +216,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     if (n_ == 0) return;
     const std::int64_t count = tiles();
     // Per tile: beyond, equal, equal before it, ties taken, taken, output offset; totals.
-    stream_buffer scratch((6 * static_cast<std::size_t>(count) + 2) * sizeof(unsigned long long), stream_);
+    stream_buffer scratch((6 * static_cast<std::size_t>(count) + 2) * sizeof(unsigned long long), stream_, pool_);
     auto* base = static_cast<unsigned long long*>(scratch.get());
     unsigned long long *tile_beyond = base, *tile_equal = base + count, *equal_before = base + 2 * count,
                        *tile_ties = base + 3 * count, *tile_taken = base + 4 * count, *tile_offset = base + 5 * count,
@@ -231,8 +235,8 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     download(sums, totals, sizeof sums);
     const auto total = static_cast<std::int64_t>(sums[0] + std::min<unsigned long long>(sums[1], ties));
     if (total == 0) return;
-    stream_buffer out_values(static_cast<std::size_t>(total) * sizeof(T), stream_);
-    stream_buffer out_indices(with_indices ? static_cast<std::size_t>(total) * sizeof(std::int64_t) : 0, stream_);
+    stream_buffer out_values(static_cast<std::size_t>(total) * sizeof(T), stream_, pool_);
+    stream_buffer out_indices(with_indices ? static_cast<std::size_t>(total) * sizeof(std::int64_t) : 0, stream_, pool_);
     take_kernel<T><<<static_cast<unsigned>(count), shard_tuning::take_threads, 0, stream_>>>(
         values_, n_, threshold, largest, tile_ties, tile_offset, static_cast<T*>(out_values.get()),
         static_cast<std::int64_t*>(out_indices.get()));
@@ -251,7 +255,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   T equal_element(U key, std::int64_t ordinal) override {
     const std::int64_t count = n_ == 0 ? 0 : tiles();
     // Per tile: equal, equal before it; the totals; the element.
-    stream_buffer scratch((2 * static_cast<std::size_t>(count) + 2) * sizeof(unsigned long long) + sizeof(T), stream_);
+    stream_buffer scratch((2 * static_cast<std::size_t>(count) + 2) * sizeof(unsigned long long) + sizeof(T), stream_, pool_);
     auto* base = static_cast<unsigned long long*>(scratch.get());
     unsigned long long *tile_equal = base, *equal_before = base + count, *totals = base + 2 * count;
     T* element = reinterpret_cast<T*>(totals + 2);
@@ -282,10 +286,11 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   /// so that a round is three operations on the GPU (a copy, the pass, a copy).
   /// Processes that share a GPU without MPS take turns on it, and each operation can
   /// cost a turn. Layout: [lo][hi][scale][first u32][directory u32][counts u64][failure slot u64][min]
-  /// [max][kept count], then, for count_and_reduce, the reduced [counts][slot][min][max].
+  /// [max][kept count][noncanonical count], then, for count_and_reduce, the reduced
+  /// [counts][slot][min][max].
   class round_buffers {
    public:
-    void upload(const round_table<U>& table, bool minmax, bool with_counts, cudaStream_t stream,
+    void upload(const round_table<U>& table, bool minmax, bool with_counts, cudaStream_t stream, cudaMemPool_t pool,
                 bool reduced = false) {
       ni_ = table.intervals.size();
       buckets_ = with_counts ? table.buckets : 0;
@@ -297,12 +302,12 @@ class cuda_shard final : public kselect::distributed::shard<T> {
       for (std::size_t i = 0; i < ni_; ++i) his[i] = table.intervals[i].hi;
       directory_ = core::make_interval_directory<U>(table.lo_keys, his, directory_slots);
       directory_at_ = first_at_ + ni_ * sizeof(std::uint32_t);
-      counts_at_ = align(directory_at_ + directory_.entry.size() * sizeof(std::uint32_t));
+      counts_at_ = align(directory_at_ + directory_.word.size() * sizeof(std::uint32_t));
       flag_at_ = counts_at_ + buckets_ * sizeof(unsigned long long);
       min_at_ = flag_at_ + sizeof(unsigned long long);
       max_at_ = min_at_ + (minmax ? ni_ * sizeof(U) : 0);
       kept_at_ = align(max_at_ + (minmax ? ni_ * sizeof(U) : 0));
-      bytes_ = kept_at_ + sizeof(unsigned long long);
+      bytes_ = kept_at_ + 2 * sizeof(unsigned long long);
       reduced_at_ = 0;
       if (reduced) {  // the all-reduced counts, flag and extremes, laid out as the local ones
         reduced_at_ = align(bytes_);
@@ -310,7 +315,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
       }
       if (bytes_ > capacity_) {
         device_ = stream_buffer(0, stream);
-        device_ = stream_buffer(bytes_, stream);
+        device_ = stream_buffer(bytes_, stream, pool);
         capacity_ = bytes_;
       }
       host_.assign(bytes_, 0);
@@ -321,8 +326,8 @@ class cuda_shard final : public kselect::distributed::shard<T> {
         std::memcpy(host_.data() + scale_at_ + i * sizeof(U), &iv.scale, sizeof(U));
         std::memcpy(host_.data() + first_at_ + i * sizeof(std::uint32_t), &iv.first, sizeof(std::uint32_t));
       }
-      if (!directory_.entry.empty())
-        std::memcpy(host_.data() + directory_at_, directory_.entry.data(), directory_.entry.size() * sizeof(std::uint32_t));
+      if (!directory_.word.empty())
+        std::memcpy(host_.data() + directory_at_, directory_.word.data(), directory_.word.size() * sizeof(std::uint32_t));
       if (minmax) std::memset(host_.data() + min_at_, 0xff, ni_ * sizeof(U));  // minima start at ~0
       if (reduced && minmax) std::memset(host_.data() + reduced_at_ + (min_at_ - counts_at_), 0xff, ni_ * sizeof(U));
       check(cudaMemcpyAsync(device_.get(), host_.data(), bytes_, cudaMemcpyHostToDevice, stream),
@@ -339,12 +344,15 @@ class cuda_shard final : public kselect::distributed::shard<T> {
       a.directory_base = directory_.base;
       a.directory_shift = directory_.shift;
       a.directory_slots = directory_.slots;
+      a.directory_below = directory_.below;
+      a.directory_above = directory_.above;
       a.num_intervals = static_cast<int>(ni_);
       a.buckets = table.buckets;
       a.counts = buckets_ ? reinterpret_cast<unsigned long long*>(at(counts_at_)) : nullptr;
       a.interval_min = minmax_ ? reinterpret_cast<U*>(at(min_at_)) : nullptr;
       a.interval_max = minmax_ ? reinterpret_cast<U*>(at(max_at_)) : nullptr;
       a.kept_count = reinterpret_cast<unsigned long long*>(at(kept_at_));
+      a.noncanonical = nullptr;  // launch_round asks for the tally
       return a;
     }
 
@@ -383,6 +391,11 @@ class cuda_shard final : public kselect::distributed::shard<T> {
       std::memcpy(&k, host_.data() + kept_at_, sizeof k);
       return k;
     }
+    unsigned long long host_noncanonical() const {
+      unsigned long long k = 0;
+      std::memcpy(&k, host_.data() + kept_at_ + sizeof k, sizeof k);
+      return k;
+    }
 
    private:
     static std::size_t align(std::size_t b) { return (b + 15) / 16 * 16; }
@@ -391,10 +404,11 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     bool minmax_ = false;
     std::size_t hi_at_ = 0, scale_at_ = 0, first_at_ = 0, directory_at_ = 0, counts_at_ = 0, flag_at_ = 0, min_at_ = 0,
                 max_at_ = 0, kept_at_ = 0, reduced_at_ = 0;
-    /// Directory slots: 16 KiB of shared memory beside the table; about 40 slots per
-    /// interval for the first round's 18 and 40 per active bucket for 101 ranks, so
-    /// that most keys find their interval without a search.
-    static constexpr int directory_slots = 4096;
+    /// Directory slots: 32 KiB of shared memory beside the table (two blocks of the
+    /// count pass still fit an SM). The finer the slots, the more of them lie whole
+    /// inside an interval or in a gap, where a key costs one load: on uniform floats the
+    /// densest exponent gets about 800 slots, against 50 active buckets for 101 ranks.
+    static constexpr int directory_slots = 8192;
     core::interval_directory<U> directory_;
     stream_buffer device_{0, nullptr};
     std::vector<unsigned char> host_;  ///< 16-byte aligned by the allocator; offsets are multiples of 16 or of sizeof(U)
@@ -406,14 +420,17 @@ class cuda_shard final : public kselect::distributed::shard<T> {
                              bool reduced) {
     kselect::distributed::check_round_table(table, "cuda shard");
     const std::int64_t capacity = compact ? (expected_kept >= 0 ? expected_kept : size()) : 0;
-    round_.upload(table, minmax, /*with_counts=*/true, stream_, reduced);
-    stream_buffer kept(compact ? static_cast<std::size_t>(std::max<std::int64_t>(capacity, 1)) * sizeof(U) : 0, stream_);
+    round_.upload(table, minmax, /*with_counts=*/true, stream_, pool_, reduced);
+    stream_buffer kept(compact ? static_cast<std::size_t>(std::max<std::int64_t>(capacity, 1)) * sizeof(U) : 0, stream_, pool_);
     count_args<U> a = round_.args(table);
     if (compact) {
       a.kept = static_cast<U*>(kept.get());
       a.capacity = capacity;
     }
-    run_count(a);
+    // The first pass over the caller's values also tallies its noncanonical elements.
+    tallied_ = !compacted_ && noncanonical_ < 0;
+    if (tallied_) a.noncanonical = a.kept_count + 1;
+    tallied_ = run_count(a) && tallied_;
     kept_capacity_ = capacity;
     return kept;
   }
@@ -424,6 +441,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
                     bool minmax, U* interval_min, U* interval_max, const U* got_min, const U* got_max,
                     stream_buffer& kept, bool compact, std::int64_t expected_kept) {
     const std::size_t ni = table.intervals.size();
+    if (tallied_) noncanonical_ = static_cast<std::int64_t>(round_.host_noncanonical());
     if (table.buckets) std::memcpy(counts, got_counts, table.buckets * sizeof(std::uint64_t));
     if (minmax && ni) {
       std::memcpy(interval_min, got_min, ni * sizeof(U));
@@ -449,13 +467,15 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   /// extremes and the histogram in shared memory when they fit the budget (the
   /// common case: 8192 buckets and a few hundred intervals take about 50 KiB), in
   /// global memory otherwise.
-  void run_count(count_args<U>& a) {
+  /// Whether it ran (with no keys or no intervals it launches nothing).
+  bool run_count(count_args<U>& a) {
     const std::int64_t m = size();
-    if (m == 0 || a.num_intervals == 0) return;
+    if (m == 0 || a.num_intervals == 0) return m == 0;
     if (compacted_)
       launch_count(count_kernel<T, false>, key_source<T, false>{static_cast<const U*>(keys_.get())}, m, a);
     else
       launch_count(count_kernel<T, true>, key_source<T, true>{values_}, m, a);
+    return true;
   }
 
   template <class Kernel, class Source>
@@ -502,7 +522,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   void exclusive_sum(const unsigned long long* in, unsigned long long* out, std::int64_t count) {
     std::size_t bytes = 0;
     check(exclusive_sum_u64(nullptr, bytes, in, out, count, stream_), "scan workspace query");
-    stream_buffer temp(bytes, stream_);
+    stream_buffer temp(bytes, stream_, pool_);
     check(exclusive_sum_u64(temp.get(), bytes, in, out, count, stream_), "scan");
   }
 
@@ -516,12 +536,15 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   std::int64_t n_;
   kselect::options opt_;
   cudaStream_t stream_;
+  cudaMemPool_t pool_ = nullptr;  ///< every device buffer's (scratch_pool.hpp)
   int sms_ = 1;
   std::int64_t shared_budget_ = 0;
   bool compacted_ = false;
   std::int64_t kept_size_ = 0;
   std::int64_t kept_capacity_ = 0;  ///< room of the last launch_round's compaction buffer
   stream_buffer keys_{0, nullptr};  ///< the keys in contention once compacted
+  bool tallied_ = false;            ///< the last launch_round read the whole array
+  std::int64_t noncanonical_ = -1;  ///< noncanonical_seen()
   round_buffers round_;
   launch_profiler profiler_;
 };

@@ -36,6 +36,8 @@ struct shard_tuning {
   static constexpr int count_threads = 512;
   static constexpr int count_blocks_per_sm = 2;
   static constexpr int count_tile = count_threads * items;
+  /// The count pass's compaction: every warp's stage of kept keys, 16 KiB per block.
+  static constexpr int stage_bytes = 16384;
   /// The top-k take pass: one tile per block (its scans are block-wide).
   static constexpr int take_threads = 256;
   static constexpr int take_items = 16;
@@ -63,10 +65,11 @@ struct count_args {
   const U* hi;                                  ///< global, num_intervals: its last key
   const U* scale;                               ///< global, num_intervals: core::bucket_interval::scale
   const std::uint32_t* first;                   ///< global, num_intervals: its first bucket
-  const std::uint32_t* directory;               ///< global, directory_slots + 1 entries
+  const std::uint32_t* directory;               ///< global, directory_slots words
   U directory_base;
   int directory_shift;
   int directory_slots;                          ///< 0: no directory
+  std::uint32_t directory_below, directory_above;  ///< the words of the keys outside the slots
   int num_intervals;
   std::uint32_t buckets;
   unsigned long long* counts;                   ///< global, buckets (zeroed by the host); null: no counting
@@ -75,10 +78,30 @@ struct count_args {
   U* kept;                                      ///< compaction target (capacity keys); null: no compaction
   std::int64_t capacity;
   unsigned long long* kept_count;               ///< keys appended (written or not); with kept only
+  /// Where a pass over the caller's values adds the elements whose bits are not their
+  /// key's value's (-0.0, NaNs but the canonical one): shard::noncanonical_seen().
+  unsigned long long* noncanonical;
   /// The table, directory and extremes in shared memory, and the histogram too when
   /// counting (32-bit counters flushed once per block); otherwise all in global memory.
   bool in_shared;
 };
+
+/// The bits of a value (floating-point values compared bit for bit).
+template <class T>
+__device__ __forceinline__ auto bits_of(T v) {
+  using B = std::conditional_t<sizeof(T) == 8, unsigned long long, unsigned>;
+  B b;
+  memcpy(&b, &v, sizeof(T));
+  return b;
+}
+
+/// Whether a value's bits are not those its key maps back to: -0.0, or a NaN other than
+/// the positive quiet NaN (one key stands for each of those groups).
+template <class T>
+__device__ __forceinline__ bool noncanonical(T v, core::key_t<T> key) {
+  if constexpr (std::is_floating_point_v<T>) return bits_of(v) != bits_of(core::key_traits<T>::from_key(key));
+  else return false;
+}
 
 /// What the count pass reads of a key's interval once the search has found it, in one
 /// record, so that a key costs one 16-byte shared load (two for 64-bit keys) instead
@@ -103,8 +126,22 @@ struct count_shared_layout {
     lo = records + ni * record;
     minmax = lo + ni * sizeof(U);
     directory = minmax + (a.interval_min ? 2 * ni * sizeof(U) : 0);
-    bytes = directory + (a.directory_slots > 0 ? (static_cast<std::size_t>(a.directory_slots) + 1) * sizeof(std::uint32_t) : 0);
+    bytes = directory + static_cast<std::size_t>(a.directory_slots > 0 ? a.directory_slots : 1) * sizeof(std::uint32_t);
   }
+};
+
+/// What a count pass does besides counting (the histogram itself: a.counts, null for
+/// extract()): keep the keys inside the intervals (a.kept), track each interval's
+/// minimum and maximum (a.interval_min), tally the noncanonical values (a.noncanonical,
+/// a pass over the caller's floating-point values). As compile-time constants for the
+/// table in shared memory (the common case: every key pays for each test the compiler
+/// cannot fold, and a round uses one combination), as runtime flags otherwise.
+template <bool Keep, bool MinMax, bool Tally>
+struct fixed_flags {
+  static constexpr bool keep = Keep, minmax = MinMax, tally = Tally;
+};
+struct runtime_flags {
+  bool keep, minmax, tally;
 };
 
 /// The count pass over block tiles, with the table where InShared says: pointers
@@ -112,24 +149,20 @@ struct count_shared_layout {
 /// loads and atomics, not generic ones) or the global arrays read through the
 /// read-only cache. Every key in contention inside an interval goes to its bucket
 /// (core/bucket_table.hpp), updates its interval's min and max, and is appended to
-/// `kept` (in no particular order: one atomic per warp and load step). Full tiles take
-/// a path without bounds checks.
-template <class T, bool FromValues, bool InShared>
+/// `kept` (in no particular order). Full tiles take a path without bounds checks.
+template <class T, bool FromValues, bool InShared, class Flags>
 __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::int64_t m,
-                                            const count_args<core::key_t<T>>& a, unsigned char* shared) {
+                                            const count_args<core::key_t<T>>& a, unsigned char* shared,
+                                            unsigned char* stage_memory, Flags flags) {
   using U = core::key_t<T>;
   using raw_type = typename key_source<T, FromValues>::raw_type;
   constexpr int threads = shard_tuning::count_threads, items = shard_tuning::items, tile = shard_tuning::count_tile;
   constexpr std::uint32_t no_bucket = ~std::uint32_t(0);
   const int ni = a.num_intervals, slots = a.directory_slots;
   const U* lo = a.lo;
-  const U* hi = a.hi;
-  const U* scale = a.scale;
-  const std::uint32_t* first = a.first;
   const std::uint32_t* directory = a.directory;
   U* mins = a.interval_min;
   U* maxs = a.interval_max;
-  const bool minmax = a.interval_min != nullptr;
   std::uint32_t* histogram = nullptr;
   const interval_record<U>* records = nullptr;
   if constexpr (InShared) {
@@ -142,12 +175,12 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
     for (int i = threadIdx.x; i < ni; i += threads) {
       s_records[i] = interval_record<U>{a.lo[i], a.hi[i], a.scale[i], a.first[i]};
       s_lo[i] = a.lo[i];
-      if (minmax) {
+      if (flags.minmax) {
         s_min[i] = ~U(0);
         s_max[i] = U(0);
       }
     }
-    for (int j = threadIdx.x; j <= slots && slots > 0; j += threads) s_directory[j] = a.directory[j];
+    for (int j = threadIdx.x; j < slots; j += threads) s_directory[j] = a.directory[j];
     // Every pointer from here on is the shared array's, unconditionally (a pointer
     // that may also be null or global would make the compiler emit generic loads).
     histogram = reinterpret_cast<std::uint32_t*>(shared + layout.histogram);
@@ -160,106 +193,176 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
     maxs = s_max;
     __syncthreads();
   }
-  const auto read = [](const auto* p) {
-    if constexpr (InShared) return *p; else return load_readonly(p);
+  // The minimum and maximum of interval iv, read first: once an interval's extremes
+  // are found (few updates on most data) no atomic is issued.
+  const auto update_extremes = [&](int iv, U key) {
+    if (key < mins[iv]) atomic_min_key(mins + iv, key);
+    if (key > maxs[iv]) atomic_max_key(maxs + iv, key);
   };
-  const auto bucket_of = [&](U key) -> std::uint32_t {
-    int iv;
-    U l, h, sc;
-    std::uint32_t first_bucket;
+  // A key's bucket in interval iv (inside it).
+  const auto bucket_in = [](const interval_record<U>& r, U key) {
+    const U d = static_cast<U>(key - r.lo);
+    return r.first + static_cast<std::uint32_t>(r.scale == 0 ? d : core::mul_hi(d, r.scale));
+  };
+  // The directory (core::interval_directory, table in shared memory) names most keys'
+  // interval, or their absence, with one load, with selects and predicated loads only
+  // (a branch taken by some keys of a warp costs the whole warp both paths: the
+  // per-key branches were a fifth of the pass's instructions). The keys of slots an
+  // interval boundary crosses search among that slot's intervals, behind one branch
+  // per warp and key. With the table in global memory every key searches every interval.
+  const U dir_base = a.directory_base;
+  const int dir_shift = a.directory_shift;
+  const U dir_last = core::directory_last_offset<U>(slots, dir_shift, dir_base);
+  const std::uint32_t dir_below = a.directory_below, dir_above = a.directory_above;
+  const auto searched_bucket = [&](U key, std::uint32_t w) -> std::uint32_t {
+    int iv = 0;
     if constexpr (InShared) {
-      iv = core::directory_lookup(lo, ni, directory, slots, a.directory_base, a.directory_shift, key);
-      const interval_record<U> r = records[iv];
-      l = r.lo;
-      h = r.hi;
-      sc = r.scale;
-      first_bucket = r.first;
+      bool whole = false;
+      iv = core::directory_resolve(lo, ni, w, key, whole);
     } else {
       iv = core::last_interval_at_most(lo, ni, key);
-      l = read(lo + iv);
-      h = read(hi + iv);
-      sc = read(scale + iv);
-      first_bucket = read(first + iv);
     }
-    if (key < l || key > h) return no_bucket;
-    const U d = static_cast<U>(key - l);
-    const auto offset = static_cast<std::uint32_t>(sc == 0 ? d : core::mul_hi(d, sc));
-    if (minmax) {
-      // Reading first: once an interval's extremes are found (few updates on most
-      // data) no atomic is issued.
-      if (key < mins[iv]) atomic_min_key(mins + iv, key);
-      if (key > maxs[iv]) atomic_max_key(maxs + iv, key);
-    }
-    return first_bucket + offset;
+    if (iv < 0) return no_bucket;
+    interval_record<U> r;
+    if constexpr (InShared) r = records[iv];
+    else r = interval_record<U>{load_readonly(lo + iv), load_readonly(a.hi + iv), load_readonly(a.scale + iv),
+                                load_readonly(a.first + iv)};
+    if (key < r.lo || key > r.hi) return no_bucket;
+    if (flags.minmax) update_extremes(iv, key);
+    return bucket_in(r, key);
   };
 
   const unsigned lane = threadIdx.x % 32;
-  // One key of a tile: its bucket, counted (once per warp when all 32 lanes share a
-  // bucket: all-equal and few-valued data would otherwise serialise 32 conflicting
-  // atomics on one address).
-  const auto count_key = [&](U key, bool valid) {
-    const std::uint32_t bucket = valid ? bucket_of(key) : no_bucket;
-    if (a.counts) {
+  const bool counting = a.counts != nullptr;
+  const auto add_count = [&](std::uint32_t bucket, unsigned amount) {
+    if constexpr (InShared) atomicAdd(histogram + bucket, amount); else atomicAdd(a.counts + bucket, amount + 0ull);
+  };
+  // Counts a key of the fast path. Where keys may repeat much (a first round whose
+  // sample repeats a key: minmax), once per warp when all 32 lanes share a bucket:
+  // all-equal and few-valued data would otherwise serialise 32 conflicting atomics on
+  // one address. Elsewhere one atomic per key inside an interval (later rounds count
+  // only the few keys of the ranks' buckets).
+  const auto count_fast = [&](std::uint32_t bucket) {
+    if (!counting) return;
+    if (flags.minmax && !flags.keep) {
       const std::uint32_t leader = __shfl_sync(0xffffffffu, bucket, 0);
       if (__all_sync(0xffffffffu, bucket == leader)) {
-        if (lane == 0 && leader != no_bucket) {
-          if constexpr (InShared) atomicAdd(histogram + leader, 32u); else atomicAdd(a.counts + leader, 32ull);
-        }
-      } else if (bucket != no_bucket) {
-        if constexpr (InShared) atomicAdd(histogram + bucket, 1u); else atomicAdd(a.counts + bucket, 1ull);
+        if (lane == 0 && leader != no_bucket) add_count(leader, 32u);
+        return;
       }
     }
-    return bucket != no_bucket;
+    if (bucket != no_bucket) add_count(bucket, 1u);
   };
-  // Compaction: each tile's kept keys take one slot range of `kept`, claimed with one
-  // atomic per tile after a block scan of the threads' numbers of kept keys, so that
-  // the warps do not all contend for one global counter.
-  using block_scan = cub::BlockScan<int, threads>;
-  __shared__ typename block_scan::TempStorage scan_storage;
-  __shared__ unsigned long long tile_start;
+  // Compaction, warp by warp with no block barrier: a warp stages its kept keys in
+  // shared memory (a ballot per load step gives each its slot) and appends them to
+  // `kept` when its stage is nearly full, and at the end: one atomic per flush on the
+  // global counter. Kept keys are few (a round keeps about ranks / buckets of them),
+  // so flushes are rare. (A block scan per tile and one atomic per tile made every
+  // tile wait at two block barriers; an atomic per warp step with a kept key
+  // contended on one address.)
+  constexpr int stage_keys = shard_tuning::stage_bytes / (threads / 32 * static_cast<int>(sizeof(U)));
+  static_assert(stage_keys >= 64, "a warp's stage holds at least two load steps");
+  U* stage = reinterpret_cast<U*>(stage_memory) + threadIdx.x / 32 * stage_keys;
+  int staged = 0;  // the warp's keys in its stage (the same in every lane)
+  const auto flush = [&] {
+    unsigned long long start = 0;
+    if (lane == 0) start = atomicAdd(a.kept_count, static_cast<unsigned long long>(staged));
+    start = __shfl_sync(0xffffffffu, start, 0);
+    __syncwarp();
+    for (int j = static_cast<int>(lane); j < staged; j += 32) {
+      const std::int64_t at = static_cast<std::int64_t>(start) + j;
+      if (at < a.capacity) a.kept[at] = stage[j];  // beyond: the host sees the count and fails
+    }
+    __syncwarp();
+    staged = 0;
+  };
+  const unsigned lanes_below = (1u << lane) - 1u;
+  const bool tally = FromValues && std::is_floating_point_v<T> && flags.tally;
+  unsigned long long seen_noncanonical = 0;
+  // One tile: every key counted, then the kept ones staged.
+  const auto tile_pass = [&](const raw_type (&raw)[items], std::int64_t base, auto full) {
+    std::uint32_t inside = 0;  // bit i: item i is kept
+#pragma unroll
+    for (int i = 0; i < items; ++i) {
+      const bool valid = full || base + i * threads + threadIdx.x < m;
+      const U key = key_source<T, FromValues>::key(raw[i]);
+      if constexpr (FromValues) {
+        if (tally) seen_noncanonical += valid && noncanonical(raw[i], key) ? 1 : 0;
+      }
+      std::uint32_t bucket = no_bucket, w = 0;
+      bool search = valid;
+      if constexpr (InShared) {
+        w = core::directory_word(directory, slots, dir_base, dir_shift, dir_last, dir_below, dir_above, key);
+        const bool whole = valid && (w & core::directory_whole) != 0;
+        search = valid && !whole && w != 0;
+        const int iv = whole ? static_cast<int>(w & ~core::directory_whole) : 0;
+        interval_record<U> r{};
+        if (whole) r = records[iv];  // a predicated load: gaps read nothing
+        if (flags.minmax && whole) update_extremes(iv, key);
+        bucket = whole ? bucket_in(r, key) : no_bucket;
+      }
+      // The search, where any lane of the warp needs it (a branch all lanes take alike).
+      if (__any_sync(0xffffffffu, search)) {
+        if (search) bucket = searched_bucket(key, w);
+      }
+      count_fast(bucket);
+      inside |= bucket != no_bucket ? 1u << i : 0u;
+    }
+    if (flags.keep && __any_sync(0xffffffffu, inside != 0)) {
+#pragma unroll
+      for (int i = 0; i < items; ++i) {
+        const unsigned ballot = __ballot_sync(0xffffffffu, inside >> i & 1u);
+        if (ballot == 0) continue;
+        if (inside >> i & 1u) stage[staged + __popc(ballot & lanes_below)] = key_source<T, FromValues>::key(raw[i]);
+        staged += __popc(ballot);
+        if (staged > stage_keys - 32) flush();
+      }
+    }
+  };
   if (ni > 0) {
     for (std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * tile; base < m;
          base += static_cast<std::int64_t>(gridDim.x) * tile) {
       raw_type raw[items];
       load_tile<items, threads>(src.data, base, m, raw);
-      std::uint32_t inside = 0;  // bit i: item i is kept
-      if (base + tile <= m) {
-#pragma unroll
-        for (int i = 0; i < items; ++i)
-          inside |= count_key(key_source<T, FromValues>::key(raw[i]), true) ? 1u << i : 0u;
-      } else {
-#pragma unroll
-        for (int i = 0; i < items; ++i)
-          inside |= count_key(key_source<T, FromValues>::key(raw[i]), base + i * threads + threadIdx.x < m) ? 1u << i
-                                                                                                             : 0u;
-      }
-      if (!a.kept) continue;
-      int before = 0, total = 0;
-      block_scan(scan_storage).ExclusiveSum(__popc(inside), before, total);
-      if (threadIdx.x == 0 && total > 0)
-        tile_start = atomicAdd(a.kept_count, static_cast<unsigned long long>(total));
-      __syncthreads();
-      const std::int64_t start = static_cast<std::int64_t>(tile_start) + before;
-      __syncthreads();  // tile_start and scan_storage are reused by the next tile
-      if (total == 0) continue;
-#pragma unroll
-      for (int i = 0; i < items; ++i) {
-        if (!(inside >> i & 1u)) continue;
-        const std::int64_t at = start + __popc(inside & ((1u << i) - 1u));
-        if (at < a.capacity) a.kept[at] = key_source<T, FromValues>::key(raw[i]);  // beyond: the host sees the count and fails
-      }
+      if (base + tile <= m) tile_pass(raw, base, std::true_type{});
+      else tile_pass(raw, base, std::false_type{});
     }
+  }
+  if (flags.keep && staged > 0) flush();
+  if (tally) {
+    for (int offset = 16; offset > 0; offset /= 2) seen_noncanonical += __shfl_down_sync(0xffffffffu, seen_noncanonical, offset);
+    if (lane == 0 && seen_noncanonical) atomicAdd(a.noncanonical, seen_noncanonical);
   }
   if constexpr (InShared) {
     __syncthreads();
     if (a.counts)
       for (std::uint32_t b = threadIdx.x; b < a.buckets; b += threads)
         if (histogram[b]) atomicAdd(a.counts + b, static_cast<unsigned long long>(histogram[b]));
-    if (minmax)
+    if (flags.minmax)
       for (int i = threadIdx.x; i < ni; i += threads) {
         if (mins[i] != ~U(0)) atomic_min_key(a.interval_min + i, mins[i]);
         if (maxs[i] != U(0)) atomic_max_key(a.interval_max + i, maxs[i]);
       }
+  }
+}
+
+/// The shared-memory pass with its flags as constants: one of the eight bodies (four
+/// when the keys are not the caller's floating-point values: no tally).
+template <class T, bool FromValues>
+__device__ __forceinline__ void count_tiles_in_shared(key_source<T, FromValues> src, std::int64_t m,
+                                                      const count_args<core::key_t<T>>& a, unsigned char* shared,
+                                                      unsigned char* stage_memory) {
+  const bool keep = a.kept != nullptr, minmax = a.interval_min != nullptr;
+  const auto run = [&](auto flags) { count_tiles<T, FromValues, true>(src, m, a, shared, stage_memory, flags); };
+  constexpr bool can_tally = FromValues && std::is_floating_point_v<T>;
+  if (can_tally && a.noncanonical != nullptr) {
+    if constexpr (can_tally) {
+      if (keep) minmax ? run(fixed_flags<true, true, true>{}) : run(fixed_flags<true, false, true>{});
+      else minmax ? run(fixed_flags<false, true, true>{}) : run(fixed_flags<false, false, true>{});
+    }
+  } else {
+    if (keep) minmax ? run(fixed_flags<true, true, false>{}) : run(fixed_flags<true, false, false>{});
+    else minmax ? run(fixed_flags<false, true, false>{}) : run(fixed_flags<false, false, false>{});
   }
 }
 
@@ -268,8 +371,12 @@ template <class T, bool FromValues>
 __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::count_blocks_per_sm)
     count_kernel(key_source<T, FromValues> src, std::int64_t m, count_args<core::key_t<T>> a) {
   extern __shared__ __align__(16) unsigned char shared[];
-  if (a.in_shared) count_tiles<T, FromValues, true>(src, m, a, shared);
-  else count_tiles<T, FromValues, false>(src, m, a, shared);
+  __shared__ __align__(16) unsigned char stage_memory[shard_tuning::stage_bytes];  // count_tiles' compaction stages
+  if (a.in_shared)
+    count_tiles_in_shared<T, FromValues>(src, m, a, shared, stage_memory);
+  else
+    count_tiles<T, FromValues, false>(src, m, a, shared, stage_memory,
+                                      runtime_flags{a.kept != nullptr, a.interval_min != nullptr, a.noncanonical != nullptr});
 }
 
 /// Smallest and largest key of the caller's values: out[0] (~0 first), out[1] (0 first).
@@ -325,15 +432,6 @@ __global__ void to_keys_kernel(const T* values, std::int64_t n, core::key_t<T>* 
 template <class U>
 __device__ __forceinline__ bool beyond(U k, U threshold, bool largest) {
   return largest ? k > threshold : k < threshold;
-}
-
-/// The bits of a value (floating-point values compared bit for bit).
-template <class T>
-__device__ __forceinline__ auto bits_of(T v) {
-  using B = std::conditional_t<sizeof(T) == 8, unsigned long long, unsigned>;
-  B b;
-  memcpy(&b, &v, sizeof(T));
-  return b;
 }
 
 /// Top-k, first pass: per take tile, the elements beyond the threshold and equal to
