@@ -98,19 +98,6 @@ KSELECT_HD int find_interval(const U* lo_keys, const bucket_interval<U>* interva
 /// key searches every interval. Keys of one warp that take different paths serialise:
 /// with a search for the keys outside the slots, 2% of uniform keys made half the warps
 /// run a 7-step search, a third of a pass's instructions (docs/performance.md, issue 26).
-///
-/// A slot that many intervals share (the first round's heavy keys: a cluster of a few
-/// dozen float values, each an interval of its own, inside one slot) gets a directory
-/// of its own over the keys those intervals cover (its word: count directory_sub_count,
-/// then the sub-directory's index), so that its keys do not search them all.
-template <class U>
-struct alignas(16) directory_sub {
-  U base;                    ///< the first key of sub-slot 0
-  U last_offset;             ///< a key is in a sub-slot when key - base <= this
-  std::uint32_t shift;       ///< sub-slot of a key: (key - base) >> shift
-  std::uint32_t first_word;  ///< where sub-slot 0's word is in the directory's sub_word
-};
-
 template <class U>
 struct interval_directory {
   U base = 0;
@@ -119,71 +106,12 @@ struct interval_directory {
   std::vector<std::uint32_t> word;  ///< slots
   std::uint32_t below = 0;          ///< the word of the keys below base
   std::uint32_t above = 0;          ///< the word of the keys above the last slot
-  std::vector<directory_sub<U>> sub;    ///< the crowded slots' directories
-  std::vector<std::uint32_t> sub_word;  ///< their words, in the words' encoding (no further level)
 };
 
 inline constexpr std::uint32_t directory_whole = 1u << 31;
 inline constexpr int directory_count_shift = 20;
 inline constexpr std::uint32_t directory_count_max = 0x7ff;
 inline constexpr std::uint32_t directory_first_mask = (1u << directory_count_shift) - 1;
-/// The count field of a word that names a sub-directory.
-inline constexpr std::uint32_t directory_sub_count = directory_count_max - 1;
-/// Intervals sharing a slot from which it gets a sub-directory, its sub-slots, and the
-/// sub-directories of one directory at most (64 x 64 words: 16 KiB of shared memory).
-inline constexpr std::size_t directory_sub_min = 8;
-inline constexpr int directory_sub_slots = 64;
-inline constexpr std::size_t directory_sub_max = 64;
-
-/// The word of the keys [start, end] that the intervals [touch, stop) touch (no sub-directory).
-template <class U>
-std::uint32_t directory_word_for(std::span<const U> lo, std::span<const U> hi, std::size_t touch, std::size_t stop,
-                                 U start, U end) {
-  const std::size_t count = stop - touch;
-  if (count == 0) return 0;
-  if (count == 1 && lo[touch] <= start && hi[touch] >= end) return directory_whole | static_cast<std::uint32_t>(touch);
-  if (count < directory_sub_count && touch <= directory_first_mask)
-    return static_cast<std::uint32_t>(count) << directory_count_shift | static_cast<std::uint32_t>(touch);
-  return directory_count_max << directory_count_shift;
-}
-
-/// The last key offset (key - base) inside `slots` slots of 2^shift keys from base: a
-/// key is in one when key - base <= this, computed without wrapping past the top of
-/// the key range.
-template <class U>
-KSELECT_HD U directory_last_offset(int slots, int shift, U base) {
-  if (slots <= 0) return U(0);
-  const U end = static_cast<U>((static_cast<U>(slots) << shift) - 1);  // slots << shift <= 2^bits
-  const U room = static_cast<U>(~base);
-  return end < room ? end : room;
-}
-
-/// The sub-directory of the slot [start, end] that the intervals [touch, stop) share:
-/// up to directory_sub_slots sub-slots over the keys those intervals cover in the slot
-/// (keys of the slot outside them lie in no interval), their words appended to words.
-template <class U>
-directory_sub<U> make_sub_directory(std::span<const U> lo, std::span<const U> hi, std::size_t touch, std::size_t stop,
-                                    U start, U end, std::vector<std::uint32_t>& words) {
-  const U from = lo[touch] > start ? lo[touch] : start, to = hi[stop - 1] < end ? hi[stop - 1] : end;
-  const U span = static_cast<U>(to - from);
-  constexpr int bits = 8 * sizeof(U);
-  int shift = 0;
-  while (shift < bits - 1 && (span >> shift) >= static_cast<U>(directory_sub_slots)) ++shift;
-  const int count = static_cast<int>(span >> shift) + 1;
-  directory_sub<U> s{from, directory_last_offset<U>(count, shift, from), static_cast<std::uint32_t>(shift),
-                     static_cast<std::uint32_t>(words.size())};
-  const U width_less_one = static_cast<U>((U(1) << shift) - 1);
-  std::size_t t = touch, p = touch;
-  for (int k = 0; k < count; ++k) {
-    const U a = static_cast<U>(from + (static_cast<U>(k) << shift));  // (count - 1) << shift <= span
-    const U b = static_cast<U>(~a) < width_less_one ? static_cast<U>(~U(0)) : static_cast<U>(a + width_less_one);
-    while (t < stop && hi[t] < a) ++t;
-    p = p < t ? t : p;
-    while (p < stop && lo[p] <= b) ++p;
-    words.push_back(directory_word_for<U>(lo, hi, t, p, a, b));
-  }
-  return s;
-}
 
 /// The directory of ascending, disjoint intervals [lo[i], hi[i]] with at most
 /// max(max_slots, 2) slots (two halves of the key range at the coarsest).
@@ -218,14 +146,27 @@ interval_directory<U> make_interval_directory(std::span<const U> lo, std::span<c
     while (touch < ni && hi[touch] < start) ++touch;
     stop = stop < touch ? touch : stop;
     while (stop < ni && lo[stop] <= end) ++stop;
-    std::uint32_t w = directory_word_for<U>(lo, hi, touch, stop, start, end);
-    if (stop - touch >= directory_sub_min && d.sub.size() < directory_sub_max) {
-      w = directory_sub_count << directory_count_shift | static_cast<std::uint32_t>(d.sub.size());
-      d.sub.push_back(make_sub_directory<U>(lo, hi, touch, stop, start, end, d.sub_word));
-    }
+    const std::size_t count = stop - touch;
+    std::uint32_t w = 0;
+    if (count == 1 && lo[touch] <= start && hi[touch] >= end)
+      w = directory_whole | static_cast<std::uint32_t>(touch);
+    else if (count > 0 && count < directory_count_max && touch <= directory_first_mask)
+      w = static_cast<std::uint32_t>(count) << directory_count_shift | static_cast<std::uint32_t>(touch);
+    else if (count > 0)
+      w = directory_count_max << directory_count_shift;
     d.word[static_cast<std::size_t>(j)] = w;
   }
   return d;
+}
+
+/// The last key offset (key - base) inside the slots: a key is in a slot when
+/// key - base <= this, computed without wrapping past the top of the key range.
+template <class U>
+KSELECT_HD U directory_last_offset(int slots, int shift, U base) {
+  if (slots <= 0) return U(0);
+  const U end = static_cast<U>((static_cast<U>(slots) << shift) - 1);  // slots << shift <= 2^bits
+  const U room = static_cast<U>(~base);
+  return end < room ? end : room;
 }
 
 /// The word of `key` (slots of them; 0 slots: every key gets count_max, a full search).
@@ -239,22 +180,12 @@ KSELECT_HD std::uint32_t directory_word(const std::uint32_t* word, int slots, U 
 
 /// The interval that word w names for `key`: -1 for none (a gap); else i, with whole =
 /// true when the key surely lies in interval i, otherwise the only candidate, which the
-/// caller checks (lo[i] <= key <= hi[i]). count: the intervals, lo their first keys;
-/// subs and sub_words: the directory's sub-directories.
+/// caller checks (lo[i] <= key <= hi[i]). count: the intervals, lo their first keys.
 template <class U>
-KSELECT_HD int directory_resolve(const U* lo, int count, std::uint32_t w, U key, bool& whole,
-                                 const directory_sub<U>* subs, const std::uint32_t* sub_words) {
+KSELECT_HD int directory_resolve(const U* lo, int count, std::uint32_t w, U key, bool& whole) {
   whole = (w & directory_whole) != 0;
   if (whole) return static_cast<int>(w & ~directory_whole);
   int n = static_cast<int>(w >> directory_count_shift);
-  if (n == static_cast<int>(directory_sub_count)) {
-    const directory_sub<U> s = subs[w & directory_first_mask];
-    const U rel = static_cast<U>(key - s.base);
-    w = rel <= s.last_offset ? sub_words[s.first_word + static_cast<std::uint32_t>(rel >> s.shift)] : 0u;
-    whole = (w & directory_whole) != 0;
-    if (whole) return static_cast<int>(w & ~directory_whole);
-    n = static_cast<int>(w >> directory_count_shift);
-  }
   if (n == 0) return -1;
   int first = static_cast<int>(w & directory_first_mask);
   if (n == static_cast<int>(directory_count_max)) {
@@ -269,7 +200,7 @@ template <class U>
 int directory_candidate(const interval_directory<U>& d, const U* lo, int count, U key, bool& whole) {
   const std::uint32_t w = directory_word(d.word.data(), d.slots, d.base, d.shift,
                                          directory_last_offset<U>(d.slots, d.shift, d.base), d.below, d.above, key);
-  return directory_resolve(lo, count, w, key, whole, d.sub.data(), d.sub_word.data());
+  return directory_resolve(lo, count, w, key, whole);
 }
 
 }  // namespace kselect::core

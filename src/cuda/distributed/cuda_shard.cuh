@@ -285,9 +285,9 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   /// the outputs' initial values goes up in one copy and the outputs come back in one,
   /// so that a round is three operations on the GPU (a copy, the pass, a copy).
   /// Processes that share a GPU without MPS take turns on it, and each operation can
-  /// cost a turn. Layout: [lo][hi][scale][first u32][directory u32][sub-directory words
-  /// u32][sub-directories][counts u64][failure slot u64][min][max][kept count]
-  /// [noncanonical count], then, for count_and_reduce, the reduced [counts][slot][min][max].
+  /// cost a turn. Layout: [lo][hi][scale][first u32][directory u32][counts u64][failure slot u64][min]
+  /// [max][kept count][noncanonical count], then, for count_and_reduce, the reduced
+  /// [counts][slot][min][max].
   class round_buffers {
    public:
     void upload(const round_table<U>& table, bool minmax, bool with_counts, cudaStream_t stream, cudaMemPool_t pool,
@@ -302,9 +302,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
       for (std::size_t i = 0; i < ni_; ++i) his[i] = table.intervals[i].hi;
       directory_ = core::make_interval_directory<U>(table.lo_keys, his, directory_slots);
       directory_at_ = first_at_ + ni_ * sizeof(std::uint32_t);
-      sub_words_at_ = directory_at_ + directory_.word.size() * sizeof(std::uint32_t);
-      subs_at_ = align(sub_words_at_ + directory_.sub_word.size() * sizeof(std::uint32_t));
-      counts_at_ = align(subs_at_ + directory_.sub.size() * sizeof(core::directory_sub<U>));
+      counts_at_ = align(directory_at_ + directory_.word.size() * sizeof(std::uint32_t));
       flag_at_ = counts_at_ + buckets_ * sizeof(unsigned long long);
       min_at_ = flag_at_ + sizeof(unsigned long long);
       max_at_ = min_at_ + (minmax ? ni_ * sizeof(U) : 0);
@@ -330,11 +328,6 @@ class cuda_shard final : public kselect::distributed::shard<T> {
       }
       if (!directory_.word.empty())
         std::memcpy(host_.data() + directory_at_, directory_.word.data(), directory_.word.size() * sizeof(std::uint32_t));
-      if (!directory_.sub.empty()) {
-        std::memcpy(host_.data() + sub_words_at_, directory_.sub_word.data(),
-                    directory_.sub_word.size() * sizeof(std::uint32_t));
-        std::memcpy(host_.data() + subs_at_, directory_.sub.data(), directory_.sub.size() * sizeof(core::directory_sub<U>));
-      }
       if (minmax) std::memset(host_.data() + min_at_, 0xff, ni_ * sizeof(U));  // minima start at ~0
       if (reduced && minmax) std::memset(host_.data() + reduced_at_ + (min_at_ - counts_at_), 0xff, ni_ * sizeof(U));
       check(cudaMemcpyAsync(device_.get(), host_.data(), bytes_, cudaMemcpyHostToDevice, stream),
@@ -353,10 +346,6 @@ class cuda_shard final : public kselect::distributed::shard<T> {
       a.directory_slots = directory_.slots;
       a.directory_below = directory_.below;
       a.directory_above = directory_.above;
-      a.directory_subs = reinterpret_cast<const core::directory_sub<U>*>(at(subs_at_));
-      a.directory_sub_words = reinterpret_cast<const std::uint32_t*>(at(sub_words_at_));
-      a.directory_sub_count = static_cast<int>(directory_.sub.size());
-      a.directory_sub_word_count = static_cast<int>(directory_.sub_word.size());
       a.num_intervals = static_cast<int>(ni_);
       a.buckets = table.buckets;
       a.counts = buckets_ ? reinterpret_cast<unsigned long long*>(at(counts_at_)) : nullptr;
@@ -413,8 +402,8 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     unsigned char* at(std::size_t offset) const { return static_cast<unsigned char*>(device_.get()) + offset; }
     std::size_t ni_ = 0, buckets_ = 0, bytes_ = 0, capacity_ = 0;
     bool minmax_ = false;
-    std::size_t hi_at_ = 0, scale_at_ = 0, first_at_ = 0, directory_at_ = 0, sub_words_at_ = 0, subs_at_ = 0,
-                counts_at_ = 0, flag_at_ = 0, min_at_ = 0, max_at_ = 0, kept_at_ = 0, reduced_at_ = 0;
+    std::size_t hi_at_ = 0, scale_at_ = 0, first_at_ = 0, directory_at_ = 0, counts_at_ = 0, flag_at_ = 0, min_at_ = 0,
+                max_at_ = 0, kept_at_ = 0, reduced_at_ = 0;
     /// Directory slots: 32 KiB of shared memory beside the table (two blocks of the
     /// count pass still fit an SM). The finer the slots, the more of them lie whole
     /// inside an interval or in a gap, where a key costs one load: on uniform floats the

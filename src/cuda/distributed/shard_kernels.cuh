@@ -70,9 +70,6 @@ struct count_args {
   int directory_shift;
   int directory_slots;                          ///< 0: no directory
   std::uint32_t directory_below, directory_above;  ///< the words of the keys outside the slots
-  const core::directory_sub<U>* directory_subs;    ///< global, directory_sub_count
-  const std::uint32_t* directory_sub_words;        ///< global, directory_sub_word_count
-  int directory_sub_count, directory_sub_word_count;
   int num_intervals;
   std::uint32_t buckets;
   unsigned long long* counts;                   ///< global, buckets (zeroed by the host); null: no counting
@@ -116,23 +113,20 @@ struct alignas(16) interval_record {
 };
 
 /// Dynamic shared memory of count_kernel with in_shared: [histogram u32, when counting]
-/// [records][sub-directories][lo][min][max, with min/max][directory u32][sub-directory
-/// words u32]. Offsets in bytes; lo (the search's keys) repeats the records' lo so that
-/// the search reads consecutive keys.
+/// [records][lo][min][max, with min/max][directory u32]. Offsets in bytes; lo (the
+/// search's keys) repeats the records' lo so that the search reads consecutive keys.
 template <class U>
 struct count_shared_layout {
-  std::size_t histogram = 0, records = 0, subs = 0, lo = 0, minmax = 0, directory = 0, sub_words = 0, bytes = 0;
+  std::size_t histogram = 0, records = 0, lo = 0, minmax = 0, directory = 0, bytes = 0;
   __host__ __device__ explicit count_shared_layout(const count_args<U>& a) {
     const auto ni = static_cast<std::size_t>(a.num_intervals);
     constexpr std::size_t record = sizeof(interval_record<U>);
     histogram = 0;
     records = ((a.counts ? a.buckets * sizeof(std::uint32_t) : 0) + record - 1) / record * record;
-    subs = records + ni * record;  // a multiple of 16, as a sub-directory's alignment asks
-    lo = subs + static_cast<std::size_t>(a.directory_sub_count) * sizeof(core::directory_sub<U>);
+    lo = records + ni * record;
     minmax = lo + ni * sizeof(U);
     directory = minmax + (a.interval_min ? 2 * ni * sizeof(U) : 0);
-    sub_words = directory + static_cast<std::size_t>(a.directory_slots > 0 ? a.directory_slots : 1) * sizeof(std::uint32_t);
-    bytes = sub_words + static_cast<std::size_t>(a.directory_sub_word_count) * sizeof(std::uint32_t);
+    bytes = directory + static_cast<std::size_t>(a.directory_slots > 0 ? a.directory_slots : 1) * sizeof(std::uint32_t);
   }
 };
 
@@ -171,8 +165,6 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
   U* maxs = a.interval_max;
   std::uint32_t* histogram = nullptr;
   const interval_record<U>* records = nullptr;
-  const core::directory_sub<U>* subs = nullptr;
-  const std::uint32_t* sub_words = nullptr;
   if constexpr (InShared) {
     const count_shared_layout<U> layout(a);
     auto* s_records = reinterpret_cast<interval_record<U>*>(shared + layout.records);
@@ -180,10 +172,6 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
     U* s_min = reinterpret_cast<U*>(shared + layout.minmax);
     U* s_max = s_min + ni;
     auto* s_directory = reinterpret_cast<std::uint32_t*>(shared + layout.directory);
-    auto* s_subs = reinterpret_cast<core::directory_sub<U>*>(shared + layout.subs);
-    auto* s_sub_words = reinterpret_cast<std::uint32_t*>(shared + layout.sub_words);
-    for (int i = threadIdx.x; i < a.directory_sub_count; i += threads) s_subs[i] = a.directory_subs[i];
-    for (int i = threadIdx.x; i < a.directory_sub_word_count; i += threads) s_sub_words[i] = a.directory_sub_words[i];
     for (int i = threadIdx.x; i < ni; i += threads) {
       s_records[i] = interval_record<U>{a.lo[i], a.hi[i], a.scale[i], a.first[i]};
       s_lo[i] = a.lo[i];
@@ -199,8 +187,6 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
     if (a.counts)
       for (std::uint32_t b = threadIdx.x; b < a.buckets; b += threads) histogram[b] = 0;
     records = s_records;
-    subs = s_subs;
-    sub_words = s_sub_words;
     lo = s_lo;
     directory = s_directory;
     mins = s_min;
@@ -232,7 +218,7 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
     int iv = 0;
     if constexpr (InShared) {
       bool whole = false;
-      iv = core::directory_resolve(lo, ni, w, key, whole, subs, sub_words);
+      iv = core::directory_resolve(lo, ni, w, key, whole);
     } else {
       iv = core::last_interval_at_most(lo, ni, key);
     }
@@ -251,7 +237,7 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
   const auto add_count = [&](std::uint32_t bucket, unsigned amount) {
     if constexpr (InShared) atomicAdd(histogram + bucket, amount); else atomicAdd(a.counts + bucket, amount + 0ull);
   };
-  // Counts a key's bucket (found by either path). Where keys may repeat much (a first round whose
+  // Counts a key of the fast path. Where keys may repeat much (a first round whose
   // sample repeats a key: minmax), once per warp when all 32 lanes share a bucket:
   // all-equal and few-valued data would otherwise serialise 32 conflicting atomics on
   // one address. Elsewhere one atomic per key inside an interval (later rounds count
