@@ -109,6 +109,12 @@ class cpu_shard final : public shard<T> {
     check_round_table(table, "cpu shard");
     const int intervals = static_cast<int>(table.intervals.size());
     const std::uint32_t buckets = table.buckets;
+    // The intervals' directory (core::interval_directory), as the CUDA shard's pass uses:
+    // most keys find their interval, or that they have none, with one lookup.
+    std::vector<U> his(static_cast<std::size_t>(intervals));
+    for (int i = 0; i < intervals; ++i) his[static_cast<std::size_t>(i)] = table.intervals[static_cast<std::size_t>(i)].hi;
+    const core::interval_directory<U> directory =
+        core::make_interval_directory<U>(table.lo_keys, his, directory_slots);
     const std::int64_t m = size();
     // A chunk also zeroes and merges a histogram: at least as many keys as buckets.
     const std::int64_t chunks = chunk_count(m, std::max<std::int64_t>(min_chunk, buckets));
@@ -132,7 +138,7 @@ class cpu_shard final : public shard<T> {
         h.assign(buckets, 0);
         histogram = h.data();
       }
-      chunk_work work{table.lo_keys.data(), table.intervals.data(), intervals, histogram,
+      chunk_work work{table.lo_keys.data(), table.intervals.data(), intervals, &directory, histogram,
                       minmax ? mins.data() + c * intervals : nullptr, minmax ? maxs.data() + c * intervals : nullptr,
                       mode == keep_mode::in_place ? keys_.data() + begin : nullptr,
                       mode == keep_mode::buffer ? &buffers[static_cast<std::size_t>(c)] : nullptr};
@@ -308,6 +314,7 @@ class cpu_shard final : public shard<T> {
     const U* lo_keys;
     const core::bucket_interval<U>* intervals;
     int interval_count;
+    const core::interval_directory<U>* directory;
     std::uint64_t* histogram;
     U* mins;            ///< null without minmax
     U* maxs;
@@ -361,11 +368,18 @@ class cpu_shard final : public shard<T> {
   template <bool MinMax, keep_mode Mode, class KeyAt>
   static std::int64_t count_loop(const chunk_work& w, std::int64_t begin, std::int64_t end, KeyAt key_at) {
     std::int64_t kept = 0;
+    if (w.interval_count == 0) return 0;  // nothing in contention (and no interval for a search to name)
+    const core::interval_directory<U>& d = *w.directory;
+    const U last_offset = core::directory_last_offset<U>(d.slots, d.shift, d.base);
     for (std::int64_t i = begin; i < end; ++i) {
       const U k = key_at(i);
-      const int iv = core::find_interval(w.lo_keys, w.intervals, w.interval_count, k);
+      const std::uint32_t word =
+          core::directory_word(d.word.data(), d.slots, d.base, d.shift, last_offset, d.below, d.above, k);
+      bool whole = false;
+      const int iv = core::directory_resolve(w.lo_keys, w.interval_count, word, k, whole);
       if (iv < 0) continue;
       const core::bucket_interval<U>& interval = w.intervals[iv];
+      if (!whole && (k < interval.lo || k > interval.hi)) continue;
       ++w.histogram[interval.first + core::bucket_offset(interval, k)];
       if constexpr (MinMax) {
         w.mins[iv] = std::min(w.mins[iv], k);
@@ -397,6 +411,9 @@ class cpu_shard final : public shard<T> {
       if (other_bits) (*other_bits)[static_cast<std::size_t>(c)] = o;
     });
   }
+
+  /// Directory slots of a count: 32 KiB, cache-resident beside a chunk's histogram.
+  static constexpr int directory_slots = 8192;
 
   const T* values_;
   std::int64_t n_;
