@@ -34,9 +34,9 @@ loaded_input read_into_host(input_source& source, const std::string& file) {
 }
 
 /// One small selection of type t's keys on the GPU, its errors ignored (the real
-/// call reports its own). The library's first call in a process costs 12-16 ms
-/// whatever its size (docs/performance.md, issue 25); made while the file is
-/// read, that cost overlaps the read instead of following it.
+/// call reports its own). The library's first call in a process pays a fixed cost
+/// whatever its size (docs/performance.md, issue 25); made while the file is read,
+/// that cost overlaps the read instead of following it.
 void warm_up_library(dtype t) noexcept {
   try {
     visit_dtype(t, [](auto tag) {

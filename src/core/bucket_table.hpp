@@ -96,8 +96,8 @@ KSELECT_HD int find_interval(const U* lo_keys, const bucket_interval<U>* interva
 /// below and above the sample); a key below the slots can only lie in that first
 /// interval and one above them in that last one (the words `below` and `above`), so no
 /// key searches every interval. Keys of one warp that take different paths serialise:
-/// with a search for the keys outside the slots, 2% of uniform keys made half the warps
-/// run a 7-step search, a third of a pass's instructions (docs/performance.md, issue 26).
+/// a few keys outside the slots that searched every interval made most warps run the
+/// search (docs/performance.md, issue 26).
 template <class U>
 struct interval_directory {
   U base = 0;

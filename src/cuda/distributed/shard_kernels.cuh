@@ -206,8 +206,8 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
   };
   // The directory (core::interval_directory, table in shared memory) names most keys'
   // interval, or their absence, with one load, with selects and predicated loads only
-  // (a branch taken by some keys of a warp costs the whole warp both paths: the
-  // per-key branches were a fifth of the pass's instructions). The keys of slots an
+  // (a branch taken by some keys of a warp costs the whole warp both paths, and the
+  // bookkeeping of per-key branches is instructions every key pays). The keys of slots an
   // interval boundary crosses search among that slot's intervals, behind one branch
   // per warp and key. With the table in global memory every key searches every interval.
   const U dir_base = a.directory_base;
@@ -237,8 +237,8 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
   const auto add_count = [&](std::uint32_t bucket, unsigned amount) {
     if constexpr (InShared) atomicAdd(histogram + bucket, amount); else atomicAdd(a.counts + bucket, amount + 0ull);
   };
-  // Counts a key of the fast path. Where keys may repeat much (a first round whose
-  // sample repeats a key: minmax), once per warp when all 32 lanes share a bucket:
+  // Counts a key's bucket, found through the directory or by the search. Where keys
+  // may repeat much (a first round whose sample repeats a key: minmax), once per warp when all 32 lanes share a bucket:
   // all-equal and few-valued data would otherwise serialise 32 conflicting atomics on
   // one address. Elsewhere one atomic per key inside an interval (later rounds count
   // only the few keys of the ranks' buckets).
