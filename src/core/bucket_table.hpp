@@ -82,6 +82,54 @@ KSELECT_HD int find_interval(const U* lo_keys, const bucket_interval<U>* interva
   return (lo_keys[i] <= key && key <= intervals[i].hi) ? i : -1;
 }
 
+/// A round whose intervals are radix slots (the first round of data whose sample repeats
+/// no key, distributed/dibms_plan.hpp): slot j is the interval [base + j * 2^shift,
+/// base + (j + 1) * 2^shift - 1] with `count` buckets, so that a key's bucket is the
+/// slot's word (first bucket, count) and one multiply, with no interval to look up:
+/// offset(d) = floor(d * count / 2^shift) is the interval's projection (scale = count *
+/// 2^(W - shift) exactly), computed as mul_hi(d * 2^(W - shift), count). Keys below the
+/// slots (a tail interval [0, base - 1]) and above them (a tail up to the largest key)
+/// have one bucket each. A word is first | count << radix_slot_first_bits, so a table
+/// with a slot layout has fewer than 2^radix_slot_first_bits buckets and at most
+/// radix_slot_max_count per slot.
+inline constexpr int radix_slot_first_bits = 20;
+inline constexpr std::uint32_t radix_slot_max_count = (1u << (32 - radix_slot_first_bits)) - 1;  // 4095
+
+template <class U>
+struct radix_slots {
+  std::uint32_t slots = 0;  ///< 0: the table is not laid out in slots
+  U base = 0;
+  int shift = 1;            ///< 1 <= shift < W
+  bool tail_below = false;  ///< interval 0 is [0, base - 1]: slot j is interval j + 1
+  bool tail_above = false;  ///< the last interval is [base + slots * 2^shift, max]
+};
+
+KSELECT_HD std::uint32_t radix_slot_word(std::uint32_t first, std::uint32_t count) {
+  return first | count << radix_slot_first_bits;
+}
+
+/// The last key offset (key - base) inside the slots (slots * 2^shift - 1, which is the
+/// largest key's offset when the slots reach it).
+template <class U>
+KSELECT_HD U radix_slots_last_offset(std::uint32_t slots, int shift) {
+  return static_cast<U>((static_cast<U>(slots) << shift) - 1);
+}
+
+/// The bucket of `key` in a slot table: words (one per slot), the tails' buckets below
+/// and above. Selects only, no branch (the slot index is clamped for keys outside).
+template <class U>
+KSELECT_HD std::uint32_t radix_slot_bucket(const std::uint32_t* word, U base, U last_offset, int shift,
+                                           std::uint32_t below, std::uint32_t above, U key) {
+  constexpr int bits = 8 * sizeof(U);
+  const U rel = static_cast<U>(key - base);
+  const bool inside = rel <= last_offset;
+  const std::uint32_t w = word[inside ? static_cast<std::uint32_t>(rel >> shift) : 0u];
+  const U fraction = static_cast<U>(rel << (bits - shift));
+  const std::uint32_t b = (w & ((1u << radix_slot_first_bits) - 1)) +
+                          static_cast<std::uint32_t>(mul_hi(fraction, static_cast<U>(w >> radix_slot_first_bits)));
+  return inside ? b : key < base ? below : above;
+}
+
 /// A lookup of a round's intervals by the high bits of the key, so that a pass finds
 /// most keys' interval (or that they have none) with one load: slot j covers the keys
 /// [base + j * 2^shift, base + (j + 1) * 2^shift) and its word says what lies there:

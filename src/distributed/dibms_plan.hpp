@@ -22,6 +22,7 @@
 #include <span>
 #include <vector>
 
+#include "core/bin_map.hpp"
 #include "core/bucket_table.hpp"
 #include "distributed/shard.hpp"
 
@@ -75,6 +76,107 @@ round_table<U> make_table(std::span<const U> lo, std::span<const U> hi,
   return t;
 }
 
+/// Radix slots of the first table (at most; fewer where the sample's span has fewer
+/// key values or the buckets are few): 2048, the single-GPU bin map's (core/bin_map.hpp),
+/// so that the slots' words take 8 KiB beside the histogram.
+inline constexpr int first_table_max_slots = 2048;
+
+/// Phase 1's table for a sample that repeats no key, as radix slots (core::radix_slots):
+/// the span of the sample cut into equal slots of 2^shift keys, each given one bucket
+/// plus its share of the rest, in proportion to the sample keys it holds (interpolated
+/// between knots every few sample keys, core::interpolated_position, as the single-GPU
+/// bin map does), at most one bucket per key value of the slot; tails below and above
+/// the slots with one bucket each. The same kernel-density idea as the paper's pivot
+/// intervals, at a finer grain, and a key's bucket costs a shift, one word and one
+/// multiply, with no search for its interval.
+template <class U>
+round_table<U> first_round_slot_table(std::span<const U> sorted_sample, std::uint32_t buckets, int max_slots) {
+  constexpr int bits = 8 * sizeof(U);
+  const U smin = sorted_sample.front(), smax = sorted_sample.back();
+  const U span = static_cast<U>(smax - smin);
+  core::radix_slots<U> layout;
+  layout.shift = 1;
+  while (layout.shift < bits - 1 && (span >> layout.shift) >= static_cast<U>(max_slots)) ++layout.shift;
+  layout.slots = static_cast<std::uint32_t>(span >> layout.shift) + 1;
+  // Slots from the sample's minimum, moved down where they would pass the largest key.
+  const U last = core::radix_slots_last_offset<U>(layout.slots, layout.shift);  // slots * 2^shift - 1
+  layout.base = static_cast<U>(~smin) < last ? static_cast<U>(~last) : smin;
+  layout.tail_below = layout.base > U(0);
+  layout.tail_above = static_cast<U>(layout.base + last) < static_cast<U>(~U(0));
+  const std::uint32_t tails = (layout.tail_below ? 1u : 0u) + (layout.tail_above ? 1u : 0u);
+  const std::uint64_t spare = buckets > layout.slots + tails ? buckets - layout.slots - tails : 0;
+  const int count = static_cast<int>(sorted_sample.size());
+  const std::uint64_t end = static_cast<std::uint64_t>(std::max(count - 1, 1)) << 16;
+  // The spare buckets before slot j's first key: monotone in j, spare at the end.
+  const auto before = [&](std::uint32_t j) -> std::uint64_t {
+    if (j >= layout.slots) return spare;
+    if (count < 2) return spare * j / layout.slots;
+    const U key = static_cast<U>(layout.base + (static_cast<U>(j) << layout.shift));
+    const std::uint64_t at = core::interpolated_position(sorted_sample.data(), count, key);
+    return static_cast<std::uint64_t>(static_cast<unsigned __int128>(spare) * at / end);
+  };
+  const std::uint64_t per_slot_cap =
+      std::min<std::uint64_t>(core::radix_slot_max_count, layout.shift >= 32 ? ~0ull : 1ull << layout.shift);
+  std::vector<U> lo, hi;
+  std::vector<std::uint32_t> allot;
+  if (layout.tail_below) {
+    lo.push_back(U(0));
+    hi.push_back(static_cast<U>(layout.base - 1));
+    allot.push_back(1);
+  }
+  const U width_less_one = static_cast<U>((U(1) << layout.shift) - 1);
+  std::uint64_t at = before(0);
+  for (std::uint32_t j = 0; j < layout.slots; ++j) {
+    const std::uint64_t next = before(j + 1);
+    const U first_key = static_cast<U>(layout.base + (static_cast<U>(j) << layout.shift));
+    lo.push_back(first_key);
+    hi.push_back(static_cast<U>(first_key + width_less_one));
+    allot.push_back(static_cast<std::uint32_t>(std::min<std::uint64_t>(1 + next - at, per_slot_cap)));
+    at = next;
+  }
+  if (layout.tail_above) {
+    lo.push_back(static_cast<U>(layout.base + last + 1));
+    hi.push_back(static_cast<U>(~U(0)));
+    allot.push_back(1);
+  }
+  round_table<U> t = make_table<U>(lo, hi, allot);
+  t.slots = layout;
+  return t;
+}
+
+/// Whether a slot table spreads the sample over its buckets: no bucket holds more than
+/// max(4 + 4 s / B, s / 256) of the s sample keys (B buckets; a bucket's fair share is s / B). Slots are equal in key width, and within a slot
+/// buckets are too: keys packed at one end of a slot (integers skewed over many orders
+/// of magnitude) would share one bucket, and a rank there would keep most of them for
+/// the next round. The pivot intervals, which start at sample keys, are then the better
+/// first table. Floating-point keys are spread within a slot (a slot is a range of
+/// mantissas), so continuous float data keeps the slots.
+template <class U>
+bool slot_table_spreads_sample(const round_table<U>& t, std::span<const U> sorted_sample) {
+  const std::size_t s = sorted_sample.size();
+  const std::size_t limit = std::max<std::size_t>(4 + 4 * s / std::max<std::uint32_t>(t.buckets, 1), s / 256);
+  const std::size_t first_slot = t.slots.tail_below ? 1 : 0;
+  std::size_t run = 0;
+  std::uint64_t last_bucket = ~0ull;
+  for (const U key : sorted_sample) {
+    // The bucket of a key: its slot (or tail) interval's projection (the sample is sorted,
+    // so equal buckets are consecutive).
+    std::size_t i = first_slot;
+    if (t.slots.tail_below && key < t.slots.base) i = 0;
+    else {
+      const U rel = static_cast<U>(key - t.slots.base);
+      const std::size_t slot = static_cast<std::size_t>(rel >> t.slots.shift);
+      i = std::min(first_slot + slot, t.intervals.size() - 1);
+    }
+    const core::bucket_interval<U>& iv = t.intervals[i];
+    const std::uint64_t b = iv.first + core::bucket_offset(iv, key);
+    run = b == last_bucket ? run + 1 : 1;
+    last_bucket = b;
+    if (run > limit) return false;
+  }
+  return true;
+}
+
 /// Phase 1's pivot intervals from the sorted sample of all processes (non-empty):
 /// pivots at the sample's i/P quantiles, equal pivots merged, the intervals between
 /// them given buckets in proportion to the sample keys they hold (at least 2 each).
@@ -94,6 +196,12 @@ template <class U>
 round_table<U> first_round_table(std::span<const U> sorted_sample, int pivot_intervals,
                                  std::uint32_t buckets) {
   const std::size_t s = sorted_sample.size();
+  const int slots = static_cast<int>(std::min<std::uint32_t>(first_table_max_slots, buckets / 4));
+  if (slots >= 2 && buckets < (1u << core::radix_slot_first_bits) &&
+      std::adjacent_find(sorted_sample.begin(), sorted_sample.end()) == sorted_sample.end()) {
+    round_table<U> t = first_round_slot_table<U>(sorted_sample, buckets, slots);
+    if (slot_table_spreads_sample(t, sorted_sample)) return t;
+  }
   const U smin = sorted_sample.front(), smax = sorted_sample.back();
   std::vector<U> pivots{smin};
   for (int i = 1; i < pivot_intervals; ++i) {

@@ -26,12 +26,14 @@
 namespace kselect::distributed {
 
 /// The intervals of one round (host memory; lo_keys[i] == intervals[i].lo) and its
-/// number of buckets.
+/// number of buckets; `slots` describes them when they are radix slots
+/// (core::radix_slots: a backend may then find a key's bucket without its interval).
 template <class U>
 struct round_table {
   std::vector<U> lo_keys;
   std::vector<core::bucket_interval<U>> intervals;
   std::uint32_t buckets = 0;
+  core::radix_slots<U> slots;
 };
 
 /// An all-reduce across the processes of a distributed call that runs on their GPUs
@@ -187,6 +189,60 @@ void check_round_table(const round_table<U>& table, const char* who) {
                     static_cast<std::uint64_t>(iv.first) + iv.count <= table.buckets;
     if (!ok) throw std::invalid_argument(std::string(who) + ": round table's interval " + std::to_string(i) + " is malformed");
   }
+}
+
+/// A slot table's device image: one word per slot and the tails' buckets
+/// (core::radix_slot_bucket), or slots == 0 when the table's `slots` do not describe
+/// its intervals exactly (then the intervals are used as they are).
+template <class U>
+struct radix_slot_image {
+  std::uint32_t slots = 0;
+  U base = 0, last_offset = 0;
+  int shift = 1;
+  std::uint32_t below = 0, above = 0;
+  std::vector<std::uint32_t> words;
+};
+
+template <class U>
+radix_slot_image<U> make_radix_slot_image(const round_table<U>& table) {
+  radix_slot_image<U> image;
+  const core::radix_slots<U>& s = table.slots;
+  constexpr int bits = 8 * sizeof(U);
+  const std::size_t tails = (s.tail_below ? 1 : 0) + (s.tail_above ? 1 : 0);
+  if (s.slots == 0 || s.shift < 1 || s.shift >= bits || table.intervals.size() != s.slots + tails ||
+      table.buckets >= (1u << core::radix_slot_first_bits))
+    return image;
+  const U width_less_one = static_cast<U>((U(1) << s.shift) - 1);
+  const std::size_t first = s.tail_below ? 1 : 0;
+  if (!s.tail_below && s.base != U(0)) return image;
+  if (s.tail_below && (table.intervals[0].lo != U(0) || table.intervals[0].hi != static_cast<U>(s.base - 1) ||
+                       table.intervals[0].count != 1))
+    return image;
+  for (std::uint32_t j = 0; j < s.slots; ++j) {
+    const core::bucket_interval<U>& iv = table.intervals[first + j];
+    const U lo = static_cast<U>(s.base + (static_cast<U>(j) << s.shift));
+    const U count_max = static_cast<U>(U(1) << s.shift);
+    const bool ok = iv.lo == lo && iv.hi == static_cast<U>(lo + width_less_one) && iv.count >= 1 &&
+                    iv.count <= core::radix_slot_max_count && static_cast<U>(iv.count) <= count_max &&
+                    (iv.scale == 0 ? static_cast<U>(iv.count) == count_max
+                                   : iv.scale == static_cast<U>(static_cast<U>(iv.count) << (bits - s.shift)));
+    if (!ok) return image;
+    image.words.push_back(core::radix_slot_word(iv.first, iv.count));
+  }
+  image.last_offset = core::radix_slots_last_offset<U>(s.slots, s.shift);
+  if (s.tail_above) {
+    const core::bucket_interval<U>& iv = table.intervals.back();
+    if (iv.lo != static_cast<U>(s.base + image.last_offset + 1) || iv.hi != static_cast<U>(~U(0)) || iv.count != 1)
+      return image;
+    image.above = iv.first;
+  } else if (static_cast<U>(s.base + image.last_offset) != static_cast<U>(~U(0))) {
+    return image;
+  }
+  if (s.tail_below) image.below = table.intervals[0].first;
+  image.slots = s.slots;
+  image.base = s.base;
+  image.shift = s.shift;
+  return image;
 }
 
 /// A shard over host memory (values may be null when n == 0).

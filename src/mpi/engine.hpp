@@ -18,7 +18,7 @@
 
 #include "api/dispatch.hpp"
 #include "core/key_traits.hpp"
-#include "cpu/radix_sort.hpp"
+#include "cpu/level_keys.hpp"
 #include "distributed/dibms_plan.hpp"
 #include "distributed/shard.hpp"
 #include "kselect/mpi.hpp"
@@ -479,10 +479,13 @@ std::vector<typename engine<T>::U> engine<T>::gather_and_answer(
   if (root >= 0 && comm_.rank() != root) return {};
   std::vector<U> candidates(all.size() / sizeof(U));
   std::memcpy(candidates.data(), all.data(), all.size());
-  // A radix sort on one thread: the candidates are a few thousand integer keys, for
-  // which it beats std::sort's comparisons (docs/performance.md, issue 26).
-  cpu::stable_radix_sort<U, U>(candidates.data(), nullptr, static_cast<std::int64_t>(candidates.size()),
-                               [](U k) { return k; }, 1);
+  // The candidates at the pending positions only (nth_element on the middle one, then
+  // each side), not a sort of them all.
+  std::vector<std::int64_t> positions;
+  for (const distributed::rank_target& t : pending) positions.push_back(t.position);
+  std::sort(positions.begin(), positions.end());
+  positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
+  cpu::select_positions(candidates.data(), static_cast<std::int64_t>(candidates.size()), positions);
   for (const distributed::rank_target& t : pending) answers[t.slot] = candidates[static_cast<std::size_t>(t.position)];
   clock_.mark("answer");
   return answers;

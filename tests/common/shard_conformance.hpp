@@ -35,6 +35,7 @@
 #include "common/generate.hpp"
 #include "common/rng.hpp"
 #include "core/key_traits.hpp"
+#include "distributed/dibms_plan.hpp"
 #include "distributed/shard.hpp"
 #include "kselect/types.hpp"
 
@@ -296,6 +297,19 @@ round_table<U> from_buckets_table(const round_table<U>& prev, const std::vector<
   return make_table(specs);
 }
 
+/// The planner's first table of radix slots (distributed::first_round_slot_table) from a
+/// sample of distinct keys in contention, with 64 or 1000 buckets (the full table
+/// when nothing is in contention).
+template <class U>
+round_table<U> slots_table(const std::vector<U>& sorted_keys, rng& r) {
+  if (sorted_keys.empty()) return full_table<U>(64);
+  std::vector<U> sample;
+  for (int i = 0; i < 200; ++i) sample.push_back(sorted_keys[r.below(sorted_keys.size())]);
+  std::sort(sample.begin(), sample.end());
+  sample.erase(std::unique(sample.begin(), sample.end()), sample.end());
+  return distributed::first_round_table<U>(sample, 16, r.below(2) ? 64u : 1000u);
+}
+
 // ---- reference ------------------------------------------------------------------------
 
 template <class U>
@@ -344,7 +358,7 @@ std::vector<U> sorted(std::vector<U> v) {
 
 // ---- the contract ------------------------------------------------------------------
 
-enum class table_kind { full, full_one_bucket, cover, gaps, one_key, from_buckets, empty };
+enum class table_kind { full, full_one_bucket, cover, gaps, one_key, from_buckets, slots, empty };
 
 inline const char* name(table_kind k) {
   switch (k) {
@@ -354,6 +368,7 @@ inline const char* name(table_kind k) {
     case table_kind::gaps: return "gaps";
     case table_kind::one_key: return "one_key";
     case table_kind::from_buckets: return "from_buckets";
+    case table_kind::slots: return "slots";
     case table_kind::empty: return "empty";
   }
   return "?";
@@ -380,6 +395,16 @@ inline const std::vector<std::vector<step>> plans = {
      {table_kind::full_one_bucket, false},
      {table_kind::empty, true},
      {table_kind::full, true}},
+    // The engine's way on continuous data: radix slots over the values, then buckets
+    // of them kept (the GPU's slot passes), then narrower ones; or other tables after
+    // the slots (routes that meet, or none).
+    {{table_kind::slots, false},
+     {table_kind::from_buckets, true},
+     {table_kind::from_buckets, true},
+     {table_kind::one_key, true}},
+    {{table_kind::slots, false},
+     {table_kind::gaps, true},
+     {table_kind::cover, true}},
     // The planner's way: a cover, then the buckets of each round.
     {{table_kind::cover, true},
      {table_kind::from_buckets, true},
@@ -413,6 +438,7 @@ void count_rounds_match_brute_force(const backend<T>& b) {
               case table_kind::gaps: table = gaps_table(contention, r); break;
               case table_kind::one_key: table = one_key_table(contention, r); break;
               case table_kind::from_buckets: table = from_buckets_table(prev, contention, r); break;
+              case table_kind::slots: table = slots_table(contention, r); break;
               case table_kind::empty: break;
             }
             const count_reference<U> ref = reference_count(table, contention);

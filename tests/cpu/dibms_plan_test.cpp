@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -158,6 +159,79 @@ TYPED_TEST(DibmsPlan, FirstTableCoversEveryKeyAndFollowsTheSample) {
       }
     }
   }
+}
+
+// A sample that repeats no key gets a table of radix slots (core::radix_slots): it
+// tiles the key space, its slot image is valid, and the image's one-multiply bucket
+// (core::radix_slot_bucket, what the GPU pass computes) is the intervals' bucket for
+// every key tried: random keys, every slot's first and last key, the tails' ends;
+// with samples spread over the key range, packed near 0, near the top, in a span
+// narrower than the slots, and of one key. The buckets follow the sample: no bucket
+// holds more than 1/16 of it; a sample the slots would not spread (keys packed at one
+// end of wide slots) gets the pivot intervals instead.
+TYPED_TEST(DibmsPlan, FirstTableOfDistinctSampleIsRadixSlotsWithTheSameBuckets) {
+  using U = TypeParam;
+  const U max = static_cast<U>(~U(0));
+  std::mt19937_64 rng(29);
+  for (int shape = 0; shape < 6; ++shape) {
+    for (const std::uint32_t buckets : {8192u, 512u, 16u}) {
+      std::vector<U> sample;
+      const int size = shape == 5 ? 1 : 1024;
+      while (static_cast<int>(sample.size()) < size) {
+        U k = 0;
+        switch (shape) {
+          case 0: k = static_cast<U>(rng()); break;                                  // spread
+          case 1: k = static_cast<U>(rng() % 100000); break;                         // near 0
+          case 2: k = static_cast<U>(max - rng() % 100000); break;                   // near the top
+          case 3: k = static_cast<U>(123456 + rng() % 3000); break;                  // narrow
+          case 4: k = static_cast<U>(std::ldexp(1.0, static_cast<int>(rng() % 30)) + rng() % 1000); break;  // skewed
+          default: k = static_cast<U>(4242); break;
+        }
+        sample.push_back(k);
+        std::sort(sample.begin(), sample.end());
+        sample.erase(std::unique(sample.begin(), sample.end()), sample.end());
+      }
+      const round_table<U> t = first_round_table<U>(sample, 16, buckets);
+      // Keys packed at the low end of wide slots (shape 4, integers over 30 orders of
+      // two) would share buckets: those samples keep the pivot intervals.
+      if (shape == 4) {
+        if (buckets >= 512) EXPECT_EQ(t.slots.slots, 0u) << "a skewed sample keeps the pivot table";
+        if (t.slots.slots == 0) continue;
+      }
+      ASSERT_GT(t.slots.slots, 0u) << "shape " << shape << ", " << buckets << " buckets";
+      ASSERT_LE(t.buckets, buckets);
+      ASSERT_EQ(t.intervals.front().lo, U(0));
+      ASSERT_EQ(t.intervals.back().hi, max);
+      for (std::size_t i = 0; i + 1 < t.intervals.size(); ++i) {
+        ASSERT_EQ(static_cast<U>(t.intervals[i].hi + 1), t.intervals[i + 1].lo);
+        ASSERT_EQ(t.intervals[i].first + t.intervals[i].count, t.intervals[i + 1].first);
+      }
+      const radix_slot_image<U> image = make_radix_slot_image(t);
+      ASSERT_EQ(image.slots, t.slots.slots) << "the table's slots describe its intervals";
+      const auto check = [&](U key) {
+        const std::uint32_t b = core::radix_slot_bucket(image.words.data(), image.base, image.last_offset, image.shift,
+                                                        image.below, image.above, key);
+        ASSERT_EQ(static_cast<long long>(b), bucket_of(t, key)) << "key " << key << ", shape " << shape;
+      };
+      for (const auto& iv : t.intervals) {
+        check(iv.lo);
+        check(iv.hi);
+        check(static_cast<U>(iv.lo + (iv.hi - iv.lo) / 2));
+      }
+      for (int r = 0; r < 3000; ++r) check(static_cast<U>(rng()));
+      for (const U s : sample) check(s);
+      // The sample's keys spread over the buckets: none holds more than 1/16 of them
+      // (a bucket's fair share is 1/buckets; 16 buckets: the tails and few slots).
+      if (buckets >= 512 && sample.size() > 1) {
+        std::vector<int> held(t.buckets, 0);
+        for (const U s : sample) ++held[static_cast<std::size_t>(bucket_of(t, s))];
+        EXPECT_LE(*std::max_element(held.begin(), held.end()), static_cast<int>(sample.size()) / 16) << "shape " << shape;
+      }
+    }
+  }
+  // A sample with a repeated key keeps the pivot table (heavy keys need intervals of their own).
+  std::vector<U> repeated = {5, 5, 9, 100};
+  EXPECT_EQ(first_round_table<U>(repeated, 16, 8192).slots.slots, 0u);
 }
 
 // Heavy keys: every value the sample repeats is an interval of its own, one bucket

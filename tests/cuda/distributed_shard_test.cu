@@ -1,7 +1,7 @@
 // The CUDA shard of the distributed calls (src/cuda/distributed/) against brute force:
-// the shard contract of tests/common/shard_conformance.hpp in four variants (the count
+// the shard contract of tests/common/shard_conformance.hpp in five variants (the count
 // pass with everything in shared memory, everything in global memory, a budget that
-// fits only small tables, and a stream of its own), the same samples as the CPU shard
+// fits only small tables, a stream of its own, values not 16-byte aligned), the same samples as the CPU shard
 // from the same seed, and a shard of more than 2^31 keys.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -38,6 +38,7 @@ struct device_storage {
 };
 
 constexpr std::int64_t own_stream = -2;  // variant setting: the device's limit, on a stream of its own
+constexpr std::int64_t unaligned = -3;   // variant setting: the values one element past a 16-byte boundary
 
 // One process's all-reduce: each word reduced with itself, a device copy.
 class identity_allreduce final : public distributed::device_allreduce {
@@ -57,20 +58,23 @@ backend<T> cuda_backend() {
   b.identity_reduce = [] { return std::make_unique<identity_allreduce>(); };
   b.make = [](const std::vector<T>& values, const variant& v) {
     auto storage = std::make_shared<device_storage>();
+    const std::size_t skip = v.setting == unaligned ? 1 : 0;  // the passes' scalar loads for full tiles
+    T* data = nullptr;
     if (!values.empty()) {
-      check(cudaMalloc(&storage->values, values.size() * sizeof(T)), "cudaMalloc");
-      check(cudaMemcpy(storage->values, values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+      check(cudaMalloc(&storage->values, (values.size() + skip) * sizeof(T)), "cudaMalloc");
+      data = static_cast<T*>(storage->values) + skip;
+      check(cudaMemcpy(data, values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
     }
     kselect::options opt;
     opt.device = device_kind::cuda;
-    std::int64_t budget = v.setting;
+    std::int64_t budget = v.setting == unaligned ? -1 : v.setting;
     if (v.setting == own_stream) {
       check(cudaStreamCreateWithFlags(&storage->stream, cudaStreamNonBlocking), "cudaStreamCreate");
       opt.stream = storage->stream;
       budget = -1;
     }
     made_shard<T> s;
-    s.shard = cuda::distributed::make_cuda_shard_with_shared_budget<T>(static_cast<const T*>(storage->values),
+    s.shard = cuda::distributed::make_cuda_shard_with_shared_budget<T>(data,
                                                                        static_cast<std::int64_t>(values.size()), opt,
                                                                        budget);
     s.storage = storage;
@@ -80,7 +84,8 @@ backend<T> cuda_backend() {
     return std::vector<variant>{{"shared memory", -1},
                                 {"global memory", 0},
                                 {"small rounds in shared memory (8 KiB)", 8192},
-                                {"own stream", own_stream}};
+                                {"own stream", own_stream},
+                                {"values not 16-byte aligned", unaligned}};
   };
   return b;
 }

@@ -32,6 +32,7 @@
 #include "cuda/distributed/cuda_shard.hpp"
 #include "cuda/distributed/scratch_pool.hpp"
 #include "cuda/distributed/shard_kernels.cuh"
+#include "cuda/distributed/slot_kernels.cuh"
 #include "cuda/owning_support.hpp"
 #include "cuda/radix_sort_pairs.hpp"
 #include "distributed/shard.hpp"
@@ -430,9 +431,127 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     // The first pass over the caller's values also tallies its noncanonical elements.
     tallied_ = !compacted_ && noncanonical_ < 0;
     if (tallied_) a.noncanonical = a.kept_count + 1;
-    tallied_ = run_count(a) && tallied_;
+    bool ran = false;
+    // A first round (no extremes, nothing kept) in radix slots counts through them; a
+    // later compacting pass over the values routes through the last slot map counted
+    // (any monotone map routes exactly: only the speed depends on it being the round
+    // before's, as it is in the engine).
+    if (!compacted_ && !compact && !minmax) {
+      ran = run_slot_count(table, a);
+    } else if (!compacted_ && compact && !tallied_) {
+      ran = run_slot_refine(table, a);
+    }
+    if (!ran) ran = run_count(a);
+    tallied_ = ran && tallied_;
     kept_capacity_ = capacity;
     return kept;
+  }
+
+  /// A first round laid out in radix slots (core::radix_slots) over the caller's
+  /// values: slot_count_kernel, with the slot words kept on the device for the next
+  /// round's run_slot_refine. False (nothing launched) where it does not apply: another
+  /// table, no values, or shared memory too small.
+  bool run_slot_count(const round_table<U>& table, const count_args<U>& a) {
+    const kselect::distributed::radix_slot_image<U> image = kselect::distributed::make_radix_slot_image(table);
+    if (image.slots == 0 || n_ == 0 || n_ > (std::int64_t{1} << 31) * sms_) return false;
+    slot_count_args<U> s{};
+    s.map = slot_map_args<U>{nullptr, image.slots, image.base, image.last_offset, image.shift, image.below,
+                             image.above, table.buckets};
+    s.counts = a.counts;
+    s.noncanonical = a.noncanonical;
+    const slot_shared_layout layout = slot_shared_layout::count(s);
+    const auto launch = [&](auto kernel) {
+      const unsigned blocks = grid_for(kernel, layout.bytes, n_);
+      if (blocks == 0) return false;
+      first_words_ = stream_buffer(image.words.size() * sizeof(std::uint32_t), stream_, pool_);
+      check(cudaMemcpyAsync(first_words_.get(), image.words.data(), image.words.size() * sizeof(std::uint32_t),
+                            cudaMemcpyHostToDevice, stream_),
+            "copying the slot table");
+      s.map.words = static_cast<const std::uint32_t*>(first_words_.get());
+      profiler_.start(stream_, "distributed count: " + std::to_string(n_) + " keys, " + std::to_string(image.slots) +
+                                   " radix slots");
+      kernel<<<blocks, shard_tuning::count_threads, layout.bytes, stream_>>>(values_, n_, s);
+      profiler_.stop(stream_);
+      check(cudaGetLastError(), "slot_count_kernel launch");
+      first_map_ = s.map;
+      first_image_ = image;
+      return true;
+    };
+    if constexpr (std::is_floating_point_v<T>) {
+      if (a.noncanonical) return launch(slot_count_kernel<T, true>);
+    }
+    return launch(slot_count_kernel<T, false>);
+  }
+
+  /// The round after a slot-table first round, over the caller's values, counting and
+  /// keeping: slot_refine_kernel, each first-round bucket routed to the one interval
+  /// of this table that meets it (bucket order is key order, so the buckets from the one
+  /// holding lo to the one holding hi). False where it does not apply (no slot round
+  /// before, an interval meeting a bucket another one meets, too many intervals for the
+  /// 16-bit routes, shared memory too small).
+  bool run_slot_refine(const round_table<U>& table, const count_args<U>& a) {
+    const kselect::distributed::radix_slot_image<U>& map = first_image_;
+    if (first_map_.slots == 0 || n_ == 0 || !a.counts || !a.kept || table.intervals.size() >= 0xffff ||
+        n_ > (std::int64_t{1} << 31) * sms_)
+      return false;
+    const auto bucket_of = [&](U key) {
+      return core::radix_slot_bucket(map.words.data(), map.base, map.last_offset, map.shift, map.below, map.above, key);
+    };
+    route_host_.assign(first_map_.buckets, 0);
+    for (std::size_t i = 0; i < table.intervals.size(); ++i) {
+      const std::uint32_t from = bucket_of(table.intervals[i].lo), to = bucket_of(table.intervals[i].hi);
+      for (std::uint32_t b = from; b <= to; ++b) {
+        if (route_host_[b] != 0) return false;
+        route_host_[b] = static_cast<std::uint16_t>(i + 1);
+      }
+    }
+    slot_refine_args<U> r{};
+    r.previous = first_map_;
+    r.lo = a.lo;
+    r.hi = a.hi;
+    r.scale = a.scale;
+    r.first = a.first;
+    r.num_intervals = a.num_intervals;
+    r.buckets = a.buckets;
+    r.counts = a.counts;
+    r.interval_min = a.interval_min;
+    r.interval_max = a.interval_max;
+    r.kept = a.kept;
+    r.capacity = a.capacity;
+    r.kept_count = a.kept_count;
+    const slot_shared_layout layout = slot_shared_layout::refine(r);
+    const unsigned blocks = grid_for(slot_refine_kernel<T>, layout.bytes, n_);
+    if (blocks == 0) return false;
+    route_ = stream_buffer(route_host_.size() * sizeof(std::uint16_t), stream_, pool_);
+    check(cudaMemcpyAsync(route_.get(), route_host_.data(), route_host_.size() * sizeof(std::uint16_t),
+                          cudaMemcpyHostToDevice, stream_),
+          "copying the routes");
+    r.route = static_cast<const std::uint16_t*>(route_.get());
+    profiler_.start(stream_, "distributed count: " + std::to_string(n_) + " keys, " + std::to_string(a.num_intervals) +
+                                 " intervals through " + std::to_string(first_map_.slots) + " radix slots, keeping");
+    slot_refine_kernel<T><<<blocks, shard_tuning::count_threads, layout.bytes, stream_>>>(values_, n_, r);
+    profiler_.stop(stream_);
+    check(cudaGetLastError(), "slot_refine_kernel launch");
+    return true;
+  }
+
+  /// The grid of a pass over m keys with `shared_bytes` of dynamic shared memory: as
+  /// many blocks as fit the SMs (at most one per tile), or 0 when the shared memory
+  /// (with the kernel's static part) passes the budget.
+  template <class Kernel>
+  unsigned grid_for(Kernel kernel, std::size_t shared_bytes, std::int64_t m) {
+    cudaFuncAttributes attributes{};
+    check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
+    if (static_cast<std::int64_t>(shared_bytes + attributes.sharedSizeBytes) > shared_budget_) return 0;
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)),
+          "cudaFuncSetAttribute");
+    int per_sm = 0;
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, shard_tuning::count_threads, shared_bytes),
+          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    if (per_sm == 0) return 0;
+    const std::int64_t tiles_needed = (m + shard_tuning::count_tile - 1) / shard_tuning::count_tile;
+    return static_cast<unsigned>(
+        std::max<std::int64_t>(1, std::min<std::int64_t>(tiles_needed, static_cast<std::int64_t>(sms_) * per_sm)));
   }
 
   /// After the copy back: the counts and extremes to the caller's arrays, and the
@@ -546,6 +665,14 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   bool tallied_ = false;            ///< the last launch_round read the whole array
   std::int64_t noncanonical_ = -1;  ///< noncanonical_seen()
   round_buffers round_;
+  /// The last first round's slot map when it ran as slot_count_kernel (slots == 0:
+  /// it did not), its words on the device and its image on the host, for the next
+  /// round's run_slot_refine; that round's routes.
+  slot_map_args<U> first_map_{};
+  kselect::distributed::radix_slot_image<U> first_image_;
+  stream_buffer first_words_{0, nullptr};
+  std::vector<std::uint16_t> route_host_;
+  stream_buffer route_{0, nullptr};
   launch_profiler profiler_;
 };
 

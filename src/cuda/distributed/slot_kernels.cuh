@@ -1,0 +1,260 @@
+// The CUDA shard's passes over the caller's values for a first round laid out in radix
+// slots (core::radix_slots, distributed/dibms_plan.hpp) and for the round after it:
+//  - slot_count_kernel counts every key into the slot table's buckets: a key's bucket is
+//    its slot's word and one multiply (core::radix_slot_bucket), with no interval to find;
+//  - slot_refine_kernel, the second round's pass (count and keep), finds a key's
+//    first-round bucket the same way and, through one 16-bit word per first-round bucket
+//    (its interval in the second round's table, or none), the few keys in contention;
+//    only those look up their interval, count, track its extremes and are kept.
+// count_kernel (shard_kernels.cuh) does the same for any table through the interval
+// directory; these two exist because the common rounds then cost about half the
+// instructions per key (docs/performance.md, issue 26).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "core/bucket_table.hpp"
+#include "core/key_traits.hpp"
+#include "cuda/distributed/shard_kernels.cuh"
+#include "cuda/kernels/atomic_keys.cuh"
+#include "cuda/kernels/load_tile.cuh"
+#include "cuda/kernels/warp_stage.cuh"
+
+namespace kselect::cuda::distributed {
+
+/// A slot table on the device (core::radix_slot_bucket's arguments).
+template <class U>
+struct slot_map_args {
+  const std::uint32_t* words;  ///< global, slots
+  std::uint32_t slots;
+  U base, last_offset;
+  int shift;
+  std::uint32_t below, above;  ///< the tails' buckets
+  std::uint32_t buckets;       ///< the table's buckets
+};
+
+/// slot_count_kernel's arguments.
+template <class U>
+struct slot_count_args {
+  slot_map_args<U> map;
+  unsigned long long* counts;        ///< global, map.buckets (zeroed by the host)
+  unsigned long long* noncanonical;  ///< shard::noncanonical_seen()'s tally (Tally only)
+};
+
+/// slot_refine_kernel's arguments: the first round's map, each first-round bucket's
+/// interval of this round (route: 0 for none, else the interval + 1), this round's
+/// intervals and outputs (as count_args).
+template <class U>
+struct slot_refine_args {
+  slot_map_args<U> previous;
+  const std::uint16_t* route;        ///< global, previous.buckets
+  const U* lo;                       ///< global, num_intervals
+  const U* hi;
+  const U* scale;
+  const std::uint32_t* first;
+  int num_intervals;
+  std::uint32_t buckets;
+  unsigned long long* counts;        ///< global, buckets (zeroed by the host)
+  U* interval_min;                   ///< global, num_intervals (~0 first)
+  U* interval_max;                   ///< global, num_intervals (0 first)
+  U* kept;                           ///< compaction target (capacity keys)
+  std::int64_t capacity;
+  unsigned long long* kept_count;
+};
+
+/// Dynamic shared memory of the two kernels, in bytes, 16-byte aligned parts.
+struct slot_shared_layout {
+  std::size_t words = 0, histogram = 0, route = 0, records = 0, minmax = 0, bytes = 0;
+  __host__ __device__ static constexpr std::size_t align(std::size_t b) { return (b + 15) / 16 * 16; }
+  template <class U>
+  __host__ __device__ static slot_shared_layout count(const slot_count_args<U>& a) {
+    slot_shared_layout l;
+    l.histogram = align(a.map.slots * sizeof(std::uint32_t));
+    l.bytes = l.histogram + a.map.buckets * sizeof(std::uint32_t);
+    return l;
+  }
+  template <class U>
+  __host__ __device__ static slot_shared_layout refine(const slot_refine_args<U>& a) {
+    slot_shared_layout l;
+    const auto ni = static_cast<std::size_t>(a.num_intervals);
+    l.histogram = align(a.previous.slots * sizeof(std::uint32_t));
+    l.route = align(l.histogram + a.buckets * sizeof(std::uint32_t));
+    l.records = align(l.route + a.previous.buckets * sizeof(std::uint16_t));
+    l.minmax = l.records + ni * sizeof(interval_record<U>);
+    l.bytes = l.minmax + 2 * ni * sizeof(U);
+    return l;
+  }
+};
+
+/// Walks the block's tiles of m keys: f(raw, base, full) for each, with `full` a
+/// compile-time constant (std::true_type for a full tile, whose keys need no bounds
+/// check: the per-key check cost a 64-bit compare per key). Full tiles of 16-byte
+/// aligned values take 16-byte loads (key i of the thread is then not base + i *
+/// threads + t, which neither pass needs); the last tile takes checked scalar loads.
+template <int items, int threads, class T, class F>
+__device__ __forceinline__ void for_each_tile(const T* values, std::int64_t m, F&& f) {
+  constexpr int tile = items * threads;
+  const bool aligned = reinterpret_cast<std::uintptr_t>(values) % 16 == 0;
+  for (std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * tile; base < m;
+       base += static_cast<std::int64_t>(gridDim.x) * tile) {
+    T raw[items];
+    if (base + tile <= m) {
+      if (aligned) load_vector_tile<items, threads>(values + base, raw);
+      else load_tile<items, threads>(values, base, m, raw);
+      f(raw, base, std::true_type{});
+    } else {
+      load_tile<items, threads>(values, base, m, raw);
+      f(raw, base, std::false_type{});
+    }
+  }
+}
+
+/// Whether a value's bits are not its key's value's (-0.0, a NaN other than the
+/// canonical one): noncanonical() from the bits alone, without mapping the key back.
+template <class T>
+__device__ __forceinline__ bool noncanonical_bits(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    using B = decltype(bits_of(v));
+    constexpr B sign = B(1) << (8 * sizeof(T) - 1);
+    const B bits = bits_of(v);
+    const B canonical_nan = bits_of(core::key_traits<T>::from_key(core::key_traits<T>::nan_key));
+    const B infinity = bits_of(std::numeric_limits<T>::infinity());
+    return bits == sign || ((bits & ~sign) > infinity && bits != canonical_nan);
+  } else {
+    return false;
+  }
+}
+
+/// Adds one to `bucket` of a shared histogram for each lane that counts, as one add of
+/// 32 when every lane of the warp counts into the same bucket (sorted input would
+/// otherwise serialise 32 atomics on one address). Predicated, no branch.
+__device__ __forceinline__ void add_to_histogram(std::uint32_t* histogram, std::uint32_t bucket, bool counted) {
+  const std::uint32_t leader = __shfl_sync(0xffffffffu, bucket, 0);
+  const bool same = __all_sync(0xffffffffu, counted && bucket == leader);
+  if (same ? (threadIdx.x & 31) == 0 : counted) atomicAdd(histogram + bucket, same ? 32u : 1u);
+}
+
+/// Copies a slot map's words into shared memory (the caller synchronises).
+template <class U>
+__device__ __forceinline__ void load_slot_words(const slot_map_args<U>& map, std::uint32_t* s_words, int threads) {
+  for (std::uint32_t j = threadIdx.x; j < map.slots; j += threads) s_words[j] = map.words[j];
+}
+
+/// Flushes a block's 32-bit shared histogram into the global 64-bit counts (non-empty
+/// buckets only).
+__device__ __forceinline__ void flush_histogram(const std::uint32_t* histogram, std::uint32_t buckets,
+                                                unsigned long long* counts, int threads) {
+  for (std::uint32_t b = threadIdx.x; b < buckets; b += threads)
+    if (histogram[b]) atomicAdd(counts + b, static_cast<unsigned long long>(histogram[b]));
+}
+
+/// The first round over the caller's values, laid out in radix slots: counts every key
+/// into its bucket; with Tally, also the values whose bits are not their key's value's.
+template <class T, bool Tally>
+__global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::count_blocks_per_sm)
+    slot_count_kernel(const T* values, std::int64_t m, slot_count_args<core::key_t<T>> a) {
+  using U = core::key_t<T>;
+  constexpr int threads = shard_tuning::count_threads, items = shard_tuning::items;
+  extern __shared__ __align__(16) unsigned char shared[];
+  const slot_shared_layout layout = slot_shared_layout::count(a);
+  auto* words = reinterpret_cast<std::uint32_t*>(shared);
+  auto* histogram = reinterpret_cast<std::uint32_t*>(shared + layout.histogram);
+  load_slot_words(a.map, words, threads);
+  for (std::uint32_t b = threadIdx.x; b < a.map.buckets; b += threads) histogram[b] = 0;
+  __syncthreads();
+  const U base_key = a.map.base, last = a.map.last_offset;
+  const int shift = a.map.shift;
+  const std::uint32_t below = a.map.below, above = a.map.above;
+  unsigned seen = 0;  // per thread: fewer than 2^32 keys (at least one block per SM, m < 2^31 * SMs)
+  for_each_tile<items, threads>(values, m, [&](const T (&raw)[items], std::int64_t base, auto full) {
+#pragma unroll
+    for (int i = 0; i < items; ++i) {
+      const bool valid = full || base + i * threads + threadIdx.x < m;
+      const U key = core::key_traits<T>::to_key(raw[i]);
+      if constexpr (Tally) seen += valid && noncanonical_bits(raw[i]) ? 1 : 0;
+      add_to_histogram(histogram, core::radix_slot_bucket(words, base_key, last, shift, below, above, key), valid);
+    }
+  });
+  if constexpr (Tally) {
+    const unsigned long long warp_seen = warp_sum(seen);
+    if ((threadIdx.x & 31) == 0 && warp_seen) atomicAdd(a.noncanonical, warp_seen);
+  }
+  __syncthreads();
+  flush_histogram(histogram, a.map.buckets, a.counts, threads);
+}
+
+/// The second round over the caller's values after a slot-table first round: counts the
+/// keys inside this round's intervals into its buckets, tracks each interval's minimum
+/// and maximum and appends those keys to `kept` (per-warp stages, as count_kernel).
+template <class T>
+__global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::count_blocks_per_sm)
+    slot_refine_kernel(const T* values, std::int64_t m, slot_refine_args<core::key_t<T>> a) {
+  using U = core::key_t<T>;
+  constexpr int threads = shard_tuning::count_threads, items = shard_tuning::items;
+  extern __shared__ __align__(16) unsigned char shared[];
+  __shared__ __align__(16) unsigned char stage_memory[shard_tuning::stage_bytes];
+  const slot_shared_layout layout = slot_shared_layout::refine(a);
+  const int ni = a.num_intervals;
+  auto* words = reinterpret_cast<std::uint32_t*>(shared);
+  auto* histogram = reinterpret_cast<std::uint32_t*>(shared + layout.histogram);
+  auto* route = reinterpret_cast<std::uint16_t*>(shared + layout.route);
+  auto* records = reinterpret_cast<interval_record<U>*>(shared + layout.records);
+  U* mins = reinterpret_cast<U*>(shared + layout.minmax);
+  U* maxs = mins + ni;
+  load_slot_words(a.previous, words, threads);
+  for (std::uint32_t b = threadIdx.x; b < a.buckets; b += threads) histogram[b] = 0;
+  for (std::uint32_t b = threadIdx.x; b < a.previous.buckets; b += threads) route[b] = a.route[b];
+  for (int i = threadIdx.x; i < ni; i += threads) {
+    records[i] = interval_record<U>{a.lo[i], a.hi[i], a.scale[i], a.first[i]};
+    mins[i] = ~U(0);
+    maxs[i] = U(0);
+  }
+  __syncthreads();
+  const bool minmax = a.interval_min != nullptr;
+  const U base_key = a.previous.base, last = a.previous.last_offset;
+  const int shift = a.previous.shift;
+  const std::uint32_t below = a.previous.below, above = a.previous.above;
+  constexpr int stage_keys = shard_tuning::stage_bytes / (threads / 32 * static_cast<int>(sizeof(U)));
+  U* stage = reinterpret_cast<U*>(stage_memory) + threadIdx.x / 32 * stage_keys;
+  int staged = 0;  // warp-uniform
+  const auto as_is = [](U k) { return k; };
+  for_each_tile<items, threads>(values, m, [&](const T (&raw)[items], std::int64_t base, auto full) {
+#pragma unroll
+    for (int i = 0; i < items; ++i) {
+      const bool valid = full || base + i * threads + threadIdx.x < m;
+      const U key = core::key_traits<T>::to_key(raw[i]);
+      const std::uint32_t b = core::radix_slot_bucket(words, base_key, last, shift, below, above, key);
+      const int iv = static_cast<int>(route[b]) - 1;
+      bool inside = valid && iv >= 0;
+      if (__any_sync(0xffffffffu, inside)) {  // a branch the whole warp takes or skips
+        std::uint32_t bucket = 0;
+        if (inside) {
+          const interval_record<U> r = records[iv];
+          inside = key >= r.lo && key <= r.hi;  // this round's interval may be clipped to the extremes
+          const U d = static_cast<U>(key - r.lo);
+          bucket = r.first + static_cast<std::uint32_t>(r.scale == 0 ? d : core::mul_hi(d, r.scale));
+          if (inside && minmax) {
+            if (key < mins[iv]) atomic_min_key(mins + iv, key);
+            if (key > maxs[iv]) atomic_max_key(maxs + iv, key);
+          }
+        }
+        add_to_histogram(histogram, bucket, inside);
+        stage_by_ballot(inside, key, stage, staged);
+        if (staged > stage_keys - 32) flush_warp_stage(stage, staged, a.kept_count, a.kept, a.capacity, as_is);
+      }
+    }
+  });
+  if (staged > 0) flush_warp_stage(stage, staged, a.kept_count, a.kept, a.capacity, as_is);
+  __syncthreads();
+  flush_histogram(histogram, a.buckets, a.counts, threads);
+  if (minmax)
+    for (int i = threadIdx.x; i < ni; i += threads) {
+      if (mins[i] != ~U(0)) atomic_min_key(a.interval_min + i, mins[i]);
+      if (maxs[i] != U(0)) atomic_max_key(a.interval_max + i, maxs[i]);
+    }
+}
+
+}  // namespace kselect::cuda::distributed
