@@ -30,6 +30,7 @@
 #include "cuda/common.cuh"
 #include "cuda/dispatch/profiler.hpp"
 #include "cuda/distributed/cuda_shard.hpp"
+#include "cuda/distributed/pinned_staging.hpp"
 #include "cuda/distributed/scratch_pool.hpp"
 #include "cuda/distributed/shard_kernels.cuh"
 #include "cuda/distributed/slot_kernels.cuh"
@@ -291,17 +292,23 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   /// [counts][slot][min][max].
   class round_buffers {
    public:
+    /// with_directory: false for a pass that needs no interval directory (the slot
+    /// passes), which then is not built.
     void upload(const round_table<U>& table, bool minmax, bool with_counts, cudaStream_t stream, cudaMemPool_t pool,
-                bool reduced = false) {
+                bool reduced = false, bool with_directory = true) {
       ni_ = table.intervals.size();
       buckets_ = with_counts ? table.buckets : 0;
       minmax_ = minmax;
       hi_at_ = ni_ * sizeof(U);
       scale_at_ = 2 * ni_ * sizeof(U);
       first_at_ = 3 * ni_ * sizeof(U);
-      std::vector<U> his(ni_);
-      for (std::size_t i = 0; i < ni_; ++i) his[i] = table.intervals[i].hi;
-      directory_ = core::make_interval_directory<U>(table.lo_keys, his, directory_slots);
+      if (with_directory) {
+        std::vector<U> his(ni_);
+        for (std::size_t i = 0; i < ni_; ++i) his[i] = table.intervals[i].hi;
+        directory_ = core::make_interval_directory<U>(table.lo_keys, his, directory_slots);
+      } else {
+        directory_ = {};
+      }
       directory_at_ = first_at_ + ni_ * sizeof(std::uint32_t);
       counts_at_ = align(directory_at_ + directory_.word.size() * sizeof(std::uint32_t));
       flag_at_ = counts_at_ + buckets_ * sizeof(unsigned long long);
@@ -319,7 +326,8 @@ class cuda_shard final : public kselect::distributed::shard<T> {
         device_ = stream_buffer(bytes_, stream, pool);
         capacity_ = bytes_;
       }
-      host_.assign(bytes_, 0);
+      unsigned char* host = host_.reserve(bytes_);
+      std::memset(host, 0, bytes_);
       for (std::size_t i = 0; i < ni_; ++i) {
         const core::bucket_interval<U>& iv = table.intervals[i];
         std::memcpy(host_.data() + i * sizeof(U), &iv.lo, sizeof(U));
@@ -357,7 +365,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
       return a;
     }
 
-    /// The outputs, device to host (pageable memory: the copy is done when it returns).
+    /// The outputs, device to host, then waits for the stream.
     void download_outputs(cudaStream_t stream) {
       check(cudaMemcpyAsync(host_.data() + counts_at_, at(counts_at_), bytes_ - counts_at_, cudaMemcpyDeviceToHost,
                             stream),
@@ -412,7 +420,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     static constexpr int directory_slots = 8192;
     core::interval_directory<U> directory_;
     stream_buffer device_{0, nullptr};
-    std::vector<unsigned char> host_;  ///< 16-byte aligned by the allocator; offsets are multiples of 16 or of sizeof(U)
+    pinned_staging host_;  ///< page-aligned; offsets are multiples of 16 or of sizeof(U)
   };
 
   /// Uploads the round's table and launches its count pass (compacting into the
@@ -421,27 +429,34 @@ class cuda_shard final : public kselect::distributed::shard<T> {
                              bool reduced) {
     kselect::distributed::check_round_table(table, "cuda shard");
     const std::int64_t capacity = compact ? (expected_kept >= 0 ? expected_kept : size()) : 0;
-    round_.upload(table, minmax, /*with_counts=*/true, stream_, pool_, reduced);
     stream_buffer kept(compact ? static_cast<std::size_t>(std::max<std::int64_t>(capacity, 1)) * sizeof(U) : 0, stream_, pool_);
-    count_args<U> a = round_.args(table);
-    if (compact) {
-      a.kept = static_cast<U*>(kept.get());
-      a.capacity = capacity;
-    }
     // The first pass over the caller's values also tallies its noncanonical elements.
     tallied_ = !compacted_ && noncanonical_ < 0;
-    if (tallied_) a.noncanonical = a.kept_count + 1;
-    bool ran = false;
     // A first round (no extremes, nothing kept) in radix slots counts through them; a
     // later compacting pass over the values routes through the last slot map counted
     // (any monotone map routes exactly: only the speed depends on it being the round
-    // before's, as it is in the engine).
-    if (!compacted_ && !compact && !minmax) {
-      ran = run_slot_count(table, a);
-    } else if (!compacted_ && compact && !tallied_) {
-      ran = run_slot_refine(table, a);
+    // before's, as it is in the engine). Neither needs the interval directory.
+    const bool slot_count = !compacted_ && !compact && !minmax && table.slots.slots != 0;
+    const bool slot_refine = !compacted_ && compact && !tallied_ && first_map_.slots != 0;
+    const auto prepare = [&](bool with_directory) {
+      round_.upload(table, minmax, /*with_counts=*/true, stream_, pool_, reduced, with_directory);
+      count_args<U> a = round_.args(table);
+      if (compact) {
+        a.kept = static_cast<U*>(kept.get());
+        a.capacity = capacity;
+      }
+      if (tallied_) a.noncanonical = a.kept_count + 1;
+      return a;
+    };
+    count_args<U> a = prepare(!(slot_count || slot_refine));
+    bool ran = slot_count ? run_slot_count(table, a) : slot_refine ? run_slot_refine(table, a) : false;
+    if (!ran) {
+      if (slot_count || slot_refine) {  // the slot pass did not apply: the general one, with its directory
+        check(cudaStreamSynchronize(stream_), "the round table's copy");  // before the staging is written again
+        a = prepare(true);
+      }
+      ran = run_count(a);
     }
-    if (!ran) ran = run_count(a);
     tallied_ = ran && tallied_;
     kept_capacity_ = capacity;
     return kept;
@@ -505,6 +520,16 @@ class cuda_shard final : public kselect::distributed::shard<T> {
         route_host_[b] = static_cast<std::uint16_t>(i + 1);
       }
     }
+    // The slot words again, those of slots with no routed bucket marked: their keys
+    // skip the route.
+    std::vector<std::uint32_t> words = map.words;
+    for (std::uint32_t j = 0; j < map.slots; ++j) {
+      const std::uint32_t first = words[j] & ((1u << core::radix_slot_first_bits) - 1),
+                          count = words[j] >> core::radix_slot_first_bits;
+      bool routed = false;
+      for (std::uint32_t b = first; b < first + count && !routed; ++b) routed = route_host_[b] != 0;
+      if (!routed) words[j] = unrouted_slot;
+    }
     slot_refine_args<U> r{};
     r.previous = first_map_;
     r.lo = a.lo;
@@ -522,11 +547,17 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     const slot_shared_layout layout = slot_shared_layout::refine(r);
     const unsigned blocks = grid_for(slot_refine_kernel<T>, layout.bytes, n_);
     if (blocks == 0) return false;
-    route_ = stream_buffer(route_host_.size() * sizeof(std::uint16_t), stream_, pool_);
-    check(cudaMemcpyAsync(route_.get(), route_host_.data(), route_host_.size() * sizeof(std::uint16_t),
-                          cudaMemcpyHostToDevice, stream_),
+    // Routes and words in one buffer, one copy.
+    const std::size_t route_bytes = route_host_.size() * sizeof(std::uint16_t);
+    const std::size_t words_at = (route_bytes + 15) / 16 * 16;
+    std::vector<unsigned char> upload(words_at + words.size() * sizeof(std::uint32_t));
+    std::memcpy(upload.data(), route_host_.data(), route_bytes);
+    std::memcpy(upload.data() + words_at, words.data(), words.size() * sizeof(std::uint32_t));
+    route_ = stream_buffer(upload.size(), stream_, pool_);
+    check(cudaMemcpyAsync(route_.get(), upload.data(), upload.size(), cudaMemcpyHostToDevice, stream_),
           "copying the routes");
     r.route = static_cast<const std::uint16_t*>(route_.get());
+    r.previous.words = reinterpret_cast<const std::uint32_t*>(static_cast<unsigned char*>(route_.get()) + words_at);
     profiler_.start(stream_, "distributed count: " + std::to_string(n_) + " keys, " + std::to_string(a.num_intervals) +
                                  " intervals through " + std::to_string(first_map_.slots) + " radix slots, keeping");
     slot_refine_kernel<T><<<blocks, shard_tuning::count_threads, layout.bytes, stream_>>>(values_, n_, r);
@@ -590,26 +621,41 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   bool run_count(count_args<U>& a) {
     const std::int64_t m = size();
     if (m == 0 || a.num_intervals == 0) return m == 0;
-    if (compacted_)
-      launch_count(count_kernel<T, false>, key_source<T, false>{static_cast<const U*>(keys_.get())}, m, a);
-    else
-      launch_count(count_kernel<T, true>, key_source<T, true>{values_}, m, a);
+    if (compacted_) dispatch_count(key_source<T, false>{static_cast<const U*>(keys_.get())}, m, a);
+    else dispatch_count(key_source<T, true>{values_}, m, a);
     return true;
   }
 
-  template <class Kernel, class Source>
-  void launch_count(Kernel kernel, Source src, std::int64_t m, count_args<U>& a) {
-    // Shared memory when the round's layout fits beside the kernel's own static shared
-    // memory (the compaction's block scan) within the budget. A block's shared counters
-    // are 32-bit: a grid of at least one block per SM keeps each block below 2^31 keys
-    // up to m = 2^31 * SMs.
+  /// Shared memory when the round's layout fits beside the kernel's own static shared
+  /// memory (the compaction's stages) within the budget, then the kernel of the round's
+  /// flags. A block's shared counters are 32-bit: a grid of at least one block per SM
+  /// keeps each block below 2^31 keys up to m = 2^31 * SMs.
+  template <bool FromValues>
+  void dispatch_count(key_source<T, FromValues> src, std::int64_t m, count_args<U>& a) {
     cudaFuncAttributes attributes{};
-    check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
+    check(cudaFuncGetAttributes(&attributes, count_kernel<T, FromValues, runtime_flags>), "cudaFuncGetAttributes");
     a.in_shared = true;
     const count_shared_layout<U> layout(a);
     a.in_shared = static_cast<std::int64_t>(layout.bytes + attributes.sharedSizeBytes) <= shared_budget_ &&
                   (!a.counts || m <= (std::int64_t{1} << 31) * sms_);
-    const std::size_t shared_bytes = a.in_shared ? layout.bytes : 0;
+    if (!a.in_shared) return launch_count(count_kernel<T, FromValues, runtime_flags>, src, m, a, 0);
+    const bool keep = a.kept != nullptr, minmax = a.interval_min != nullptr;
+    const auto go = [&](auto flags) {
+      launch_count(count_kernel<T, FromValues, decltype(flags)>, src, m, a, layout.bytes);
+    };
+    if constexpr (FromValues && std::is_floating_point_v<T>) {
+      if (a.noncanonical != nullptr) {
+        if (keep) minmax ? go(fixed_flags<true, true, true>{}) : go(fixed_flags<true, false, true>{});
+        else minmax ? go(fixed_flags<false, true, true>{}) : go(fixed_flags<false, false, true>{});
+        return;
+      }
+    }
+    if (keep) minmax ? go(fixed_flags<true, true, false>{}) : go(fixed_flags<true, false, false>{});
+    else minmax ? go(fixed_flags<false, true, false>{}) : go(fixed_flags<false, false, false>{});
+  }
+
+  template <class Kernel, class Source>
+  void launch_count(Kernel kernel, Source src, std::int64_t m, count_args<U>& a, std::size_t shared_bytes) {
     check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)),
           "cudaFuncSetAttribute");
     int per_sm = 0;
@@ -667,7 +713,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   round_buffers round_;
   /// The last first round's slot map when it ran as slot_count_kernel (slots == 0:
   /// it did not), its words on the device and its image on the host, for the next
-  /// round's run_slot_refine; that round's routes.
+  /// round's run_slot_refine; that round's routes (and its slot words).
   slot_map_args<U> first_map_{};
   kselect::distributed::radix_slot_image<U> first_image_;
   stream_buffer first_words_{0, nullptr};

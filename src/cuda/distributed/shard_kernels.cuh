@@ -346,37 +346,20 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
   }
 }
 
-/// The shared-memory pass with its flags as constants: one of the eight bodies (four
-/// when the keys are not the caller's floating-point values: no tally).
-template <class T, bool FromValues>
-__device__ __forceinline__ void count_tiles_in_shared(key_source<T, FromValues> src, std::int64_t m,
-                                                      const count_args<core::key_t<T>>& a, unsigned char* shared,
-                                                      unsigned char* stage_memory) {
-  const bool keep = a.kept != nullptr, minmax = a.interval_min != nullptr;
-  const auto run = [&](auto flags) { count_tiles<T, FromValues, true>(src, m, a, shared, stage_memory, flags); };
-  constexpr bool can_tally = FromValues && std::is_floating_point_v<T>;
-  if (can_tally && a.noncanonical != nullptr) {
-    if constexpr (can_tally) {
-      if (keep) minmax ? run(fixed_flags<true, true, true>{}) : run(fixed_flags<true, false, true>{});
-      else minmax ? run(fixed_flags<false, true, true>{}) : run(fixed_flags<false, false, true>{});
-    }
-  } else {
-    if (keep) minmax ? run(fixed_flags<true, true, false>{}) : run(fixed_flags<true, false, false>{});
-    else minmax ? run(fixed_flags<false, true, false>{}) : run(fixed_flags<false, false, false>{});
-  }
-}
-
-/// The count pass of one DIBMS round (also extract(): counts null, kept set).
-template <class T, bool FromValues>
+/// The count pass of one DIBMS round (also extract(): counts null, kept set). Flags:
+/// fixed_flags for the table in shared memory, one kernel per combination that a round
+/// uses (each its own register allocation: one kernel holding all eight bodies spilled),
+/// runtime_flags with the table in global memory.
+template <class T, bool FromValues, class Flags>
 __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::count_blocks_per_sm)
     count_kernel(key_source<T, FromValues> src, std::int64_t m, count_args<core::key_t<T>> a) {
   extern __shared__ __align__(16) unsigned char shared[];
   __shared__ __align__(16) unsigned char stage_memory[shard_tuning::stage_bytes];  // count_tiles' compaction stages
-  if (a.in_shared)
-    count_tiles_in_shared<T, FromValues>(src, m, a, shared, stage_memory);
-  else
+  if constexpr (std::is_same_v<Flags, runtime_flags>)
     count_tiles<T, FromValues, false>(src, m, a, shared, stage_memory,
                                       runtime_flags{a.kept != nullptr, a.interval_min != nullptr, a.noncanonical != nullptr});
+  else
+    count_tiles<T, FromValues, true>(src, m, a, shared, stage_memory, Flags{});
 }
 
 /// Smallest and largest key of the caller's values: out[0] (~0 first), out[1] (0 first).

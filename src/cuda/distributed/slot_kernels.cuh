@@ -36,6 +36,10 @@ struct slot_map_args {
   std::uint32_t buckets;       ///< the table's buckets
 };
 
+/// slot_refine_kernel's word of a slot none of whose buckets is routed (no slot word is
+/// this: its first bucket would be 2^20 - 1, and slot tables have fewer buckets).
+inline constexpr std::uint32_t unrouted_slot = ~0u;
+
 /// slot_count_kernel's arguments.
 template <class U>
 struct slot_count_args {
@@ -49,7 +53,7 @@ struct slot_count_args {
 /// intervals and outputs (as count_args).
 template <class U>
 struct slot_refine_args {
-  slot_map_args<U> previous;
+  slot_map_args<U> previous;         ///< its words unrouted_slot where no bucket of the slot is routed
   const std::uint16_t* route;        ///< global, previous.buckets
   const U* lo;                       ///< global, num_intervals
   const U* hi;
@@ -186,6 +190,11 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
   flush_histogram(histogram, a.map.buckets, a.counts, threads);
 }
 
+/// Keys a warp of slot_refine_kernel stages before working through them (its stage:
+/// the keys and their intervals, 24 KiB per block for 32-bit keys).
+template <class U>
+inline constexpr int slot_refine_stage_keys = shard_tuning::stage_bytes / (shard_tuning::count_threads / 32 * static_cast<int>(sizeof(U)));
+
 /// The second round over the caller's values after a slot-table first round: counts the
 /// keys inside this round's intervals into its buckets, tracks each interval's minimum
 /// and maximum and appends those keys to `kept` (per-warp stages, as count_kernel).
@@ -195,7 +204,8 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
   using U = core::key_t<T>;
   constexpr int threads = shard_tuning::count_threads, items = shard_tuning::items;
   extern __shared__ __align__(16) unsigned char shared[];
-  __shared__ __align__(16) unsigned char stage_memory[shard_tuning::stage_bytes];
+  __shared__ __align__(16) unsigned char
+      stage_memory[shard_tuning::count_threads / 32 * slot_refine_stage_keys<U> * (sizeof(U) + sizeof(std::uint16_t))];
   const slot_shared_layout layout = slot_shared_layout::refine(a);
   const int ni = a.num_intervals;
   auto* words = reinterpret_cast<std::uint32_t*>(shared);
@@ -217,37 +227,85 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
   const U base_key = a.previous.base, last = a.previous.last_offset;
   const int shift = a.previous.shift;
   const std::uint32_t below = a.previous.below, above = a.previous.above;
-  constexpr int stage_keys = shard_tuning::stage_bytes / (threads / 32 * static_cast<int>(sizeof(U)));
+  // The keys of routed buckets are staged per warp with their interval (a ballot per
+  // load step: the few routed keys are scattered over a third of the warp steps, where
+  // working on them at once left most lanes idle), then worked through 32 at a time:
+  // the interval's bounds (it may be clipped to the extremes), bucket, extremes, and the
+  // ones inside moved to the stage's front and appended to `kept` with one atomic.
+  constexpr int stage_keys = slot_refine_stage_keys<U>;
   U* stage = reinterpret_cast<U*>(stage_memory) + threadIdx.x / 32 * stage_keys;
+  std::uint16_t* stage_interval =
+      reinterpret_cast<std::uint16_t*>(stage_memory + threads / 32 * stage_keys * sizeof(U)) + threadIdx.x / 32 * stage_keys;
+  const unsigned lane = threadIdx.x & 31, lanes_below = (1u << lane) - 1u;
   int staged = 0;  // warp-uniform
-  const auto as_is = [](U k) { return k; };
+  const auto work_through_stage = [&] {
+    __syncwarp();
+    int inside_count = 0;  // warp-uniform: the stage's first inside_count keys are inside
+    for (int from = 0; from < staged; from += 32) {
+      const int j = from + static_cast<int>(lane);
+      const bool has = j < staged;
+      const U key = has ? stage[j] : U(0);
+      const int iv = has ? stage_interval[j] : 0;
+      __syncwarp();
+      bool inside = false;
+      std::uint32_t bucket = 0;
+      if (has) {
+        const interval_record<U> r = records[iv];
+        inside = key >= r.lo && key <= r.hi;
+        const U d = static_cast<U>(key - r.lo);
+        bucket = r.first + static_cast<std::uint32_t>(r.scale == 0 ? d : core::mul_hi(d, r.scale));
+        if (inside && minmax) {
+          if (key < mins[iv]) atomic_min_key(mins + iv, key);
+          if (key > maxs[iv]) atomic_max_key(maxs + iv, key);
+        }
+      }
+      add_to_histogram(histogram, bucket, inside);
+      const unsigned mask = __ballot_sync(0xffffffffu, inside);
+      if (inside) stage[inside_count + __popc(mask & lanes_below)] = key;  // at or before j: read already
+      inside_count += __popc(mask);
+      __syncwarp();
+    }
+    unsigned long long start = 0;
+    if (lane == 0 && inside_count) start = atomicAdd(a.kept_count, static_cast<unsigned long long>(inside_count));
+    start = __shfl_sync(0xffffffffu, start, 0);
+    for (int j = static_cast<int>(lane); j < inside_count; j += 32) {
+      const std::int64_t at = static_cast<std::int64_t>(start) + j;
+      if (at < a.capacity) a.kept[at] = stage[j];  // beyond: the host sees the count and fails
+    }
+    __syncwarp();
+    staged = 0;
+  };
   for_each_tile<items, threads>(values, m, [&](const T (&raw)[items], std::int64_t base, auto full) {
 #pragma unroll
     for (int i = 0; i < items; ++i) {
       const bool valid = full || base + i * threads + threadIdx.x < m;
       const U key = core::key_traits<T>::to_key(raw[i]);
-      const std::uint32_t b = core::radix_slot_bucket(words, base_key, last, shift, below, above, key);
-      const int iv = static_cast<int>(route[b]) - 1;
-      bool inside = valid && iv >= 0;
-      if (__any_sync(0xffffffffu, inside)) {  // a branch the whole warp takes or skips
-        std::uint32_t bucket = 0;
-        if (inside) {
-          const interval_record<U> r = records[iv];
-          inside = key >= r.lo && key <= r.hi;  // this round's interval may be clipped to the extremes
-          const U d = static_cast<U>(key - r.lo);
-          bucket = r.first + static_cast<std::uint32_t>(r.scale == 0 ? d : core::mul_hi(d, r.scale));
-          if (inside && minmax) {
-            if (key < mins[iv]) atomic_min_key(mins + iv, key);
-            if (key > maxs[iv]) atomic_max_key(maxs + iv, key);
-          }
+      // The first round's bucket (core::radix_slot_bucket), and its route unless the slot
+      // routes none of its buckets (most keys: no second load).
+      const U rel = static_cast<U>(key - base_key);
+      const bool in_slots = rel <= last;
+      const std::uint32_t w = words[in_slots ? static_cast<std::uint32_t>(rel >> shift) : 0u];
+      const std::uint32_t b =
+          in_slots ? (w & ((1u << core::radix_slot_first_bits) - 1)) +
+                         static_cast<std::uint32_t>(core::mul_hi(static_cast<U>(rel << (8 * sizeof(U) - shift)),
+                                                                 static_cast<U>(w >> core::radix_slot_first_bits)))
+                   : key < base_key ? below : above;
+      const bool idle = in_slots && w == unrouted_slot;
+      const int iv = idle ? -1 : static_cast<int>(route[b]) - 1;
+      const bool routed = valid && iv >= 0;
+      const unsigned mask = __ballot_sync(0xffffffffu, routed);
+      if (mask != 0) {  // warp-uniform
+        if (routed) {
+          const int at = staged + __popc(mask & lanes_below);
+          stage[at] = key;
+          stage_interval[at] = static_cast<std::uint16_t>(iv);
         }
-        add_to_histogram(histogram, bucket, inside);
-        stage_by_ballot(inside, key, stage, staged);
-        if (staged > stage_keys - 32) flush_warp_stage(stage, staged, a.kept_count, a.kept, a.capacity, as_is);
+        staged += __popc(mask);
+        if (staged > stage_keys - 32) work_through_stage();
       }
     }
   });
-  if (staged > 0) flush_warp_stage(stage, staged, a.kept_count, a.kept, a.capacity, as_is);
+  if (staged > 0) work_through_stage();
   __syncthreads();
   flush_histogram(histogram, a.buckets, a.counts, threads);
   if (minmax)
