@@ -82,26 +82,43 @@ KSELECT_HD int find_interval(const U* lo_keys, const bucket_interval<U>* interva
   return (lo_keys[i] <= key && key <= intervals[i].hi) ? i : -1;
 }
 
-/// A round whose intervals are radix slots (the first round of data whose sample repeats
-/// no key, distributed/dibms_plan.hpp): slot j is the interval [base + j * 2^shift,
-/// base + (j + 1) * 2^shift - 1] with `count` buckets, so that a key's bucket is the
-/// slot's word (first bucket, count) and one multiply, with no interval to look up:
-/// offset(d) = floor(d * count / 2^shift) is the interval's projection (scale = count *
-/// 2^(W - shift) exactly), computed as mul_hi(d * 2^(W - shift), count). Keys below the
-/// slots (a tail interval [0, base - 1]) and above them (a tail up to the largest key)
-/// have one bucket each. A word is first | count << radix_slot_first_bits, so a table
-/// with a slot layout has fewer than 2^radix_slot_first_bits buckets and at most
-/// radix_slot_max_count per slot.
-inline constexpr int radix_slot_first_bits = 20;
-inline constexpr std::uint32_t radix_slot_max_count = (1u << (32 - radix_slot_first_bits)) - 1;  // 4095
+/// A round whose intervals are radix slots (the first round, distributed/dibms_plan.hpp):
+/// slot j is the interval [base + j * 2^shift, base + (j + 1) * 2^shift - 1] with `count`
+/// buckets, so that a key's bucket is the slot's word (first bucket, count) and one
+/// multiply, with no interval to look up: offset(d) = floor(d * count / 2^shift) is the
+/// interval's projection (scale = count * 2^(W - shift) exactly), computed as
+/// mul_hi(d * 2^(W - shift), count). Keys below the slots (a tail interval [0, base - 1])
+/// and above them (a tail up to the largest key) have one bucket each.
+///
+/// A *dense* slot (many sample keys in a few key values: a repeated value, a tight
+/// cluster) is cut again the same way: sub-slots of 2^sub_shift keys from sub_base, each
+/// an interval with its buckets, and the slot's keys below and above them one interval
+/// and bucket each (where the slot has such keys). Its word is radix_dense_flag | the
+/// dense slot's index. Sub-slots of two keys with two buckets make buckets of one key
+/// value, so ranks on a repeated value are answered after one round.
+///
+/// A word is first | count << radix_slot_first_bits: a table with a slot layout has
+/// fewer than 2^radix_slot_first_bits buckets and at most radix_slot_max_count per slot.
+inline constexpr int radix_slot_first_bits = 19;
+inline constexpr std::uint32_t radix_slot_max_count = (1u << (31 - radix_slot_first_bits)) - 1;  // 4095
+inline constexpr std::uint32_t radix_dense_flag = 1u << 31;
+
+template <class U>
+struct radix_dense_slot {
+  std::uint32_t slot = 0;  ///< the dense slot
+  U sub_base = 0;          ///< first key of its first sub-slot
+  int sub_shift = 1;       ///< 1 <= sub_shift <= shift
+  std::uint32_t subs = 1;  ///< sub-slots (inside the slot)
+};
 
 template <class U>
 struct radix_slots {
   std::uint32_t slots = 0;  ///< 0: the table is not laid out in slots
   U base = 0;
   int shift = 1;            ///< 1 <= shift < W
-  bool tail_below = false;  ///< interval 0 is [0, base - 1]: slot j is interval j + 1
+  bool tail_below = false;  ///< interval 0 is [0, base - 1]
   bool tail_above = false;  ///< the last interval is [base + slots * 2^shift, max]
+  std::vector<radix_dense_slot<U>> dense;  ///< ascending slots
 };
 
 KSELECT_HD std::uint32_t radix_slot_word(std::uint32_t first, std::uint32_t count) {
@@ -115,19 +132,56 @@ KSELECT_HD U radix_slots_last_offset(std::uint32_t slots, int shift) {
   return static_cast<U>((static_cast<U>(slots) << shift) - 1);
 }
 
-/// The bucket of `key` in a slot table: words (one per slot), the tails' buckets below
-/// and above. Selects only, no branch (the slot index is clamped for keys outside).
+/// A dense slot on the device: its sub-slots' span, the buckets of its keys below and
+/// above them, and where its sub-slot words start.
 template <class U>
-KSELECT_HD std::uint32_t radix_slot_bucket(const std::uint32_t* word, U base, U last_offset, int shift,
-                                           std::uint32_t below, std::uint32_t above, U key) {
+struct alignas(16) radix_dense_record {
+  U sub_base, sub_last;  ///< sub_last: the last key offset (key - sub_base) inside the sub-slots
+  std::uint32_t below, above, first_word, shift;
+};
+
+/// A slot table as the passes read it (core::radix_slot_bucket).
+template <class U>
+struct radix_slot_map {
+  const std::uint32_t* words;               ///< one per slot
+  const radix_dense_record<U>* dense;       ///< one per dense slot
+  const std::uint32_t* sub_words;           ///< the dense slots' sub-slot words
+  U base, last_offset;
+  int shift;
+  std::uint32_t below, above;               ///< the tails' buckets
+};
+
+/// The bucket of key offset rel (within its slot or sub-slot of 2^shift keys) by word w.
+template <class U>
+KSELECT_HD std::uint32_t radix_word_bucket(std::uint32_t w, U rel, int shift) {
   constexpr int bits = 8 * sizeof(U);
-  const U rel = static_cast<U>(key - base);
-  const bool inside = rel <= last_offset;
-  const std::uint32_t w = word[inside ? static_cast<std::uint32_t>(rel >> shift) : 0u];
-  const U fraction = static_cast<U>(rel << (bits - shift));
-  const std::uint32_t b = (w & ((1u << radix_slot_first_bits) - 1)) +
-                          static_cast<std::uint32_t>(mul_hi(fraction, static_cast<U>(w >> radix_slot_first_bits)));
-  return inside ? b : key < base ? below : above;
+  return (w & ((1u << radix_slot_first_bits) - 1)) +
+         static_cast<std::uint32_t>(mul_hi(static_cast<U>(rel << (bits - shift)),
+                                           static_cast<U>((w & ~radix_dense_flag) >> radix_slot_first_bits)));
+}
+
+/// The bucket of `key` whose slot word is w (inside: rel = key - base <= last_offset):
+/// selects for plain slots and tails; a dense slot's keys read its record and a
+/// sub-slot word (a branch, taken only on data with dense slots).
+template <class U>
+KSELECT_HD std::uint32_t radix_bucket_of_word(const radix_slot_map<U>& m, std::uint32_t w, bool inside, U rel, U key) {
+  if (inside && (w & radix_dense_flag) != 0) {
+    const radix_dense_record<U> d = m.dense[w & ~radix_dense_flag];
+    const U sub_rel = static_cast<U>(key - d.sub_base);
+    const bool in_subs = sub_rel <= d.sub_last;
+    const std::uint32_t sub_w = m.sub_words[d.first_word + (in_subs ? static_cast<std::uint32_t>(sub_rel >> d.shift) : 0u)];
+    return in_subs ? radix_word_bucket(sub_w, sub_rel, static_cast<int>(d.shift)) : key < d.sub_base ? d.below : d.above;
+  }
+  return inside ? radix_word_bucket(w, rel, m.shift) : key < m.base ? m.below : m.above;
+}
+
+/// The bucket of `key` in a slot table.
+template <class U>
+KSELECT_HD std::uint32_t radix_slot_bucket(const radix_slot_map<U>& m, U key) {
+  const U rel = static_cast<U>(key - m.base);
+  const bool inside = rel <= m.last_offset;
+  const std::uint32_t w = m.words[inside ? static_cast<std::uint32_t>(rel >> m.shift) : 0u];
+  return radix_bucket_of_word(m, w, inside, rel, key);
 }
 
 /// A lookup of a round's intervals by the high bits of the key, so that a pass finds

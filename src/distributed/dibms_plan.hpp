@@ -81,14 +81,38 @@ round_table<U> make_table(std::span<const U> lo, std::span<const U> hi,
 /// so that the slots' words take 8 KiB beside the histogram.
 inline constexpr int first_table_max_slots = 2048;
 
-/// Phase 1's table for a sample that repeats no key, as radix slots (core::radix_slots):
-/// the span of the sample cut into equal slots of 2^shift keys, each given one bucket
-/// plus its share of the rest, in proportion to the sample keys it holds (interpolated
-/// between knots every few sample keys, core::interpolated_position, as the single-GPU
-/// bin map does), at most one bucket per key value of the slot; tails below and above
-/// the slots with one bucket each. The same kernel-density idea as the paper's pivot
-/// intervals, at a finer grain, and a key's bucket costs a shift, one word and one
-/// multiply, with no search for its interval.
+/// True when the sample repeats a key: the data may hold heavy duplicates, so the
+/// first round should also find each interval's minimum and maximum (an interval
+/// holding one value then answers its ranks at once).
+template <class U>
+bool sample_has_repeats(std::span<const U> sorted_sample) {
+  return std::adjacent_find(sorted_sample.begin(), sorted_sample.end()) != sorted_sample.end();
+}
+
+/// Dense slots a first table holds at most, and sub-slots per dense slot at most: their
+/// words take 16 KiB of shared memory beside the slots'.
+inline constexpr std::size_t first_table_max_dense = 16;
+inline constexpr std::uint32_t first_table_max_subs = 256;
+
+/// The most distinct sample keys one bucket of a first table may hold: max(4 + 4 s / B,
+/// s / 256) for s sample keys and B buckets (a bucket's fair share is s / B).
+inline std::size_t crowded_bucket_keys(std::size_t sample_keys, std::uint32_t buckets) {
+  return std::max<std::size_t>(4 + 4 * sample_keys / std::max<std::uint32_t>(buckets, 1), sample_keys / 256);
+}
+
+/// Phase 1's table as radix slots (core::radix_slots): the span of the sample cut into
+/// equal slots of 2^shift keys, each given one bucket plus its share of the rest, in
+/// proportion to the sample keys it holds (interpolated between knots every few sample
+/// keys, core::interpolated_position, as the single-GPU bin map does), at most one
+/// bucket per key value of the slot; tails below and above the slots with one bucket
+/// each. The same kernel-density idea as the paper's pivot intervals, at a finer grain,
+/// and a key's bucket costs a shift, one word and one multiply, with no search for its
+/// interval. A slot whose buckets would crowd many sample keys into one (a repeated
+/// value, a cluster narrower than the slot) is made *dense*: its sample keys' range is
+/// cut into up to 256 sub-slots, each with buckets in proportion to the sample keys it
+/// holds; a repeated value alone gets a sub-slot of two keys and two buckets, so its
+/// ranks are answered after this round (the heavy keys of the pivot intervals, below,
+/// do the same there).
 template <class U>
 round_table<U> first_round_slot_table(std::span<const U> sorted_sample, std::uint32_t buckets, int max_slots) {
   constexpr int bits = 8 * sizeof(U);
@@ -104,75 +128,150 @@ round_table<U> first_round_slot_table(std::span<const U> sorted_sample, std::uin
   layout.tail_below = layout.base > U(0);
   layout.tail_above = static_cast<U>(layout.base + last) < static_cast<U>(~U(0));
   const std::uint32_t tails = (layout.tail_below ? 1u : 0u) + (layout.tail_above ? 1u : 0u);
-  const std::uint64_t spare = buckets > layout.slots + tails ? buckets - layout.slots - tails : 0;
   const int count = static_cast<int>(sorted_sample.size());
   const std::uint64_t end = static_cast<std::uint64_t>(std::max(count - 1, 1)) << 16;
-  // The spare buckets before slot j's first key: monotone in j, spare at the end.
-  const auto before = [&](std::uint32_t j) -> std::uint64_t {
-    if (j >= layout.slots) return spare;
-    if (count < 2) return spare * j / layout.slots;
-    const U key = static_cast<U>(layout.base + (static_cast<U>(j) << layout.shift));
-    const std::uint64_t at = core::interpolated_position(sorted_sample.data(), count, key);
-    return static_cast<std::uint64_t>(static_cast<unsigned __int128>(spare) * at / end);
-  };
-  const std::uint64_t per_slot_cap =
-      std::min<std::uint64_t>(core::radix_slot_max_count, layout.shift >= 32 ? ~0ull : 1ull << layout.shift);
-  std::vector<U> lo, hi;
-  std::vector<std::uint32_t> allot;
-  if (layout.tail_below) {
-    lo.push_back(U(0));
-    hi.push_back(static_cast<U>(layout.base - 1));
-    allot.push_back(1);
-  }
   const U width_less_one = static_cast<U>((U(1) << layout.shift) - 1);
-  std::uint64_t at = before(0);
+  const std::uint64_t slot_cap =
+      std::min<std::uint64_t>(core::radix_slot_max_count, layout.shift >= 32 ? ~0ull : 1ull << layout.shift);
+  const auto slot_lo = [&](std::uint32_t j) { return static_cast<U>(layout.base + (static_cast<U>(j) << layout.shift)); };
+  // Each slot's buckets: one plus its share of `spare`, by the interpolated sample positions.
+  const auto allot_slots = [&](std::uint64_t spare) {
+    const auto before = [&](std::uint32_t j) -> std::uint64_t {
+      if (j >= layout.slots) return spare;
+      if (count < 2) return spare * j / layout.slots;
+      const std::uint64_t at = core::interpolated_position(sorted_sample.data(), count, slot_lo(j));
+      return static_cast<std::uint64_t>(static_cast<unsigned __int128>(spare) * at / end);
+    };
+    std::vector<std::uint32_t> allot(layout.slots);
+    std::uint64_t at = before(0);
+    for (std::uint32_t j = 0; j < layout.slots; ++j) {
+      const std::uint64_t next = before(j + 1);
+      allot[j] = static_cast<std::uint32_t>(std::min<std::uint64_t>(1 + next - at, slot_cap));
+      at = next;
+    }
+    return allot;
+  };
+  const std::uint64_t spare = buckets > layout.slots + tails ? buckets - layout.slots - tails : 0;
+  std::vector<std::uint32_t> allot = allot_slots(spare);
+  // The sample keys of each slot: [from[j], from[j + 1]).
+  std::vector<std::size_t> from(layout.slots + 1, sorted_sample.size());
+  {
+    std::size_t k = 0;
+    while (k < sorted_sample.size() && sorted_sample[k] < layout.base) ++k;
+    for (std::uint32_t j = 0; j < layout.slots; ++j) {
+      from[j] = k;
+      const U slot_hi = static_cast<U>(slot_lo(j) + width_less_one);
+      while (k < sorted_sample.size() && sorted_sample[k] <= slot_hi) ++k;
+    }
+    from[layout.slots] = k;
+  }
+  // Dense slots: those with a bucket wider than one key value that holds more sample
+  // keys than the crowding limit, or a key the sample repeats (likely a heavy key, whose
+  // ranks a bucket of its own answers at once), the fullest first.
+  const std::size_t limit = crowded_bucket_keys(sorted_sample.size(), buckets);
+  std::vector<std::pair<std::size_t, std::uint32_t>> crowded;  // (sample keys, slot)
   for (std::uint32_t j = 0; j < layout.slots; ++j) {
-    const std::uint64_t next = before(j + 1);
-    const U first_key = static_cast<U>(layout.base + (static_cast<U>(j) << layout.shift));
-    lo.push_back(first_key);
-    hi.push_back(static_cast<U>(first_key + width_less_one));
-    allot.push_back(static_cast<std::uint32_t>(std::min<std::uint64_t>(1 + next - at, per_slot_cap)));
-    at = next;
+    const core::bucket_interval<U> iv =
+        make_interval(slot_lo(j), static_cast<U>(slot_lo(j) + width_less_one), allot[j], 0);
+    std::size_t run = 0;
+    std::uint32_t run_bucket = ~0u;
+    bool dense = false;
+    for (std::size_t k = from[j]; k < from[j + 1] && !dense; ++k) {
+      const std::uint32_t b = core::bucket_offset(iv, sorted_sample[k]);
+      run = b == run_bucket ? run + 1 : 1;
+      run_bucket = b;
+      const bool repeated = k > from[j] && sorted_sample[k] == sorted_sample[k - 1];
+      dense = (run > limit || repeated) && bucket_first_key(iv, b) != bucket_last_key(iv, b);
+    }
+    if (dense) crowded.emplace_back(from[j + 1] - from[j], j);
   }
-  if (layout.tail_above) {
-    lo.push_back(static_cast<U>(layout.base + last + 1));
-    hi.push_back(static_cast<U>(~U(0)));
-    allot.push_back(1);
+  std::sort(crowded.begin(), crowded.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  if (crowded.size() > first_table_max_dense) crowded.resize(first_table_max_dense);
+  std::sort(crowded.begin(), crowded.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  for (const auto& c : crowded) {
+    const std::uint32_t j = c.second;
+    const U slot_hi = static_cast<U>(slot_lo(j) + width_less_one);
+    const U kmin = sorted_sample[from[j]], kmax = sorted_sample[from[j + 1] - 1];
+    core::radix_dense_slot<U> d;
+    d.slot = j;
+    d.sub_shift = 1;
+    const auto subs_of = [&](int shift) { return static_cast<U>(static_cast<U>(kmax - kmin) >> shift) + 1; };  // in U: no wrap
+    while (d.sub_shift < layout.shift && subs_of(d.sub_shift) > first_table_max_subs) ++d.sub_shift;
+    // The sub-slots lie inside the slot (subs * 2^sub_shift at most its width).
+    while (d.sub_shift < layout.shift &&
+           static_cast<U>((static_cast<U>(subs_of(d.sub_shift)) << d.sub_shift) - 1) > width_less_one)
+      ++d.sub_shift;
+    d.subs = static_cast<std::uint32_t>(subs_of(d.sub_shift));  // at most first_table_max_subs (or 1 at the slot's shift)
+    const U sub_span_less_one = static_cast<U>((static_cast<U>(d.subs) << d.sub_shift) - 1);
+    d.sub_base = static_cast<U>(slot_hi - kmin) < sub_span_less_one ? static_cast<U>(slot_hi - sub_span_less_one) : kmin;
+    layout.dense.push_back(d);
   }
-  round_table<U> t = make_table<U>(lo, hi, allot);
+  // Buckets for the dense slots' sub-slots and their slots' ends come out of the spare.
+  std::uint64_t dense_extra = 0;
+  for (const auto& d : layout.dense) dense_extra += d.subs + 2;
+  if (dense_extra > 0) allot = allot_slots(spare > dense_extra ? spare - dense_extra : 0);
+
+  std::vector<U> lo, hi;
+  std::vector<std::uint32_t> counts;
+  const auto add = [&](U a, U b, std::uint64_t c) {
+    lo.push_back(a);
+    hi.push_back(b);
+    counts.push_back(static_cast<std::uint32_t>(c));
+  };
+  if (layout.tail_below) add(U(0), static_cast<U>(layout.base - 1), 1);
+  std::size_t next_dense = 0;
+  for (std::uint32_t j = 0; j < layout.slots; ++j) {
+    const U first_key = slot_lo(j), last_key = static_cast<U>(first_key + width_less_one);
+    if (next_dense < layout.dense.size() && layout.dense[next_dense].slot == j) {
+      const core::radix_dense_slot<U>& d = layout.dense[next_dense++];
+      const U sub_width_less_one = static_cast<U>((U(1) << d.sub_shift) - 1);
+      const U sub_end = static_cast<U>(d.sub_base + ((static_cast<U>(d.subs) << d.sub_shift) - 1));
+      const std::uint64_t sub_cap =
+          std::min<std::uint64_t>(core::radix_slot_max_count, d.sub_shift >= 32 ? ~0ull : 1ull << d.sub_shift);
+      const std::size_t held = from[j + 1] - from[j];
+      if (d.sub_base > first_key) add(first_key, static_cast<U>(d.sub_base - 1), 1);
+      std::size_t k = from[j];
+      for (std::uint32_t i = 0; i < d.subs; ++i) {
+        const U sub_lo = static_cast<U>(d.sub_base + (static_cast<U>(i) << d.sub_shift));
+        const U sub_hi = static_cast<U>(sub_lo + sub_width_less_one);
+        std::size_t in_sub = 0;
+        while (k < from[j + 1] && sorted_sample[k] <= sub_hi) ++k, ++in_sub;
+        add(sub_lo, sub_hi, std::min<std::uint64_t>(1 + allot[j] * in_sub / std::max<std::size_t>(held, 1), sub_cap));
+      }
+      if (sub_end < last_key) add(static_cast<U>(sub_end + 1), last_key, 1);
+    } else {
+      add(first_key, last_key, allot[j]);
+    }
+  }
+  if (layout.tail_above) add(static_cast<U>(layout.base + last + 1), static_cast<U>(~U(0)), 1);
+  round_table<U> t = make_table<U>(lo, hi, counts);
   t.slots = layout;
   return t;
 }
 
-/// Whether a slot table spreads the sample over its buckets: no bucket holds more than
-/// max(4 + 4 s / B, s / 256) of the s sample keys (B buckets; a bucket's fair share is s / B). Slots are equal in key width, and within a slot
-/// buckets are too: keys packed at one end of a slot (integers skewed over many orders
-/// of magnitude) would share one bucket, and a rank there would keep most of them for
-/// the next round. The pivot intervals, which start at sample keys, are then the better
-/// first table. Floating-point keys are spread within a slot (a slot is a range of
-/// mantissas), so continuous float data keeps the slots.
+/// Whether a slot table spreads the sample over its buckets: no bucket wider than one
+/// key value holds more than crowded_bucket_keys() sample keys. Slots are equal in key
+/// width, and within a slot buckets are too: keys packed at one end of a slot (integers
+/// skewed over many orders of magnitude; more crowded slots than dense ones) would share
+/// one bucket, and a rank there would keep most of them for the next round. The pivot
+/// intervals, which start at sample keys, are then the better first table.
 template <class U>
 bool slot_table_spreads_sample(const round_table<U>& t, std::span<const U> sorted_sample) {
-  const std::size_t s = sorted_sample.size();
-  const std::size_t limit = std::max<std::size_t>(4 + 4 * s / std::max<std::uint32_t>(t.buckets, 1), s / 256);
-  const std::size_t first_slot = t.slots.tail_below ? 1 : 0;
+  const radix_slot_image<U> image = make_radix_slot_image(t);
+  if (image.slots == 0) return false;
+  const core::radix_slot_map<U> map = image.map();
+  const std::size_t limit = crowded_bucket_keys(sorted_sample.size(), t.buckets);
+  std::size_t iv = 0;  // the interval of the run's bucket (bucket order is interval order)
   std::size_t run = 0;
-  std::uint64_t last_bucket = ~0ull;
+  std::uint32_t last_bucket = ~0u;
   for (const U key : sorted_sample) {
-    // The bucket of a key: its slot (or tail) interval's projection (the sample is sorted,
-    // so equal buckets are consecutive).
-    std::size_t i = first_slot;
-    if (t.slots.tail_below && key < t.slots.base) i = 0;
-    else {
-      const U rel = static_cast<U>(key - t.slots.base);
-      const std::size_t slot = static_cast<std::size_t>(rel >> t.slots.shift);
-      i = std::min(first_slot + slot, t.intervals.size() - 1);
-    }
-    const core::bucket_interval<U>& iv = t.intervals[i];
-    const std::uint64_t b = iv.first + core::bucket_offset(iv, key);
+    const std::uint32_t b = core::radix_slot_bucket(map, key);
     run = b == last_bucket ? run + 1 : 1;
     last_bucket = b;
-    if (run > limit) return false;
+    if (run <= limit) continue;
+    while (iv + 1 < t.intervals.size() && t.intervals[iv].first + t.intervals[iv].count <= b) ++iv;
+    const core::bucket_interval<U>& in = t.intervals[iv];
+    if (bucket_first_key(in, b - in.first) != bucket_last_key(in, b - in.first)) return false;
   }
   return true;
 }
@@ -193,15 +292,9 @@ bool slot_table_spreads_sample(const round_table<U>& t, std::span<const U> sorte
 /// a bucket holds one value. Uniform data rarely repeats a sample key: its table is
 /// the paper's.
 template <class U>
-round_table<U> first_round_table(std::span<const U> sorted_sample, int pivot_intervals,
-                                 std::uint32_t buckets) {
+round_table<U> first_round_pivot_table(std::span<const U> sorted_sample, int pivot_intervals,
+                                       std::uint32_t buckets) {
   const std::size_t s = sorted_sample.size();
-  const int slots = static_cast<int>(std::min<std::uint32_t>(first_table_max_slots, buckets / 4));
-  if (slots >= 2 && buckets < (1u << core::radix_slot_first_bits) &&
-      std::adjacent_find(sorted_sample.begin(), sorted_sample.end()) == sorted_sample.end()) {
-    round_table<U> t = first_round_slot_table<U>(sorted_sample, buckets, slots);
-    if (slot_table_spreads_sample(t, sorted_sample)) return t;
-  }
   const U smin = sorted_sample.front(), smax = sorted_sample.back();
   std::vector<U> pivots{smin};
   for (int i = 1; i < pivot_intervals; ++i) {
@@ -277,13 +370,25 @@ round_table<U> first_round_table(std::span<const U> sorted_sample, int pivot_int
   return make_table<U>(lo, hi, allot);
 }
 
-/// True when the sample repeats a key: the data may hold heavy duplicates, so the
-/// first round should also find each interval's minimum and maximum (an interval
-/// holding one value then answers its ranks at once).
+/// Phase 1's table: radix slots (first_round_slot_table) where they spread the sample
+/// over their buckets (slot_table_spreads_sample), else the pivot intervals
+/// (first_round_pivot_table). Where the sample repeats keys and the slots do not spread
+/// it (two repeated values in one slot share its sub-slots' buckets: 16 values 0.375
+/// apart), slots half and a quarter as wide are tried first.
 template <class U>
-bool sample_has_repeats(std::span<const U> sorted_sample) {
-  return std::adjacent_find(sorted_sample.begin(), sorted_sample.end()) != sorted_sample.end();
+round_table<U> first_round_table(std::span<const U> sorted_sample, int pivot_intervals, std::uint32_t buckets) {
+  const int slots = static_cast<int>(std::min<std::uint32_t>(first_table_max_slots, buckets / 4));
+  if (slots >= 2 && buckets + (first_table_max_subs + 2) * first_table_max_dense < (1u << core::radix_slot_first_bits)) {
+    const bool repeats = sample_has_repeats<U>(sorted_sample);
+    for (int tried = slots; tried <= 4 * slots && tried <= static_cast<int>(buckets / 2); tried *= 2) {
+      round_table<U> t = first_round_slot_table<U>(sorted_sample, buckets, tried);
+      if (slot_table_spreads_sample(t, sorted_sample)) return t;
+      if (!repeats) break;
+    }
+  }
+  return first_round_pivot_table(sorted_sample, pivot_intervals, buckets);
 }
+
 
 /// A rank still being looked for: its position among the keys the current round counts
 /// (the union of the round's intervals, in key order), and where its answer goes.

@@ -191,16 +191,23 @@ void check_round_table(const round_table<U>& table, const char* who) {
   }
 }
 
-/// A slot table's device image: one word per slot and the tails' buckets
-/// (core::radix_slot_bucket), or slots == 0 when the table's `slots` do not describe
-/// its intervals exactly (then the intervals are used as they are).
+/// A slot table's image for the passes (core::radix_slot_map): one word per slot, the
+/// dense slots' records and sub-slot words, the tails' buckets; slots == 0 when the
+/// table's `slots` do not describe its intervals exactly (then the intervals are used
+/// as they are).
 template <class U>
 struct radix_slot_image {
   std::uint32_t slots = 0;
   U base = 0, last_offset = 0;
   int shift = 1;
   std::uint32_t below = 0, above = 0;
-  std::vector<std::uint32_t> words;
+  std::vector<std::uint32_t> words, sub_words;
+  std::vector<core::radix_dense_record<U>> dense;
+
+  /// The map over this image's host arrays.
+  core::radix_slot_map<U> map() const {
+    return {words.data(), dense.data(), sub_words.data(), base, last_offset, shift, below, above};
+  }
 };
 
 template <class U>
@@ -208,37 +215,70 @@ radix_slot_image<U> make_radix_slot_image(const round_table<U>& table) {
   radix_slot_image<U> image;
   const core::radix_slots<U>& s = table.slots;
   constexpr int bits = 8 * sizeof(U);
-  const std::size_t tails = (s.tail_below ? 1 : 0) + (s.tail_above ? 1 : 0);
-  if (s.slots == 0 || s.shift < 1 || s.shift >= bits || table.intervals.size() != s.slots + tails ||
-      table.buckets >= (1u << core::radix_slot_first_bits))
+  if (s.slots == 0 || s.shift < 1 || s.shift >= bits || table.buckets >= (1u << core::radix_slot_first_bits))
     return image;
-  const U width_less_one = static_cast<U>((U(1) << s.shift) - 1);
-  const std::size_t first = s.tail_below ? 1 : 0;
   if (!s.tail_below && s.base != U(0)) return image;
-  if (s.tail_below && (table.intervals[0].lo != U(0) || table.intervals[0].hi != static_cast<U>(s.base - 1) ||
-                       table.intervals[0].count != 1))
-    return image;
-  for (std::uint32_t j = 0; j < s.slots; ++j) {
-    const core::bucket_interval<U>& iv = table.intervals[first + j];
-    const U lo = static_cast<U>(s.base + (static_cast<U>(j) << s.shift));
-    const U count_max = static_cast<U>(U(1) << s.shift);
-    const bool ok = iv.lo == lo && iv.hi == static_cast<U>(lo + width_less_one) && iv.count >= 1 &&
-                    iv.count <= core::radix_slot_max_count && static_cast<U>(iv.count) <= count_max &&
-                    (iv.scale == 0 ? static_cast<U>(iv.count) == count_max
-                                   : iv.scale == static_cast<U>(static_cast<U>(iv.count) << (bits - s.shift)));
-    if (!ok) return image;
-    image.words.push_back(core::radix_slot_word(iv.first, iv.count));
+  const std::vector<core::bucket_interval<U>>& ivs = table.intervals;
+  std::size_t next = 0;  // the next interval to match
+  // Interval `next` must be [lo, hi] with `count` buckets (any count when count == 0)
+  // and the projection of a run of 2^shift keys (when shift > 0): returns its first bucket.
+  bool ok = true;
+  const auto take = [&](U lo, U hi, std::uint32_t count, int shift) -> std::uint32_t {
+    if (!ok || next >= ivs.size()) return ok = false, 0u;
+    const core::bucket_interval<U>& iv = ivs[next++];
+    ok = iv.lo == lo && iv.hi == hi && iv.count >= 1 && (count == 0 || iv.count == count);
+    if (ok && shift > 0) {
+      const U width = static_cast<U>(U(1) << shift);
+      ok = iv.count <= core::radix_slot_max_count && static_cast<U>(iv.count) <= width &&
+           (iv.scale == 0 ? static_cast<U>(iv.count) == width
+                          : iv.scale == static_cast<U>(static_cast<U>(iv.count) << (bits - shift)));
+    }
+    return iv.first;
+  };
+  if (s.tail_below) image.below = take(U(0), static_cast<U>(s.base - 1), 1, 0);
+  std::size_t d = 0;
+  const U width_less_one = static_cast<U>((U(1) << s.shift) - 1);
+  for (std::uint32_t j = 0; j < s.slots && ok; ++j) {
+    const U lo = static_cast<U>(s.base + (static_cast<U>(j) << s.shift)), hi = static_cast<U>(lo + width_less_one);
+    if (d < s.dense.size() && s.dense[d].slot == j) {
+      const core::radix_dense_slot<U>& ds = s.dense[d];
+      const U sub_width_less_one = static_cast<U>((U(1) << ds.sub_shift) - 1);
+      const U span_less_one = static_cast<U>((static_cast<U>(ds.subs) << ds.sub_shift) - 1);
+      ok = ds.sub_shift >= 1 && ds.sub_shift <= s.shift && ds.subs >= 1 && ds.sub_base >= lo &&
+           static_cast<U>(ds.sub_base - lo) <= static_cast<U>(width_less_one - span_less_one);
+      if (!ok) break;
+      core::radix_dense_record<U> r{};
+      r.sub_base = ds.sub_base;
+      r.sub_last = span_less_one;
+      r.shift = static_cast<std::uint32_t>(ds.sub_shift);
+      r.first_word = static_cast<std::uint32_t>(image.sub_words.size());
+      const U sub_end = static_cast<U>(ds.sub_base + span_less_one);
+      if (ds.sub_base > lo) r.below = take(lo, static_cast<U>(ds.sub_base - 1), 1, 0);
+      for (std::uint32_t i = 0; i < ds.subs && ok; ++i) {
+        const U sub_lo = static_cast<U>(ds.sub_base + (static_cast<U>(i) << ds.sub_shift));
+        const std::uint32_t first = take(sub_lo, static_cast<U>(sub_lo + sub_width_less_one), 0, ds.sub_shift);
+        if (ok) image.sub_words.push_back(core::radix_slot_word(first, ivs[next - 1].count));
+      }
+      if (ds.sub_base == lo) r.below = image.sub_words.empty() ? 0u : image.sub_words[r.first_word] & ((1u << core::radix_slot_first_bits) - 1);
+      if (sub_end < hi) r.above = take(static_cast<U>(sub_end + 1), hi, 1, 0);
+      else r.above = ok ? ivs[next - 1].first + ivs[next - 1].count - 1 : 0u;
+      image.words.push_back(core::radix_dense_flag | static_cast<std::uint32_t>(image.dense.size()));
+      image.dense.push_back(r);
+      ++d;
+    } else {
+      const std::uint32_t first = take(lo, hi, 0, s.shift);
+      if (ok) image.words.push_back(core::radix_slot_word(first, ivs[next - 1].count));
+    }
   }
+  if (!ok || d != s.dense.size()) return {};
   image.last_offset = core::radix_slots_last_offset<U>(s.slots, s.shift);
   if (s.tail_above) {
-    const core::bucket_interval<U>& iv = table.intervals.back();
-    if (iv.lo != static_cast<U>(s.base + image.last_offset + 1) || iv.hi != static_cast<U>(~U(0)) || iv.count != 1)
-      return image;
-    image.above = iv.first;
+    image.above = take(static_cast<U>(s.base + image.last_offset + 1), static_cast<U>(~U(0)), 1, 0);
+    if (!ok) return {};
   } else if (static_cast<U>(s.base + image.last_offset) != static_cast<U>(~U(0))) {
-    return image;
+    return {};
   }
-  if (s.tail_below) image.below = table.intervals[0].first;
+  if (next != ivs.size()) return {};
   image.slots = s.slots;
   image.base = s.base;
   image.shift = s.shift;

@@ -371,7 +371,9 @@ std::vector<typename engine<T>::U> engine<T>::dibms(std::span<const std::int64_t
   distributed::round_table<U> table = distributed::first_round_table<U>(sample, opt_.pivot_intervals, buckets);
   std::vector<distributed::rank_target> pending;
   for (std::size_t i = 0; i < ranks.size(); ++i) pending.push_back({ranks[i], i});
-  bool minmax = distributed::sample_has_repeats<U>(sample);
+  // Extremes in the first round where the sample repeats a key, for the pivot table's
+  // heavy keys; a slot table answers repeated values by its dense slots' one-key buckets.
+  bool minmax = table.slots.slots == 0 && distributed::sample_has_repeats<U>(sample);
   bool compact = false;  // the first round counts every key
   std::int64_t local_kept = 0;
 

@@ -297,16 +297,15 @@ round_table<U> from_buckets_table(const round_table<U>& prev, const std::vector<
   return make_table(specs);
 }
 
-/// The planner's first table of radix slots (distributed::first_round_slot_table) from a
-/// sample of distinct keys in contention, with 64 or 1000 buckets (the full table
-/// when nothing is in contention).
+/// The planner's first table (radix slots, dense ones where the sample repeats keys:
+/// distributed::first_round_slot_table) from a sample of the keys in contention, with 64
+/// or 1000 buckets (the full table when nothing is in contention).
 template <class U>
 round_table<U> slots_table(const std::vector<U>& sorted_keys, rng& r) {
   if (sorted_keys.empty()) return full_table<U>(64);
   std::vector<U> sample;
   for (int i = 0; i < 200; ++i) sample.push_back(sorted_keys[r.below(sorted_keys.size())]);
-  std::sort(sample.begin(), sample.end());
-  sample.erase(std::unique(sample.begin(), sample.end()), sample.end());
+  std::sort(sample.begin(), sample.end());  // repeats kept: dense slots where keys repeat
   return distributed::first_round_table<U>(sample, 16, r.below(2) ? 64u : 1000u);
 }
 

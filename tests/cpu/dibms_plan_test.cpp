@@ -130,14 +130,14 @@ TYPED_TEST(DibmsPlan, EveryKeyLiesInTheRangeNamedForItsBucket) {
   }
 }
 
-TYPED_TEST(DibmsPlan, FirstTableCoversEveryKeyAndFollowsTheSample) {
+TYPED_TEST(DibmsPlan, PivotTableCoversEveryKeyAndFollowsTheSample) {
   using U = TypeParam;
   std::mt19937_64 rng(11);
   for (const int distinct : {1, 2, 16, 1 << 20}) {
     std::vector<U> sample(1024);
     for (U& s : sample) s = static_cast<U>(1000 + (rng() % static_cast<std::uint64_t>(distinct)) * 37);
     std::sort(sample.begin(), sample.end());
-    const round_table<U> t = first_round_table<U>(sample, 16, 8192);
+    const round_table<U> t = first_round_pivot_table<U>(sample, 16, 8192);
     ASSERT_EQ(t.intervals.front().lo, U(0));
     ASSERT_EQ(t.intervals.back().hi, static_cast<U>(~U(0)));
     for (std::size_t i = 0; i + 1 < t.intervals.size(); ++i) {
@@ -167,8 +167,7 @@ TYPED_TEST(DibmsPlan, FirstTableCoversEveryKeyAndFollowsTheSample) {
 // every key tried: random keys, every slot's first and last key, the tails' ends;
 // with samples spread over the key range, packed near 0, near the top, in a span
 // narrower than the slots, and of one key. The buckets follow the sample: no bucket
-// holds more than 1/16 of it; a sample the slots would not spread (keys packed at one
-// end of wide slots) gets the pivot intervals instead.
+// holds more than 1/16 of it (keys packed at one end of wide slots take a dense slot).
 TYPED_TEST(DibmsPlan, FirstTableOfDistinctSampleIsRadixSlotsWithTheSameBuckets) {
   using U = TypeParam;
   const U max = static_cast<U>(~U(0));
@@ -193,11 +192,8 @@ TYPED_TEST(DibmsPlan, FirstTableOfDistinctSampleIsRadixSlotsWithTheSameBuckets) 
       }
       const round_table<U> t = first_round_table<U>(sample, 16, buckets);
       // Keys packed at the low end of wide slots (shape 4, integers over 30 orders of
-      // two) would share buckets: those samples keep the pivot intervals.
-      if (shape == 4) {
-        if (buckets >= 512) EXPECT_EQ(t.slots.slots, 0u) << "a skewed sample keeps the pivot table";
-        if (t.slots.slots == 0) continue;
-      }
+      // two) crowd a slot: a dense slot spreads them, or the pivot table is kept.
+      if (shape == 4 && t.slots.slots == 0) continue;
       ASSERT_GT(t.slots.slots, 0u) << "shape " << shape << ", " << buckets << " buckets";
       ASSERT_LE(t.buckets, buckets);
       ASSERT_EQ(t.intervals.front().lo, U(0));
@@ -209,8 +205,7 @@ TYPED_TEST(DibmsPlan, FirstTableOfDistinctSampleIsRadixSlotsWithTheSameBuckets) 
       const radix_slot_image<U> image = make_radix_slot_image(t);
       ASSERT_EQ(image.slots, t.slots.slots) << "the table's slots describe its intervals";
       const auto check = [&](U key) {
-        const std::uint32_t b = core::radix_slot_bucket(image.words.data(), image.base, image.last_offset, image.shift,
-                                                        image.below, image.above, key);
+        const std::uint32_t b = core::radix_slot_bucket(image.map(), key);
         ASSERT_EQ(static_cast<long long>(b), bucket_of(t, key)) << "key " << key << ", shape " << shape;
       };
       for (const auto& iv : t.intervals) {
@@ -229,15 +224,70 @@ TYPED_TEST(DibmsPlan, FirstTableOfDistinctSampleIsRadixSlotsWithTheSameBuckets) 
       }
     }
   }
-  // A sample with a repeated key keeps the pivot table (heavy keys need intervals of their own).
-  std::vector<U> repeated = {5, 5, 9, 100};
-  EXPECT_EQ(first_round_table<U>(repeated, 16, 8192).slots.slots, 0u);
 }
 
-// Heavy keys: every value the sample repeats is an interval of its own, one bucket
+// A sample that repeats keys (few distinct values, tight clusters, all equal, the ends
+// of the key range) gets dense slots: the table is still radix slots whose image
+// matches its intervals for every key tried, and every repeated sample key lies in a
+// bucket of its own key value alone (its ranks are answered after one round).
+TYPED_TEST(DibmsPlan, FirstTableGivesRepeatedSampleKeysBucketsOfOneValue) {
+  using U = TypeParam;
+  const U max = static_cast<U>(~U(0));
+  std::mt19937_64 rng(31);
+  for (int shape = 0; shape < 6; ++shape) {
+    std::vector<U> sample;
+    for (int i = 0; i < 1024; ++i) {
+      switch (shape) {
+        case 0: sample.push_back(static_cast<U>(1000 + (rng() % 16) * 37)); break;                 // 16 close values
+        case 1: sample.push_back(static_cast<U>((rng() % 16) * (max / 16))); break;                // 16 spread values
+        case 2: sample.push_back(static_cast<U>(777)); break;                                      // all equal
+        case 3: sample.push_back(static_cast<U>((rng() % 8) * (max / 8) + rng() % 100)); break;   // 8 tight clusters
+        case 4: sample.push_back(static_cast<U>(rng() % 3 ? rng() : 424242)); break;               // one heavy key
+        default: sample.push_back(static_cast<U>(rng() % 2 ? 0 : max)); break;                     // the two ends
+      }
+    }
+    std::sort(sample.begin(), sample.end());
+    const round_table<U> t = first_round_table<U>(sample, 16, 8192);
+    // A heavy key amid keys spread over its slot would leave them one bucket below it
+    // and one above: that sample keeps the pivot table (PivotTableGivesRepeated...).
+    if (shape == 4 && t.slots.slots == 0) continue;
+    ASSERT_GT(t.slots.slots, 0u) << "shape " << shape;
+    ASSERT_EQ(t.intervals.front().lo, U(0));
+    ASSERT_EQ(t.intervals.back().hi, max);
+    for (std::size_t i = 0; i + 1 < t.intervals.size(); ++i) {
+      ASSERT_EQ(static_cast<U>(t.intervals[i].hi + 1), t.intervals[i + 1].lo);
+      ASSERT_EQ(t.intervals[i].first + t.intervals[i].count, t.intervals[i + 1].first);
+    }
+    const radix_slot_image<U> image = make_radix_slot_image(t);
+    ASSERT_EQ(image.slots, t.slots.slots) << "shape " << shape;
+    const auto check = [&](U key) {
+      ASSERT_EQ(static_cast<long long>(core::radix_slot_bucket(image.map(), key)), bucket_of(t, key))
+          << "key " << key << ", shape " << shape;
+    };
+    for (const auto& iv : t.intervals) {
+      check(iv.lo);
+      check(iv.hi);
+    }
+    for (int r = 0; r < 3000; ++r) check(static_cast<U>(rng()));
+    for (std::size_t i = 0; i < sample.size(); ++i) {
+      const U v = sample[i];
+      check(v);
+      const bool repeated = (i > 0 && sample[i - 1] == v) || (i + 1 < sample.size() && sample[i + 1] == v);
+      if (!repeated) continue;
+      const long long b = bucket_of(t, v);
+      const auto& iv = *std::find_if(t.intervals.begin(), t.intervals.end(),
+                                     [&](const auto& x) { return x.lo <= v && v <= x.hi; });
+      const auto j = static_cast<std::uint32_t>(b - iv.first);
+      EXPECT_EQ(bucket_first_key(iv, j), v) << "shape " << shape << ": a repeated key's bucket is that key alone";
+      EXPECT_EQ(bucket_last_key(iv, j), v) << "shape " << shape;
+    }
+  }
+}
+
+// The pivot table's heavy keys: every value the sample repeats is an interval of its own, one bucket
 // wide (so its ranks are answered after one round); values it holds once are not; the
 // table still tiles the key space, also with repeated values at 0 and at the top.
-TYPED_TEST(DibmsPlan, FirstTableGivesRepeatedSampleKeysTheirOwnInterval) {
+TYPED_TEST(DibmsPlan, PivotTableGivesRepeatedSampleKeysTheirOwnInterval) {
   using U = TypeParam;
   const U max = static_cast<U>(~U(0));
   std::mt19937_64 rng(5);
@@ -252,7 +302,7 @@ TYPED_TEST(DibmsPlan, FirstTableGivesRepeatedSampleKeysTheirOwnInterval) {
       }
     }
     std::sort(sample.begin(), sample.end());
-    const round_table<U> t = first_round_table<U>(sample, 16, 8192);
+    const round_table<U> t = first_round_pivot_table<U>(sample, 16, 8192);
     ASSERT_EQ(t.intervals.front().lo, U(0));
     ASSERT_EQ(t.intervals.back().hi, max);
     for (std::size_t i = 0; i + 1 < t.intervals.size(); ++i) {

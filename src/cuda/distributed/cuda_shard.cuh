@@ -462,6 +462,50 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     return kept;
   }
 
+  /// The slot map of an image with `words` (the image's, or marked for a refining pass),
+  /// sizes only (the arrays' pointers come with upload_slot_map).
+  static slot_map_args<U> slot_map_of(const kselect::distributed::radix_slot_image<U>& image,
+                                      const std::vector<std::uint32_t>& words, std::uint32_t buckets) {
+    slot_map_args<U> m{};
+    m.slots = static_cast<std::uint32_t>(words.size());
+    m.num_dense = static_cast<std::uint32_t>(image.dense.size());
+    m.num_sub_words = static_cast<std::uint32_t>(image.sub_words.size());
+    m.base = image.base;
+    m.last_offset = image.last_offset;
+    m.shift = image.shift;
+    m.below = image.below;
+    m.above = image.above;
+    m.buckets = buckets;
+    return m;
+  }
+
+  /// Copies [prefix][words][dense records][sub-slot words] to the device in one buffer
+  /// (`into`, 16-byte aligned parts) and returns the map over them.
+  slot_map_args<U> upload_slot_map(const kselect::distributed::radix_slot_image<U>& image,
+                                   const std::vector<std::uint32_t>& words, std::uint32_t buckets,
+                                   std::span<const unsigned char> prefix, stream_buffer& into) {
+    const auto align = [](std::size_t b) { return (b + 15) / 16 * 16; };
+    const std::size_t words_at = align(prefix.size());
+    const std::size_t dense_at = align(words_at + words.size() * sizeof(std::uint32_t));
+    const std::size_t sub_at = align(dense_at + image.dense.size() * sizeof(core::radix_dense_record<U>));
+    const std::size_t bytes = sub_at + image.sub_words.size() * sizeof(std::uint32_t);
+    std::vector<unsigned char> host(bytes, 0);
+    if (!prefix.empty()) std::memcpy(host.data(), prefix.data(), prefix.size());
+    std::memcpy(host.data() + words_at, words.data(), words.size() * sizeof(std::uint32_t));
+    if (!image.dense.empty())
+      std::memcpy(host.data() + dense_at, image.dense.data(), image.dense.size() * sizeof(core::radix_dense_record<U>));
+    if (!image.sub_words.empty())
+      std::memcpy(host.data() + sub_at, image.sub_words.data(), image.sub_words.size() * sizeof(std::uint32_t));
+    into = stream_buffer(bytes, stream_, pool_);
+    check(cudaMemcpyAsync(into.get(), host.data(), bytes, cudaMemcpyHostToDevice, stream_), "copying the slot map");
+    auto* device = static_cast<unsigned char*>(into.get());
+    slot_map_args<U> m = slot_map_of(image, words, buckets);
+    m.words = reinterpret_cast<const std::uint32_t*>(device + words_at);
+    m.dense = reinterpret_cast<const core::radix_dense_record<U>*>(device + dense_at);
+    m.sub_words = reinterpret_cast<const std::uint32_t*>(device + sub_at);
+    return m;
+  }
+
   /// A first round laid out in radix slots (core::radix_slots) over the caller's
   /// values: slot_count_kernel, with the slot words kept on the device for the next
   /// round's run_slot_refine. False (nothing launched) where it does not apply: another
@@ -470,21 +514,16 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     const kselect::distributed::radix_slot_image<U> image = kselect::distributed::make_radix_slot_image(table);
     if (image.slots == 0 || n_ == 0 || n_ > (std::int64_t{1} << 31) * sms_) return false;
     slot_count_args<U> s{};
-    s.map = slot_map_args<U>{nullptr, image.slots, image.base, image.last_offset, image.shift, image.below,
-                             image.above, table.buckets};
+    s.map = slot_map_of(image, image.words, table.buckets);
     s.counts = a.counts;
     s.noncanonical = a.noncanonical;
     const slot_shared_layout layout = slot_shared_layout::count(s);
     const auto launch = [&](auto kernel) {
       const unsigned blocks = grid_for(kernel, layout.bytes, n_);
       if (blocks == 0) return false;
-      first_words_ = stream_buffer(image.words.size() * sizeof(std::uint32_t), stream_, pool_);
-      check(cudaMemcpyAsync(first_words_.get(), image.words.data(), image.words.size() * sizeof(std::uint32_t),
-                            cudaMemcpyHostToDevice, stream_),
-            "copying the slot table");
-      s.map.words = static_cast<const std::uint32_t*>(first_words_.get());
+      s.map = upload_slot_map(image, image.words, table.buckets, {}, first_words_);
       profiler_.start(stream_, "distributed count: " + std::to_string(n_) + " keys, " + std::to_string(image.slots) +
-                                   " radix slots");
+                                   " radix slots (" + std::to_string(image.dense.size()) + " dense)");
       kernel<<<blocks, shard_tuning::count_threads, layout.bytes, stream_>>>(values_, n_, s);
       profiler_.stop(stream_);
       check(cudaGetLastError(), "slot_count_kernel launch");
@@ -509,9 +548,8 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     if (first_map_.slots == 0 || n_ == 0 || !a.counts || !a.kept || table.intervals.size() >= 0xffff ||
         n_ > (std::int64_t{1} << 31) * sms_)
       return false;
-    const auto bucket_of = [&](U key) {
-      return core::radix_slot_bucket(map.words.data(), map.base, map.last_offset, map.shift, map.below, map.above, key);
-    };
+    const core::radix_slot_map<U> host_map = map.map();
+    const auto bucket_of = [&](U key) { return core::radix_slot_bucket(host_map, key); };
     route_host_.assign(first_map_.buckets, 0);
     for (std::size_t i = 0; i < table.intervals.size(); ++i) {
       const std::uint32_t from = bucket_of(table.intervals[i].lo), to = bucket_of(table.intervals[i].hi);
@@ -520,10 +558,11 @@ class cuda_shard final : public kselect::distributed::shard<T> {
         route_host_[b] = static_cast<std::uint16_t>(i + 1);
       }
     }
-    // The slot words again, those of slots with no routed bucket marked: their keys
-    // skip the route.
+    // The slot words again, those of plain slots with no routed bucket marked: their
+    // keys skip the route.
     std::vector<std::uint32_t> words = map.words;
     for (std::uint32_t j = 0; j < map.slots; ++j) {
+      if (words[j] & core::radix_dense_flag) continue;
       const std::uint32_t first = words[j] & ((1u << core::radix_slot_first_bits) - 1),
                           count = words[j] >> core::radix_slot_first_bits;
       bool routed = false;
@@ -531,7 +570,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
       if (!routed) words[j] = unrouted_slot;
     }
     slot_refine_args<U> r{};
-    r.previous = first_map_;
+    r.previous = slot_map_of(map, words, first_map_.buckets);
     r.lo = a.lo;
     r.hi = a.hi;
     r.scale = a.scale;
@@ -547,17 +586,10 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     const slot_shared_layout layout = slot_shared_layout::refine(r);
     const unsigned blocks = grid_for(slot_refine_kernel<T>, layout.bytes, n_);
     if (blocks == 0) return false;
-    // Routes and words in one buffer, one copy.
-    const std::size_t route_bytes = route_host_.size() * sizeof(std::uint16_t);
-    const std::size_t words_at = (route_bytes + 15) / 16 * 16;
-    std::vector<unsigned char> upload(words_at + words.size() * sizeof(std::uint32_t));
-    std::memcpy(upload.data(), route_host_.data(), route_bytes);
-    std::memcpy(upload.data() + words_at, words.data(), words.size() * sizeof(std::uint32_t));
-    route_ = stream_buffer(upload.size(), stream_, pool_);
-    check(cudaMemcpyAsync(route_.get(), upload.data(), upload.size(), cudaMemcpyHostToDevice, stream_),
-          "copying the routes");
+    const std::span<const unsigned char> routes(reinterpret_cast<const unsigned char*>(route_host_.data()),
+                                                route_host_.size() * sizeof(std::uint16_t));
+    r.previous = upload_slot_map(map, words, first_map_.buckets, routes, route_);
     r.route = static_cast<const std::uint16_t*>(route_.get());
-    r.previous.words = reinterpret_cast<const std::uint32_t*>(static_cast<unsigned char*>(route_.get()) + words_at);
     profiler_.start(stream_, "distributed count: " + std::to_string(n_) + " keys, " + std::to_string(a.num_intervals) +
                                  " intervals through " + std::to_string(first_map_.slots) + " radix slots, keeping");
     slot_refine_kernel<T><<<blocks, shard_tuning::count_threads, layout.bytes, stream_>>>(values_, n_, r);

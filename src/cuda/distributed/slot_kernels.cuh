@@ -25,20 +25,26 @@
 
 namespace kselect::cuda::distributed {
 
-/// A slot table on the device (core::radix_slot_bucket's arguments).
+/// A slot table on the device (core::radix_slot_map's arrays, in global memory, and
+/// their sizes), and the table's buckets.
 template <class U>
 struct slot_map_args {
-  const std::uint32_t* words;  ///< global, slots
+  const std::uint32_t* words;                     ///< slots
   std::uint32_t slots;
+  const core::radix_dense_record<U>* dense;       ///< num_dense
+  std::uint32_t num_dense;
+  const std::uint32_t* sub_words;                 ///< num_sub_words
+  std::uint32_t num_sub_words;
   U base, last_offset;
   int shift;
   std::uint32_t below, above;  ///< the tails' buckets
   std::uint32_t buckets;       ///< the table's buckets
 };
 
-/// slot_refine_kernel's word of a slot none of whose buckets is routed (no slot word is
-/// this: its first bucket would be 2^20 - 1, and slot tables have fewer buckets).
-inline constexpr std::uint32_t unrouted_slot = ~0u;
+/// slot_refine_kernel's word of a plain slot none of whose buckets is routed: a slot of
+/// no buckets from bucket 0 (every real slot has at least one), so that the bucket it
+/// gives is 0, in range, and its route is not read.
+inline constexpr std::uint32_t unrouted_slot = 0u;
 
 /// slot_count_kernel's arguments.
 template <class U>
@@ -69,29 +75,50 @@ struct slot_refine_args {
   unsigned long long* kept_count;
 };
 
-/// Dynamic shared memory of the two kernels, in bytes, 16-byte aligned parts.
+/// Dynamic shared memory of the two kernels, in bytes, 16-byte aligned parts: the slot
+/// map (words, dense records, sub-slot words), the histogram, then for the refining pass
+/// the routes, interval records and extremes.
 struct slot_shared_layout {
-  std::size_t words = 0, histogram = 0, route = 0, records = 0, minmax = 0, bytes = 0;
+  std::size_t dense = 0, sub_words = 0, histogram = 0, route = 0, records = 0, minmax = 0, bytes = 0;
   __host__ __device__ static constexpr std::size_t align(std::size_t b) { return (b + 15) / 16 * 16; }
   template <class U>
-  __host__ __device__ static slot_shared_layout count(const slot_count_args<U>& a) {
+  __host__ __device__ static slot_shared_layout of(const slot_map_args<U>& map, std::uint32_t histogram_buckets) {
     slot_shared_layout l;
-    l.histogram = align(a.map.slots * sizeof(std::uint32_t));
-    l.bytes = l.histogram + a.map.buckets * sizeof(std::uint32_t);
+    l.dense = align(map.slots * sizeof(std::uint32_t));
+    l.sub_words = align(l.dense + map.num_dense * sizeof(core::radix_dense_record<U>));
+    l.histogram = align(l.sub_words + map.num_sub_words * sizeof(std::uint32_t));
+    l.bytes = l.histogram + histogram_buckets * sizeof(std::uint32_t);
     return l;
   }
   template <class U>
+  __host__ __device__ static slot_shared_layout count(const slot_count_args<U>& a) {
+    return of(a.map, a.map.buckets);
+  }
+  template <class U>
   __host__ __device__ static slot_shared_layout refine(const slot_refine_args<U>& a) {
-    slot_shared_layout l;
+    slot_shared_layout l = of(a.previous, a.buckets);
     const auto ni = static_cast<std::size_t>(a.num_intervals);
-    l.histogram = align(a.previous.slots * sizeof(std::uint32_t));
-    l.route = align(l.histogram + a.buckets * sizeof(std::uint32_t));
+    l.route = align(l.bytes);
     l.records = align(l.route + a.previous.buckets * sizeof(std::uint16_t));
     l.minmax = l.records + ni * sizeof(interval_record<U>);
     l.bytes = l.minmax + 2 * ni * sizeof(U);
     return l;
   }
 };
+
+/// Copies a slot map into shared memory (the caller synchronises) and returns the map
+/// over the shared copies.
+template <class U>
+__device__ __forceinline__ core::radix_slot_map<U> load_slot_map(const slot_map_args<U>& m, unsigned char* shared,
+                                                                 const slot_shared_layout& layout, int threads) {
+  auto* words = reinterpret_cast<std::uint32_t*>(shared);
+  auto* dense = reinterpret_cast<core::radix_dense_record<U>*>(shared + layout.dense);
+  auto* sub_words = reinterpret_cast<std::uint32_t*>(shared + layout.sub_words);
+  for (std::uint32_t j = threadIdx.x; j < m.slots; j += threads) words[j] = m.words[j];
+  for (std::uint32_t j = threadIdx.x; j < m.num_dense; j += threads) dense[j] = m.dense[j];
+  for (std::uint32_t j = threadIdx.x; j < m.num_sub_words; j += threads) sub_words[j] = m.sub_words[j];
+  return {words, dense, sub_words, m.base, m.last_offset, m.shift, m.below, m.above};
+}
 
 /// Walks the block's tiles of m keys: f(raw, base, full) for each, with `full` a
 /// compile-time constant (std::true_type for a full tile, whose keys need no bounds
@@ -141,12 +168,6 @@ __device__ __forceinline__ void add_to_histogram(std::uint32_t* histogram, std::
   if (same ? (threadIdx.x & 31) == 0 : counted) atomicAdd(histogram + bucket, same ? 32u : 1u);
 }
 
-/// Copies a slot map's words into shared memory (the caller synchronises).
-template <class U>
-__device__ __forceinline__ void load_slot_words(const slot_map_args<U>& map, std::uint32_t* s_words, int threads) {
-  for (std::uint32_t j = threadIdx.x; j < map.slots; j += threads) s_words[j] = map.words[j];
-}
-
 /// Flushes a block's 32-bit shared histogram into the global 64-bit counts (non-empty
 /// buckets only).
 __device__ __forceinline__ void flush_histogram(const std::uint32_t* histogram, std::uint32_t buckets,
@@ -164,14 +185,10 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
   constexpr int threads = shard_tuning::count_threads, items = shard_tuning::items;
   extern __shared__ __align__(16) unsigned char shared[];
   const slot_shared_layout layout = slot_shared_layout::count(a);
-  auto* words = reinterpret_cast<std::uint32_t*>(shared);
   auto* histogram = reinterpret_cast<std::uint32_t*>(shared + layout.histogram);
-  load_slot_words(a.map, words, threads);
+  const core::radix_slot_map<U> map = load_slot_map(a.map, shared, layout, threads);
   for (std::uint32_t b = threadIdx.x; b < a.map.buckets; b += threads) histogram[b] = 0;
   __syncthreads();
-  const U base_key = a.map.base, last = a.map.last_offset;
-  const int shift = a.map.shift;
-  const std::uint32_t below = a.map.below, above = a.map.above;
   unsigned seen = 0;  // per thread: fewer than 2^32 keys (at least one block per SM, m < 2^31 * SMs)
   for_each_tile<items, threads>(values, m, [&](const T (&raw)[items], std::int64_t base, auto full) {
 #pragma unroll
@@ -179,7 +196,7 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
       const bool valid = full || base + i * threads + threadIdx.x < m;
       const U key = core::key_traits<T>::to_key(raw[i]);
       if constexpr (Tally) seen += valid && noncanonical_bits(raw[i]) ? 1 : 0;
-      add_to_histogram(histogram, core::radix_slot_bucket(words, base_key, last, shift, below, above, key), valid);
+      add_to_histogram(histogram, core::radix_slot_bucket(map, key), valid);
     }
   });
   if constexpr (Tally) {
@@ -208,13 +225,12 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
       stage_memory[shard_tuning::count_threads / 32 * slot_refine_stage_keys<U> * (sizeof(U) + sizeof(std::uint16_t))];
   const slot_shared_layout layout = slot_shared_layout::refine(a);
   const int ni = a.num_intervals;
-  auto* words = reinterpret_cast<std::uint32_t*>(shared);
   auto* histogram = reinterpret_cast<std::uint32_t*>(shared + layout.histogram);
   auto* route = reinterpret_cast<std::uint16_t*>(shared + layout.route);
   auto* records = reinterpret_cast<interval_record<U>*>(shared + layout.records);
   U* mins = reinterpret_cast<U*>(shared + layout.minmax);
   U* maxs = mins + ni;
-  load_slot_words(a.previous, words, threads);
+  const core::radix_slot_map<U> map = load_slot_map(a.previous, shared, layout, threads);
   for (std::uint32_t b = threadIdx.x; b < a.buckets; b += threads) histogram[b] = 0;
   for (std::uint32_t b = threadIdx.x; b < a.previous.buckets; b += threads) route[b] = a.route[b];
   for (int i = threadIdx.x; i < ni; i += threads) {
@@ -224,9 +240,6 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
   }
   __syncthreads();
   const bool minmax = a.interval_min != nullptr;
-  const U base_key = a.previous.base, last = a.previous.last_offset;
-  const int shift = a.previous.shift;
-  const std::uint32_t below = a.previous.below, above = a.previous.above;
   // The keys of routed buckets are staged per warp with their interval (a ballot per
   // load step: the few routed keys are scattered over a third of the warp steps, where
   // working on them at once left most lanes idle), then worked through 32 at a time:
@@ -282,15 +295,11 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
       const U key = core::key_traits<T>::to_key(raw[i]);
       // The first round's bucket (core::radix_slot_bucket), and its route unless the slot
       // routes none of its buckets (most keys: no second load).
-      const U rel = static_cast<U>(key - base_key);
-      const bool in_slots = rel <= last;
-      const std::uint32_t w = words[in_slots ? static_cast<std::uint32_t>(rel >> shift) : 0u];
-      const std::uint32_t b =
-          in_slots ? (w & ((1u << core::radix_slot_first_bits) - 1)) +
-                         static_cast<std::uint32_t>(core::mul_hi(static_cast<U>(rel << (8 * sizeof(U) - shift)),
-                                                                 static_cast<U>(w >> core::radix_slot_first_bits)))
-                   : key < base_key ? below : above;
+      const U rel = static_cast<U>(key - map.base);
+      const bool in_slots = rel <= map.last_offset;
+      const std::uint32_t w = map.words[in_slots ? static_cast<std::uint32_t>(rel >> map.shift) : 0u];
       const bool idle = in_slots && w == unrouted_slot;
+      const std::uint32_t b = core::radix_bucket_of_word(map, w, in_slots, rel, key);
       const int iv = idle ? -1 : static_cast<int>(route[b]) - 1;
       const bool routed = valid && iv >= 0;
       const unsigned mask = __ballot_sync(0xffffffffu, routed);
