@@ -162,10 +162,12 @@ KSELECT_HD std::uint32_t radix_word_bucket(std::uint32_t w, U rel, int shift) {
 
 /// The bucket of `key` whose slot word is w (inside: rel = key - base <= last_offset):
 /// selects for plain slots and tails; a dense slot's keys read its record and a
-/// sub-slot word (a branch, taken only on data with dense slots).
-template <class U>
+/// sub-slot word (a branch, taken only on data with dense slots). Dense = false: a map
+/// without dense slots, whose passes then carry no branch at all (it cost the GPU passes
+/// over continuous data 10-30%: docs/performance.md, issue 26).
+template <bool Dense = true, class U>
 KSELECT_HD std::uint32_t radix_bucket_of_word(const radix_slot_map<U>& m, std::uint32_t w, bool inside, U rel, U key) {
-  if (inside && (w & radix_dense_flag) != 0) {
+  if (Dense && inside && (w & radix_dense_flag) != 0) {
     const radix_dense_record<U> d = m.dense[w & ~radix_dense_flag];
     const U sub_rel = static_cast<U>(key - d.sub_base);
     const bool in_subs = sub_rel <= d.sub_last;
@@ -175,13 +177,13 @@ KSELECT_HD std::uint32_t radix_bucket_of_word(const radix_slot_map<U>& m, std::u
   return inside ? radix_word_bucket(w, rel, m.shift) : key < m.base ? m.below : m.above;
 }
 
-/// The bucket of `key` in a slot table.
-template <class U>
+/// The bucket of `key` in a slot table (Dense: as radix_bucket_of_word).
+template <bool Dense = true, class U>
 KSELECT_HD std::uint32_t radix_slot_bucket(const radix_slot_map<U>& m, U key) {
   const U rel = static_cast<U>(key - m.base);
   const bool inside = rel <= m.last_offset;
   const std::uint32_t w = m.words[inside ? static_cast<std::uint32_t>(rel >> m.shift) : 0u];
-  return radix_bucket_of_word(m, w, inside, rel, key);
+  return radix_bucket_of_word<Dense>(m, w, inside, rel, key);
 }
 
 /// A lookup of a round's intervals by the high bits of the key, so that a pass finds

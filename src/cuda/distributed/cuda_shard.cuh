@@ -531,10 +531,11 @@ class cuda_shard final : public kselect::distributed::shard<T> {
       first_image_ = image;
       return true;
     };
+    const bool dense = !image.dense.empty();
     if constexpr (std::is_floating_point_v<T>) {
-      if (a.noncanonical) return launch(slot_count_kernel<T, true>);
+      if (a.noncanonical) return dense ? launch(slot_count_kernel<T, true, true>) : launch(slot_count_kernel<T, true, false>);
     }
-    return launch(slot_count_kernel<T, false>);
+    return dense ? launch(slot_count_kernel<T, false, true>) : launch(slot_count_kernel<T, false, false>);
   }
 
   /// The round after a slot-table first round, over the caller's values, counting and
@@ -584,7 +585,8 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     r.capacity = a.capacity;
     r.kept_count = a.kept_count;
     const slot_shared_layout layout = slot_shared_layout::refine(r);
-    const unsigned blocks = grid_for(slot_refine_kernel<T>, layout.bytes, n_);
+    const auto kernel = map.dense.empty() ? slot_refine_kernel<T, false> : slot_refine_kernel<T, true>;
+    const unsigned blocks = grid_for(kernel, layout.bytes, n_);
     if (blocks == 0) return false;
     const std::span<const unsigned char> routes(reinterpret_cast<const unsigned char*>(route_host_.data()),
                                                 route_host_.size() * sizeof(std::uint16_t));
@@ -592,7 +594,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     r.route = static_cast<const std::uint16_t*>(route_.get());
     profiler_.start(stream_, "distributed count: " + std::to_string(n_) + " keys, " + std::to_string(a.num_intervals) +
                                  " intervals through " + std::to_string(first_map_.slots) + " radix slots, keeping");
-    slot_refine_kernel<T><<<blocks, shard_tuning::count_threads, layout.bytes, stream_>>>(values_, n_, r);
+    kernel<<<blocks, shard_tuning::count_threads, layout.bytes, stream_>>>(values_, n_, r);
     profiler_.stop(stream_);
     check(cudaGetLastError(), "slot_refine_kernel launch");
     return true;

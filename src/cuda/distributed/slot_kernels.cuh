@@ -178,7 +178,8 @@ __device__ __forceinline__ void flush_histogram(const std::uint32_t* histogram, 
 
 /// The first round over the caller's values, laid out in radix slots: counts every key
 /// into its bucket; with Tally, also the values whose bits are not their key's value's.
-template <class T, bool Tally>
+/// Dense: the map has dense slots (core::radix_bucket_of_word).
+template <class T, bool Tally, bool Dense>
 __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::count_blocks_per_sm)
     slot_count_kernel(const T* values, std::int64_t m, slot_count_args<core::key_t<T>> a) {
   using U = core::key_t<T>;
@@ -196,7 +197,7 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
       const bool valid = full || base + i * threads + threadIdx.x < m;
       const U key = core::key_traits<T>::to_key(raw[i]);
       if constexpr (Tally) seen += valid && noncanonical_bits(raw[i]) ? 1 : 0;
-      add_to_histogram(histogram, core::radix_slot_bucket(map, key), valid);
+      add_to_histogram(histogram, core::radix_slot_bucket<Dense>(map, key), valid);
     }
   });
   if constexpr (Tally) {
@@ -215,7 +216,7 @@ inline constexpr int slot_refine_stage_keys = shard_tuning::stage_bytes / (shard
 /// The second round over the caller's values after a slot-table first round: counts the
 /// keys inside this round's intervals into its buckets, tracks each interval's minimum
 /// and maximum and appends those keys to `kept` (per-warp stages, as count_kernel).
-template <class T>
+template <class T, bool Dense>
 __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::count_blocks_per_sm)
     slot_refine_kernel(const T* values, std::int64_t m, slot_refine_args<core::key_t<T>> a) {
   using U = core::key_t<T>;
@@ -299,7 +300,7 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
       const bool in_slots = rel <= map.last_offset;
       const std::uint32_t w = map.words[in_slots ? static_cast<std::uint32_t>(rel >> map.shift) : 0u];
       const bool idle = in_slots && w == unrouted_slot;
-      const std::uint32_t b = core::radix_bucket_of_word(map, w, in_slots, rel, key);
+      const std::uint32_t b = core::radix_bucket_of_word<Dense>(map, w, in_slots, rel, key);
       const int iv = idle ? -1 : static_cast<int>(route[b]) - 1;
       const bool routed = valid && iv >= 0;
       const unsigned mask = __ballot_sync(0xffffffffu, routed);
