@@ -163,8 +163,8 @@ KSELECT_HD std::uint32_t radix_word_bucket(std::uint32_t w, U rel, int shift) {
 /// The bucket of `key` whose slot word is w (inside: rel = key - base <= last_offset):
 /// selects for plain slots and tails; a dense slot's keys read its record and a
 /// sub-slot word (a branch, taken only on data with dense slots). Dense = false: a map
-/// without dense slots, whose passes then carry no branch at all (it cost the GPU passes
-/// over continuous data 10-30%: docs/performance.md, issue 26).
+/// without dense slots, whose passes then carry no branch at all (the branch alone slowed
+/// the GPU passes over continuous data: docs/performance.md, issue 26).
 template <bool Dense = true, class U>
 KSELECT_HD std::uint32_t radix_bucket_of_word(const radix_slot_map<U>& m, std::uint32_t w, bool inside, U rel, U key) {
   if (Dense && inside && (w & radix_dense_flag) != 0) {

@@ -5,10 +5,14 @@
 //  - slot_refine_kernel, the second round's pass (count and keep), finds a key's
 //    first-round bucket the same way and, through one 16-bit word per first-round bucket
 //    (its interval in the second round's table, or none), the few keys in contention;
-//    only those look up their interval, count, track its extremes and are kept.
+//    only those are staged per warp and then worked through 32 at a time: interval,
+//    bucket, extremes, kept.
+// A map with dense slots (repeated values, clusters) sends their keys through one more
+// record and word; a map without them is compiled without that branch (Dense).
 // count_kernel (shard_kernels.cuh) does the same for any table through the interval
-// directory; these two exist because the common rounds then cost about half the
-// instructions per key (docs/performance.md, issue 26).
+// directory; these two exist because the two rounds that read every value then cost far
+// fewer instructions per key, with no search and no per-key branch (docs/performance.md,
+// issue 26).
 #pragma once
 
 #include <cstdint>
