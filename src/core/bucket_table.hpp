@@ -151,22 +151,25 @@ struct radix_slot_map {
   std::uint32_t below, above;               ///< the tails' buckets
 };
 
-/// The bucket of key offset rel (within its slot or sub-slot of 2^shift keys) by word w.
+/// The bucket of key offset rel (within its slot or sub-slot of 2^shift keys) by word w
+/// (a plain word; a dense slot's word gives a value the caller does not use).
 template <class U>
 KSELECT_HD std::uint32_t radix_word_bucket(std::uint32_t w, U rel, int shift) {
   constexpr int bits = 8 * sizeof(U);
   return (w & ((1u << radix_slot_first_bits) - 1)) +
-         static_cast<std::uint32_t>(mul_hi(static_cast<U>(rel << (bits - shift)),
-                                           static_cast<U>((w & ~radix_dense_flag) >> radix_slot_first_bits)));
+         static_cast<std::uint32_t>(mul_hi(static_cast<U>(rel << (bits - shift)), static_cast<U>(w >> radix_slot_first_bits)));
 }
 
 /// The bucket of `key` whose slot word is w (inside: rel = key - base <= last_offset):
-/// selects for plain slots and tails; a dense slot's keys read its record and a
+/// selects for plain slots and tails, every value computed and one chosen (the GPU
+/// passes then carry no branch per key); a dense slot's keys read its record and a
 /// sub-slot word (a branch, taken only on data with dense slots). Dense = false: a map
-/// without dense slots, whose passes then carry no branch at all (the branch alone slowed
-/// the GPU passes over continuous data: docs/performance.md, issue 26).
+/// without dense slots, whose passes then carry no branch at all (the dense branch alone
+/// slowed the GPU passes over continuous data: docs/performance.md, issue 26).
 template <bool Dense = true, class U>
 KSELECT_HD std::uint32_t radix_bucket_of_word(const radix_slot_map<U>& m, std::uint32_t w, bool inside, U rel, U key) {
+  const std::uint32_t plain = radix_word_bucket(w, rel, m.shift);
+  const std::uint32_t tail = key < m.base ? m.below : m.above;
   if (Dense && inside && (w & radix_dense_flag) != 0) {
     const radix_dense_record<U> d = m.dense[w & ~radix_dense_flag];
     const U sub_rel = static_cast<U>(key - d.sub_base);
@@ -174,7 +177,7 @@ KSELECT_HD std::uint32_t radix_bucket_of_word(const radix_slot_map<U>& m, std::u
     const std::uint32_t sub_w = m.sub_words[d.first_word + (in_subs ? static_cast<std::uint32_t>(sub_rel >> d.shift) : 0u)];
     return in_subs ? radix_word_bucket(sub_w, sub_rel, static_cast<int>(d.shift)) : key < d.sub_base ? d.below : d.above;
   }
-  return inside ? radix_word_bucket(w, rel, m.shift) : key < m.base ? m.below : m.above;
+  return inside ? plain : tail;
 }
 
 /// The bucket of `key` in a slot table (Dense: as radix_bucket_of_word).
