@@ -27,6 +27,40 @@ long long bucket_of(const round_table<U>& t, U key) {
   return t.intervals[static_cast<std::size_t>(i)].first + core::bucket_offset(t.intervals[static_cast<std::size_t>(i)], key);
 }
 
+// A table covers every key: from 0 to the largest, each interval right after the one
+// before and its buckets right after the previous interval's.
+template <class U>
+void expect_table_tiles_key_space(const round_table<U>& t) {
+  ASSERT_EQ(t.intervals.front().lo, U(0));
+  ASSERT_EQ(t.intervals.back().hi, static_cast<U>(~U(0)));
+  for (std::size_t i = 0; i + 1 < t.intervals.size(); ++i) {
+    ASSERT_EQ(static_cast<U>(t.intervals[i].hi + 1), t.intervals[i + 1].lo);
+    ASSERT_EQ(t.intervals[i].first + t.intervals[i].count, t.intervals[i + 1].first);
+  }
+}
+
+// 1024 sorted sample keys that repeat: 0 sixteen close values, 1 sixteen values spread
+// over the key range, 2 all equal, 3 eight tight clusters, 4 one heavy key among spread
+// keys, 5 the two ends of the key range, 6 a few hundred values.
+template <class U>
+std::vector<U> repeating_sample(int shape, std::mt19937_64& rng) {
+  const U max = static_cast<U>(~U(0));
+  std::vector<U> sample;
+  for (int i = 0; i < 1024; ++i) {
+    switch (shape) {
+      case 0: sample.push_back(static_cast<U>(1000 + (rng() % 16) * 37)); break;
+      case 1: sample.push_back(static_cast<U>((rng() % 16) * (max / 16))); break;
+      case 2: sample.push_back(static_cast<U>(777)); break;
+      case 3: sample.push_back(static_cast<U>((rng() % 8) * (max / 8) + rng() % 100)); break;
+      case 4: sample.push_back(static_cast<U>(rng() % 3 ? rng() : 424242)); break;
+      case 5: sample.push_back(static_cast<U>(rng() % 2 ? 0 : max)); break;
+      default: sample.push_back(static_cast<U>(rng() % 264 * 1000 + 7)); break;
+    }
+  }
+  std::sort(sample.begin(), sample.end());
+  return sample;
+}
+
 // The directory (core/bucket_table.hpp) finds the interval holding each key (or none),
 // as a scan of every interval does, for keys inside, between, around and far from
 // intervals of every shape: first-round tails, narrow clusters sharing one slot,
@@ -138,12 +172,7 @@ TYPED_TEST(DibmsPlan, PivotTableCoversEveryKeyAndFollowsTheSample) {
     for (U& s : sample) s = static_cast<U>(1000 + (rng() % static_cast<std::uint64_t>(distinct)) * 37);
     std::sort(sample.begin(), sample.end());
     const round_table<U> t = first_round_pivot_table<U>(sample, 16, 8192);
-    ASSERT_EQ(t.intervals.front().lo, U(0));
-    ASSERT_EQ(t.intervals.back().hi, static_cast<U>(~U(0)));
-    for (std::size_t i = 0; i + 1 < t.intervals.size(); ++i) {
-      ASSERT_EQ(static_cast<U>(t.intervals[i].hi + 1), t.intervals[i + 1].lo);
-      ASSERT_EQ(t.intervals[i].first + t.intervals[i].count, t.intervals[i + 1].first);
-    }
+    expect_table_tiles_key_space(t);
     EXPECT_LE(t.buckets, 8192u + 2 * t.intervals.size());
     for (int r = 0; r < 1000; ++r) ASSERT_GE(bucket_of(t, static_cast<U>(rng())), 0);
     if (distinct <= 16) EXPECT_TRUE(sample_has_repeats<U>(sample));
@@ -196,12 +225,7 @@ TYPED_TEST(DibmsPlan, FirstTableOfDistinctSampleIsRadixSlotsWithTheSameBuckets) 
       if (shape == 4 && t.slots.slots == 0) continue;
       ASSERT_GT(t.slots.slots, 0u) << "shape " << shape << ", " << buckets << " buckets";
       ASSERT_LE(t.buckets, buckets);
-      ASSERT_EQ(t.intervals.front().lo, U(0));
-      ASSERT_EQ(t.intervals.back().hi, max);
-      for (std::size_t i = 0; i + 1 < t.intervals.size(); ++i) {
-        ASSERT_EQ(static_cast<U>(t.intervals[i].hi + 1), t.intervals[i + 1].lo);
-        ASSERT_EQ(t.intervals[i].first + t.intervals[i].count, t.intervals[i + 1].first);
-      }
+      expect_table_tiles_key_space(t);
       const radix_slot_image<U> image = make_radix_slot_image(t);
       ASSERT_EQ(image.slots, t.slots.slots) << "the table's slots describe its intervals";
       const auto check = [&](U key) {
@@ -232,32 +256,15 @@ TYPED_TEST(DibmsPlan, FirstTableOfDistinctSampleIsRadixSlotsWithTheSameBuckets) 
 // bucket of its own key value alone (its ranks are answered after one round).
 TYPED_TEST(DibmsPlan, FirstTableGivesRepeatedSampleKeysBucketsOfOneValue) {
   using U = TypeParam;
-  const U max = static_cast<U>(~U(0));
   std::mt19937_64 rng(31);
   for (int shape = 0; shape < 6; ++shape) {
-    std::vector<U> sample;
-    for (int i = 0; i < 1024; ++i) {
-      switch (shape) {
-        case 0: sample.push_back(static_cast<U>(1000 + (rng() % 16) * 37)); break;                 // 16 close values
-        case 1: sample.push_back(static_cast<U>((rng() % 16) * (max / 16))); break;                // 16 spread values
-        case 2: sample.push_back(static_cast<U>(777)); break;                                      // all equal
-        case 3: sample.push_back(static_cast<U>((rng() % 8) * (max / 8) + rng() % 100)); break;   // 8 tight clusters
-        case 4: sample.push_back(static_cast<U>(rng() % 3 ? rng() : 424242)); break;               // one heavy key
-        default: sample.push_back(static_cast<U>(rng() % 2 ? 0 : max)); break;                     // the two ends
-      }
-    }
-    std::sort(sample.begin(), sample.end());
+    const std::vector<U> sample = repeating_sample<U>(shape, rng);
     const round_table<U> t = first_round_table<U>(sample, 16, 8192);
     // A heavy key amid keys spread over its slot would leave them one bucket below it
     // and one above: that sample keeps the pivot table (PivotTableGivesRepeated...).
     if (shape == 4 && t.slots.slots == 0) continue;
     ASSERT_GT(t.slots.slots, 0u) << "shape " << shape;
-    ASSERT_EQ(t.intervals.front().lo, U(0));
-    ASSERT_EQ(t.intervals.back().hi, max);
-    for (std::size_t i = 0; i + 1 < t.intervals.size(); ++i) {
-      ASSERT_EQ(static_cast<U>(t.intervals[i].hi + 1), t.intervals[i + 1].lo);
-      ASSERT_EQ(t.intervals[i].first + t.intervals[i].count, t.intervals[i + 1].first);
-    }
+    expect_table_tiles_key_space(t);
     const radix_slot_image<U> image = make_radix_slot_image(t);
     ASSERT_EQ(image.slots, t.slots.slots) << "shape " << shape;
     const auto check = [&](U key) {
@@ -289,26 +296,11 @@ TYPED_TEST(DibmsPlan, FirstTableGivesRepeatedSampleKeysBucketsOfOneValue) {
 // table still tiles the key space, also with repeated values at 0 and at the top.
 TYPED_TEST(DibmsPlan, PivotTableGivesRepeatedSampleKeysTheirOwnInterval) {
   using U = TypeParam;
-  const U max = static_cast<U>(~U(0));
   std::mt19937_64 rng(5);
-  for (int shape = 0; shape < 4; ++shape) {
-    std::vector<U> sample;
-    for (int i = 0; i < 1024; ++i) {
-      switch (shape) {
-        case 0: sample.push_back(static_cast<U>(1000 + (rng() % 16) * 37)); break;  // 16 values
-        case 1: sample.push_back(static_cast<U>(rng() % 3 ? rng() : 424242)); break;  // one heavy among spread keys
-        case 2: sample.push_back(static_cast<U>(rng() % 2 ? 0 : max)); break;          // the two ends of the key range
-        default: sample.push_back(static_cast<U>(rng() % 264 * 1000 + 7)); break;      // a few hundred values
-      }
-    }
-    std::sort(sample.begin(), sample.end());
+  for (const int shape : {0, 4, 5, 6}) {
+    const std::vector<U> sample = repeating_sample<U>(shape, rng);
     const round_table<U> t = first_round_pivot_table<U>(sample, 16, 8192);
-    ASSERT_EQ(t.intervals.front().lo, U(0));
-    ASSERT_EQ(t.intervals.back().hi, max);
-    for (std::size_t i = 0; i + 1 < t.intervals.size(); ++i) {
-      ASSERT_EQ(static_cast<U>(t.intervals[i].hi + 1), t.intervals[i + 1].lo);
-      ASSERT_EQ(t.intervals[i].first + t.intervals[i].count, t.intervals[i + 1].first);
-    }
+    expect_table_tiles_key_space(t);
     for (std::size_t i = 0; i < sample.size(); ++i) {
       const U v = sample[i];
       const bool repeated = (i > 0 && sample[i - 1] == v) || (i + 1 < sample.size() && sample[i + 1] == v);
