@@ -76,9 +76,12 @@ struct options {
   int root = -1;
   /// Buckets per round (B of the paper). More buckets: fewer rounds, more bytes per round.
   int buckets = 8192;
-  /// Keys sampled over all processes for the first pivot intervals (the paper's 1024).
+  /// Keys sampled over all processes for the first round's table (the paper's 1024).
   int sample_size = 1024;
-  /// Pivot intervals of the first round (the paper's P = 16).
+  /// Pivot intervals of the first round (the paper's P = 16), where its table is not
+  /// radix slots: usually the first table is slots, which the sample shapes without
+  /// pivots, and the pivot intervals serve the samples slots do not spread
+  /// (docs/algorithms.md, "Distributed selection").
   int pivot_intervals = 16;
   /// DIBMS stops iterating once the active buckets hold at most this many keys in
   /// all, and gathers them (0: iterate until every rank's bucket holds one value).
