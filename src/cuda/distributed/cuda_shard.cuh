@@ -507,7 +507,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   }
 
   /// A first round laid out in radix slots (core::radix_slots) over the caller's
-  /// values: slot_count_kernel, with the slot words kept on the device for the next
+  /// values: slot_count_kernel, with the slot map's image kept on the host for the next
   /// round's run_slot_refine. False (nothing launched) where it does not apply: another
   /// table, no values, or shared memory too small.
   bool run_slot_count(const round_table<U>& table, const count_args<U>& a) {
@@ -746,8 +746,9 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   std::int64_t noncanonical_ = -1;  ///< noncanonical_seen()
   round_buffers round_;
   /// The last first round's slot map when it ran as slot_count_kernel (slots == 0:
-  /// it did not), its words on the device and its image on the host, for the next
-  /// round's run_slot_refine; that round's routes (and its slot words).
+  /// it did not) and its image on the host, for the next round's run_slot_refine; the
+  /// map's device copy for that pass; the refining pass's routes and its own copy of the
+  /// map (its words marked where no bucket is routed).
   slot_map_args<U> first_map_{};
   kselect::distributed::radix_slot_image<U> first_image_;
   stream_buffer first_words_{0, nullptr};
