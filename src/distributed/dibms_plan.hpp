@@ -100,6 +100,31 @@ inline std::size_t crowded_bucket_keys(std::size_t sample_keys, std::uint32_t bu
   return std::max<std::size_t>(4 + 4 * sample_keys / std::max<std::uint32_t>(buckets, 1), sample_keys / 256);
 }
 
+/// Whether sorted sample keys crowd a bucket wider than one key value: more than
+/// `limit` of them in it, or (repeats_crowd) a key the sample holds twice. bucket_of(key)
+/// is non-decreasing in the key; one_key(b) says whether bucket b is one key value wide
+/// (called with non-decreasing b).
+template <class U, class BucketOf, class OneKey>
+bool crowds_a_bucket(std::span<const U> sorted, std::size_t limit, bool repeats_crowd, BucketOf&& bucket_of,
+                     OneKey&& one_key) {
+  std::size_t run = 0;
+  std::uint32_t run_bucket = ~0u;
+  for (std::size_t k = 0; k < sorted.size(); ++k) {
+    const std::uint32_t b = bucket_of(sorted[k]);
+    run = b == run_bucket ? run + 1 : 1;
+    run_bucket = b;
+    const bool repeated = repeats_crowd && k > 0 && sorted[k] == sorted[k - 1];
+    if ((run > limit || repeated) && !one_key(b)) return true;
+  }
+  return false;
+}
+
+/// The most buckets a slot or sub-slot of 2^shift keys takes: one per key value, and no
+/// more than a slot word holds.
+inline std::uint64_t slot_bucket_cap(int shift) {
+  return std::min<std::uint64_t>(core::radix_slot_max_count, shift >= 32 ? ~0ull : 1ull << shift);
+}
+
 /// Phase 1's table as radix slots (core::radix_slots): the span of the sample cut into
 /// equal slots of 2^shift keys, each given one bucket plus its share of the rest, in
 /// proportion to the sample keys it holds (interpolated between knots every few sample
@@ -131,9 +156,9 @@ round_table<U> first_round_slot_table(std::span<const U> sorted_sample, std::uin
   const int count = static_cast<int>(sorted_sample.size());
   const std::uint64_t end = static_cast<std::uint64_t>(std::max(count - 1, 1)) << 16;
   const U width_less_one = static_cast<U>((U(1) << layout.shift) - 1);
-  const std::uint64_t slot_cap =
-      std::min<std::uint64_t>(core::radix_slot_max_count, layout.shift >= 32 ? ~0ull : 1ull << layout.shift);
+  const std::uint64_t slot_cap = slot_bucket_cap(layout.shift);
   const auto slot_lo = [&](std::uint32_t j) { return static_cast<U>(layout.base + (static_cast<U>(j) << layout.shift)); };
+  const auto slot_hi = [&](std::uint32_t j) { return static_cast<U>(slot_lo(j) + width_less_one); };
   // Each slot's buckets: one plus its share of `spare`, by the interpolated sample positions.
   const auto allot_slots = [&](std::uint64_t spare) {
     const auto before = [&](std::uint32_t j) -> std::uint64_t {
@@ -160,8 +185,7 @@ round_table<U> first_round_slot_table(std::span<const U> sorted_sample, std::uin
     while (k < sorted_sample.size() && sorted_sample[k] < layout.base) ++k;
     for (std::uint32_t j = 0; j < layout.slots; ++j) {
       from[j] = k;
-      const U slot_hi = static_cast<U>(slot_lo(j) + width_less_one);
-      while (k < sorted_sample.size() && sorted_sample[k] <= slot_hi) ++k;
+      while (k < sorted_sample.size() && sorted_sample[k] <= slot_hi(j)) ++k;
     }
     from[layout.slots] = k;
   }
@@ -171,18 +195,11 @@ round_table<U> first_round_slot_table(std::span<const U> sorted_sample, std::uin
   const std::size_t limit = crowded_bucket_keys(sorted_sample.size(), buckets);
   std::vector<std::pair<std::size_t, std::uint32_t>> crowded;  // (sample keys, slot)
   for (std::uint32_t j = 0; j < layout.slots; ++j) {
-    const core::bucket_interval<U> iv =
-        make_interval(slot_lo(j), static_cast<U>(slot_lo(j) + width_less_one), allot[j], 0);
-    std::size_t run = 0;
-    std::uint32_t run_bucket = ~0u;
-    bool dense = false;
-    for (std::size_t k = from[j]; k < from[j + 1] && !dense; ++k) {
-      const std::uint32_t b = core::bucket_offset(iv, sorted_sample[k]);
-      run = b == run_bucket ? run + 1 : 1;
-      run_bucket = b;
-      const bool repeated = k > from[j] && sorted_sample[k] == sorted_sample[k - 1];
-      dense = (run > limit || repeated) && bucket_first_key(iv, b) != bucket_last_key(iv, b);
-    }
+    const core::bucket_interval<U> iv = make_interval(slot_lo(j), slot_hi(j), allot[j], 0);
+    const bool dense = crowds_a_bucket(
+        sorted_sample.subspan(from[j], from[j + 1] - from[j]), limit, /*repeats_crowd=*/true,
+        [&](U key) { return core::bucket_offset(iv, key); },
+        [&](std::uint32_t b) { return bucket_first_key(iv, b) == bucket_last_key(iv, b); });
     if (dense) crowded.emplace_back(from[j + 1] - from[j], j);
   }
   std::sort(crowded.begin(), crowded.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
@@ -190,7 +207,6 @@ round_table<U> first_round_slot_table(std::span<const U> sorted_sample, std::uin
   std::sort(crowded.begin(), crowded.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
   for (const auto& c : crowded) {
     const std::uint32_t j = c.second;
-    const U slot_hi = static_cast<U>(slot_lo(j) + width_less_one);
     const U kmin = sorted_sample[from[j]], kmax = sorted_sample[from[j + 1] - 1];
     core::radix_dense_slot<U> d;
     d.slot = j;
@@ -203,7 +219,7 @@ round_table<U> first_round_slot_table(std::span<const U> sorted_sample, std::uin
       ++d.sub_shift;
     d.subs = static_cast<std::uint32_t>(subs_of(d.sub_shift));  // at most first_table_max_subs (or 1 at the slot's shift)
     const U sub_span_less_one = static_cast<U>((static_cast<U>(d.subs) << d.sub_shift) - 1);
-    d.sub_base = static_cast<U>(slot_hi - kmin) < sub_span_less_one ? static_cast<U>(slot_hi - sub_span_less_one) : kmin;
+    d.sub_base = static_cast<U>(slot_hi(j) - kmin) < sub_span_less_one ? static_cast<U>(slot_hi(j) - sub_span_less_one) : kmin;
     layout.dense.push_back(d);
   }
   // Buckets for the dense slots' sub-slots and their slots' ends come out of the spare.
@@ -221,13 +237,12 @@ round_table<U> first_round_slot_table(std::span<const U> sorted_sample, std::uin
   if (layout.tail_below) add(U(0), static_cast<U>(layout.base - 1), 1);
   std::size_t next_dense = 0;
   for (std::uint32_t j = 0; j < layout.slots; ++j) {
-    const U first_key = slot_lo(j), last_key = static_cast<U>(first_key + width_less_one);
+    const U first_key = slot_lo(j), last_key = slot_hi(j);
     if (next_dense < layout.dense.size() && layout.dense[next_dense].slot == j) {
       const core::radix_dense_slot<U>& d = layout.dense[next_dense++];
       const U sub_width_less_one = static_cast<U>((U(1) << d.sub_shift) - 1);
       const U sub_end = static_cast<U>(d.sub_base + ((static_cast<U>(d.subs) << d.sub_shift) - 1));
-      const std::uint64_t sub_cap =
-          std::min<std::uint64_t>(core::radix_slot_max_count, d.sub_shift >= 32 ? ~0ull : 1ull << d.sub_shift);
+      const std::uint64_t sub_cap = slot_bucket_cap(d.sub_shift);
       const std::size_t held = from[j + 1] - from[j];
       if (d.sub_base > first_key) add(first_key, static_cast<U>(d.sub_base - 1), 1);
       std::size_t k = from[j];
@@ -260,20 +275,15 @@ bool slot_table_spreads_sample(const round_table<U>& t, std::span<const U> sorte
   const radix_slot_image<U> image = make_radix_slot_image(t);
   if (image.slots == 0) return false;
   const core::radix_slot_map<U> map = image.map();
-  const std::size_t limit = crowded_bucket_keys(sorted_sample.size(), t.buckets);
-  std::size_t iv = 0;  // the interval of the run's bucket (bucket order is interval order)
-  std::size_t run = 0;
-  std::uint32_t last_bucket = ~0u;
-  for (const U key : sorted_sample) {
-    const std::uint32_t b = core::radix_slot_bucket(map, key);
-    run = b == last_bucket ? run + 1 : 1;
-    last_bucket = b;
-    if (run <= limit) continue;
-    while (iv + 1 < t.intervals.size() && t.intervals[iv].first + t.intervals[iv].count <= b) ++iv;
-    const core::bucket_interval<U>& in = t.intervals[iv];
-    if (bucket_first_key(in, b - in.first) != bucket_last_key(in, b - in.first)) return false;
-  }
-  return true;
+  std::size_t iv = 0;  // the interval of bucket b (bucket order is interval order)
+  return !crowds_a_bucket(
+      sorted_sample, crowded_bucket_keys(sorted_sample.size(), t.buckets), /*repeats_crowd=*/false,
+      [&](U key) { return core::radix_slot_bucket(map, key); },
+      [&](std::uint32_t b) {
+        while (iv + 1 < t.intervals.size() && t.intervals[iv].first + t.intervals[iv].count <= b) ++iv;
+        const core::bucket_interval<U>& in = t.intervals[iv];
+        return bucket_first_key(in, b - in.first) == bucket_last_key(in, b - in.first);
+      });
 }
 
 /// Phase 1's pivot intervals from the sorted sample of all processes (non-empty):
@@ -388,7 +398,6 @@ round_table<U> first_round_table(std::span<const U> sorted_sample, int pivot_int
   }
   return first_round_pivot_table(sorted_sample, pivot_intervals, buckets);
 }
-
 
 /// A rank still being looked for: its position among the keys the current round counts
 /// (the union of the round's intervals, in key order), and where its answer goes.
