@@ -106,6 +106,17 @@ void check_float_type() {
     expect_round_trip(xs[i]);
     if (testing::Test::HasFailure()) return;
   }
+
+  // plain_key is to_key wherever has_plain_key says so, which is everywhere but at
+  // -0.0 and the NaNs (the landmarks, their neighbours and the random patterns above).
+  xs.push_back(T(-0.0));
+  for (const U payload : {U(1), man >> 1, (man >> 1) + 1, man})
+    for (const U s : {U(0), sign}) xs.push_back(from_bits<T>(s | exp | payload));
+  for (const T x : xs) {
+    const bool plain = !std::isnan(x) && bits_of(x) != sign;
+    ASSERT_EQ(kt::has_plain_key(x), plain) << x << " bits " << bits_of(x);
+    if (plain) ASSERT_EQ(kt::plain_key(x), kt::to_key(x)) << x;
+  }
 }
 
 template <class T>
@@ -118,6 +129,10 @@ void check_int_type() {
     expect_same_order(xs[i], xs[(i * 7 + 3) % xs.size()]);
     expect_round_trip(xs[i]);
     if (testing::Test::HasFailure()) return;
+  }
+  for (const T x : xs) {
+    ASSERT_TRUE(core::key_traits<T>::has_plain_key(x));
+    ASSERT_EQ(core::key_traits<T>::plain_key(x), core::key_traits<T>::to_key(x));
   }
   EXPECT_EQ(core::key_traits<T>::to_key(lim::min()), 0u);
   EXPECT_EQ(core::key_traits<T>::to_key(lim::max()), std::numeric_limits<bits_t<T>>::max());
