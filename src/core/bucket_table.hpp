@@ -180,6 +180,25 @@ KSELECT_HD std::uint32_t radix_bucket_of_word(const radix_slot_map<U>& m, std::u
   return inside ? plain : tail;
 }
 
+/// radix_bucket_of_word for a map with at least one dense slot, without a branch: every
+/// key reads a dense record (its slot's, or the first) and a sub-slot word, and selects
+/// pick the bucket. A GPU pass over data with many dense keys (clusters, repeated
+/// values) then keeps its keys' loads overlapping instead of branching per key.
+template <class U>
+KSELECT_HD std::uint32_t radix_bucket_of_word_by_selects(const radix_slot_map<U>& m, std::uint32_t w, bool inside, U rel,
+                                                        U key) {
+  const std::uint32_t plain = radix_word_bucket(w, rel, m.shift);
+  const std::uint32_t tail = key < m.base ? m.below : m.above;
+  const bool dense = inside && (w & radix_dense_flag) != 0;
+  const radix_dense_record<U> d = m.dense[dense ? w & ~radix_dense_flag : 0u];
+  const U sub_rel = static_cast<U>(key - d.sub_base);
+  const bool in_subs = sub_rel <= d.sub_last;
+  const std::uint32_t sub_w = m.sub_words[d.first_word + (in_subs ? static_cast<std::uint32_t>(sub_rel >> d.shift) : 0u)];
+  const std::uint32_t in_dense =
+      in_subs ? radix_word_bucket(sub_w, sub_rel, static_cast<int>(d.shift)) : key < d.sub_base ? d.below : d.above;
+  return dense ? in_dense : inside ? plain : tail;
+}
+
 /// The bucket of `key` in a slot table (Dense: as radix_bucket_of_word).
 template <bool Dense = true, class U>
 KSELECT_HD std::uint32_t radix_slot_bucket(const radix_slot_map<U>& m, U key) {

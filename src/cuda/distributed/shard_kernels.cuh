@@ -125,7 +125,7 @@ struct count_shared_layout {
     records = ((a.counts ? a.buckets * sizeof(std::uint32_t) : 0) + record - 1) / record * record;
     lo = records + ni * record;
     minmax = lo + ni * sizeof(U);
-    directory = minmax + (a.interval_min ? 2 * ni * sizeof(U) : 0);
+    directory = (minmax + (a.interval_min ? 2 * ni * sizeof(U) : 0) + 15) / 16 * 16;  // copy_to_shared's vectors
     bytes = directory + static_cast<std::size_t>(a.directory_slots > 0 ? a.directory_slots : 1) * sizeof(std::uint32_t);
   }
 };
@@ -180,7 +180,7 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
         s_max[i] = U(0);
       }
     }
-    for (int j = threadIdx.x; j < slots; j += threads) s_directory[j] = a.directory[j];
+    copy_to_shared<threads>(s_directory, a.directory, static_cast<std::size_t>(slots) * sizeof(std::uint32_t));
     // Every pointer from here on is the shared array's, unconditionally (a pointer
     // that may also be null or global would make the compiler emit generic loads).
     histogram = reinterpret_cast<std::uint32_t*>(shared + layout.histogram);

@@ -112,16 +112,35 @@ struct slot_shared_layout {
 
 /// Copies a slot map into shared memory (the caller synchronises) and returns the map
 /// over the shared copies.
-template <class U>
+template <int threads, class U>
 __device__ __forceinline__ core::radix_slot_map<U> load_slot_map(const slot_map_args<U>& m, unsigned char* shared,
-                                                                 const slot_shared_layout& layout, int threads) {
+                                                                 const slot_shared_layout& layout) {
   auto* words = reinterpret_cast<std::uint32_t*>(shared);
   auto* dense = reinterpret_cast<core::radix_dense_record<U>*>(shared + layout.dense);
   auto* sub_words = reinterpret_cast<std::uint32_t*>(shared + layout.sub_words);
-  for (std::uint32_t j = threadIdx.x; j < m.slots; j += threads) words[j] = m.words[j];
-  for (std::uint32_t j = threadIdx.x; j < m.num_dense; j += threads) dense[j] = m.dense[j];
-  for (std::uint32_t j = threadIdx.x; j < m.num_sub_words; j += threads) sub_words[j] = m.sub_words[j];
+  copy_to_shared<threads>(words, m.words, m.slots * sizeof(std::uint32_t));
+  copy_to_shared<threads>(dense, m.dense, m.num_dense * sizeof(core::radix_dense_record<U>));
+  copy_to_shared<threads>(sub_words, m.sub_words, m.num_sub_words * sizeof(std::uint32_t));
   return {words, dense, sub_words, m.base, m.last_offset, m.shift, m.below, m.above};
+}
+
+/// A key's bucket in a slot map on the device (core::radix_bucket_of_word): with Dense,
+/// the dense slots' record and sub-slot word are read for every key and the bucket
+/// chosen by selects (core::radix_bucket_of_word_by_selects), so that keys do not branch
+/// apart and their loads overlap; the map then has at least one dense slot.
+template <bool Dense, class U>
+__device__ __forceinline__ std::uint32_t slot_bucket_of_word(const core::radix_slot_map<U>& map, std::uint32_t w,
+                                                             bool inside, U rel, U key) {
+  if constexpr (Dense) return core::radix_bucket_of_word_by_selects(map, w, inside, rel, key);
+  else return core::radix_bucket_of_word<false>(map, w, inside, rel, key);
+}
+
+template <bool Dense, class U>
+__device__ __forceinline__ std::uint32_t slot_bucket(const core::radix_slot_map<U>& map, U key) {
+  const U rel = static_cast<U>(key - map.base);
+  const bool inside = rel <= map.last_offset;
+  const std::uint32_t w = map.words[inside ? static_cast<std::uint32_t>(rel >> map.shift) : 0u];
+  return slot_bucket_of_word<Dense>(map, w, inside, rel, key);
 }
 
 /// Walks the block's tiles of m keys: f(raw, base, full) for each, with `full` a
@@ -163,6 +182,37 @@ __device__ __forceinline__ bool noncanonical_bits(T v) {
   }
 }
 
+/// Keys a pass takes at a time: the keys of one 16-byte load, consecutive in memory
+/// when the tile is vector-loaded (for_each_tile).
+template <class T>
+inline constexpr int key_group = 16 / static_cast<int>(sizeof(T));
+
+/// The keys (to_key) of a thread's group of values, and with Tally the number of them
+/// whose bits are not their key's value's added to `seen`. A group of the warp with no
+/// -0.0 and no NaN (nearly all of them) takes plain_key, equal to to_key there: one
+/// test per value and one vote, instead of to_key's mapping of those two exceptions and
+/// the tally's test for every value.
+template <bool Tally, int group, class T>
+__device__ __forceinline__ void keys_of_group(const T* raw, const bool (&valid)[group], core::key_t<T> (&key)[group],
+                                              unsigned& seen) {
+  using traits = core::key_traits<T>;
+  if constexpr (std::is_floating_point_v<T>) {
+    bool plain = true;
+#pragma unroll
+    for (int j = 0; j < group; ++j) plain &= traits::has_plain_key(raw[j]);  // &: no branch
+    if (__all_sync(0xffffffffu, plain)) {  // warp-uniform
+#pragma unroll
+      for (int j = 0; j < group; ++j) key[j] = traits::plain_key(raw[j]);
+      return;
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < group; ++j) {
+    key[j] = traits::to_key(raw[j]);
+    if constexpr (Tally) seen += valid[j] && noncanonical_bits(raw[j]) ? 1 : 0;
+  }
+}
+
 /// Adds one to `bucket` of a shared histogram for each lane that counts, as one add of
 /// 32 when every lane of the warp counts into the same bucket (sorted input would
 /// otherwise serialise 32 atomics on one address). Predicated, no branch.
@@ -170,6 +220,30 @@ __device__ __forceinline__ void add_to_histogram(std::uint32_t* histogram, std::
   const std::uint32_t leader = __shfl_sync(0xffffffffu, bucket, 0);
   const bool same = __all_sync(0xffffffffu, counted && bucket == leader);
   if (same ? (threadIdx.x & 31) == 0 : counted) atomicAdd(histogram + bucket, same ? 32u : 1u);
+}
+
+/// Adds one to bucket[j] of a shared histogram for each counted key j of a thread's
+/// group of keys (the keys of one 16-byte load when the tile is vector-loaded, so
+/// consecutive in memory): one add of 32 * group by one lane when every key of the
+/// warp's groups falls in one bucket (sorted input would otherwise serialise 32 atomics
+/// on one address), one add of `group` when the thread's own keys do, else one add per
+/// key. One warp vote per group instead of one per key (add_to_histogram), and no
+/// branch per key: the group's loads and lookups can overlap.
+template <int group>
+__device__ __forceinline__ void add_group_to_histogram(std::uint32_t* histogram, const std::uint32_t (&bucket)[group],
+                                                       const bool (&counted)[group]) {
+  bool run = counted[0];
+#pragma unroll
+  for (int j = 1; j < group; ++j) run &= counted[j] & (bucket[j] == bucket[0]);
+  const std::uint32_t leader = __shfl_sync(0xffffffffu, bucket[0], 0);
+  if (__all_sync(0xffffffffu, run && bucket[0] == leader)) {  // warp-uniform
+    if ((threadIdx.x & 31) == 0) atomicAdd(histogram + leader, 32u * group);
+    return;
+  }
+  if (counted[0]) atomicAdd(histogram + bucket[0], run ? static_cast<std::uint32_t>(group) : 1u);
+#pragma unroll
+  for (int j = 1; j < group; ++j)
+    if (counted[j] && !run) atomicAdd(histogram + bucket[j], 1u);
 }
 
 /// Flushes a block's 32-bit shared histogram into the global 64-bit counts (non-empty
@@ -191,17 +265,24 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
   extern __shared__ __align__(16) unsigned char shared[];
   const slot_shared_layout layout = slot_shared_layout::count(a);
   auto* histogram = reinterpret_cast<std::uint32_t*>(shared + layout.histogram);
-  const core::radix_slot_map<U> map = load_slot_map(a.map, shared, layout, threads);
+  const core::radix_slot_map<U> map = load_slot_map<threads>(a.map, shared, layout);
   for (std::uint32_t b = threadIdx.x; b < a.map.buckets; b += threads) histogram[b] = 0;
   __syncthreads();
   unsigned seen = 0;  // per thread: fewer than 2^32 keys (at least one block per SM, m < 2^31 * SMs)
+  constexpr int group = key_group<T>;
+  static_assert(items % group == 0, "a thread's keys fill whole groups");
   for_each_tile<items, threads>(values, m, [&](const T (&raw)[items], std::int64_t base, auto full) {
 #pragma unroll
-    for (int i = 0; i < items; ++i) {
-      const bool valid = full || base + i * threads + threadIdx.x < m;
-      const U key = core::key_traits<T>::to_key(raw[i]);
-      if constexpr (Tally) seen += valid && noncanonical_bits(raw[i]) ? 1 : 0;
-      add_to_histogram(histogram, core::radix_slot_bucket<Dense>(map, key), valid);
+    for (int g = 0; g < items; g += group) {
+      bool valid[group];
+#pragma unroll
+      for (int j = 0; j < group; ++j) valid[j] = full || base + (g + j) * threads + threadIdx.x < m;
+      U key[group];
+      keys_of_group<Tally>(raw + g, valid, key, seen);
+      std::uint32_t bucket[group];
+#pragma unroll
+      for (int j = 0; j < group; ++j) bucket[j] = slot_bucket<Dense>(map, key[j]);
+      add_group_to_histogram(histogram, bucket, valid);
     }
   });
   if constexpr (Tally) {
@@ -235,9 +316,9 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
   auto* records = reinterpret_cast<interval_record<U>*>(shared + layout.records);
   U* mins = reinterpret_cast<U*>(shared + layout.minmax);
   U* maxs = mins + ni;
-  const core::radix_slot_map<U> map = load_slot_map(a.previous, shared, layout, threads);
+  const core::radix_slot_map<U> map = load_slot_map<threads>(a.previous, shared, layout);
   for (std::uint32_t b = threadIdx.x; b < a.buckets; b += threads) histogram[b] = 0;
-  for (std::uint32_t b = threadIdx.x; b < a.previous.buckets; b += threads) route[b] = a.route[b];
+  copy_to_shared<threads>(route, a.route, a.previous.buckets * sizeof(std::uint16_t));
   for (int i = threadIdx.x; i < ni; i += threads) {
     records[i] = interval_record<U>{a.lo[i], a.hi[i], a.scale[i], a.first[i]};
     mins[i] = ~U(0);
@@ -293,18 +374,33 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
     __syncwarp();
     staged = 0;
   };
+  constexpr int group = key_group<T>;
+  static_assert(items % group == 0, "a thread's keys fill whole groups");
   for_each_tile<items, threads>(values, m, [&](const T (&raw)[items], std::int64_t base, auto full) {
+    U keys[items];
+    bool valids[items];
+    unsigned no_tally = 0;
+#pragma unroll
+    for (int g = 0; g < items; g += group) {
+      bool valid[group];
+#pragma unroll
+      for (int j = 0; j < group; ++j) valid[j] = valids[g + j] = full || base + (g + j) * threads + threadIdx.x < m;
+      U key[group];
+      keys_of_group<false>(raw + g, valid, key, no_tally);
+#pragma unroll
+      for (int j = 0; j < group; ++j) keys[g + j] = key[j];
+    }
 #pragma unroll
     for (int i = 0; i < items; ++i) {
-      const bool valid = full || base + i * threads + threadIdx.x < m;
-      const U key = core::key_traits<T>::to_key(raw[i]);
+      const bool valid = valids[i];
+      const U key = keys[i];
       // The first round's bucket (core::radix_slot_bucket), and its route unless the slot
       // routes none of its buckets (most keys: no second load).
       const U rel = static_cast<U>(key - map.base);
       const bool in_slots = rel <= map.last_offset;
       const std::uint32_t w = map.words[in_slots ? static_cast<std::uint32_t>(rel >> map.shift) : 0u];
       const bool idle = in_slots && w == unrouted_slot;
-      const std::uint32_t b = core::radix_bucket_of_word<Dense>(map, w, in_slots, rel, key);
+      const std::uint32_t b = slot_bucket_of_word<Dense>(map, w, in_slots, rel, key);
       const int iv = idle ? -1 : static_cast<int>(route[b]) - 1;
       const bool routed = valid && iv >= 0;
       const unsigned mask = __ballot_sync(0xffffffffu, routed);

@@ -49,4 +49,44 @@ __device__ __forceinline__ void load_tile(const Src* src, std::int64_t base, std
   }
 }
 
+/// Words [0, count) of src to dst by a block, each thread's loads (up to 4) issued
+/// before its stores.
+template <int threads, class W>
+__device__ __forceinline__ void copy_words_batched(W* dst, const W* src, std::size_t count) {
+  constexpr int batch = 4;
+  for (std::size_t base = 0; base < count; base += static_cast<std::size_t>(batch) * threads) {
+    W v[batch];
+#pragma unroll
+    for (int b = 0; b < batch; ++b) {
+      const std::size_t i = base + static_cast<std::size_t>(b) * threads + threadIdx.x;
+      if (i < count) v[b] = __ldg(src + i);
+    }
+#pragma unroll
+    for (int b = 0; b < batch; ++b) {
+      const std::size_t i = base + static_cast<std::size_t>(b) * threads + threadIdx.x;
+      if (i < count) dst[i] = v[b];
+    }
+  }
+}
+
+/// A block's copy of `bytes` from global to shared memory (the caller synchronises), in
+/// the widest words both ends' alignment allows, batched: a kernel's prologue (a table
+/// of several KiB that every block reads) then waits for about one load, where a plain
+/// loop of dependent iterations waited for one per iteration.
+template <int threads>
+__device__ __forceinline__ void copy_to_shared(void* shared, const void* global, std::size_t bytes) {
+  const auto alignment = (reinterpret_cast<std::uintptr_t>(shared) | reinterpret_cast<std::uintptr_t>(global));
+  std::size_t done = 0;
+  if (alignment % 16 == 0) {
+    done = bytes / 16 * 16;
+    copy_words_batched<threads>(static_cast<int4*>(shared), static_cast<const int4*>(global), bytes / 16);
+  } else if (alignment % 4 == 0) {
+    done = bytes / 4 * 4;
+    copy_words_batched<threads>(static_cast<unsigned*>(shared), static_cast<const unsigned*>(global), bytes / 4);
+  }
+  const auto* src = static_cast<const unsigned char*>(global);
+  auto* dst = static_cast<unsigned char*>(shared);
+  for (std::size_t i = done + threadIdx.x; i < bytes; i += threads) dst[i] = src[i];
+}
+
 }  // namespace kselect::cuda
