@@ -99,19 +99,19 @@ KSELECT_HD K bin_map_offset(const bin_map<K>& m, K pre) {
 /// Sample keys per knot of the interpolated sample distribution (see below).
 inline constexpr int bin_map_knot_stride = 4;
 
-/// Position of pre-key b among `count` sorted sample pre-keys, in units of 2^-16
-/// sample positions: 0 at or below the first, (count - 1) << 16 above the last,
-/// and in between linear between knots, every bin_map_knot_stride-th sample key
-/// (and the last). Knots rather than every sample key: bins are narrower than
-/// the gaps between sample keys, so a bin's keys vary as the gap it sits in
-/// (exponentially); across 4 gaps they vary 4x less. Integer arithmetic, so the
-/// host and the device agree to the bit.
+/// Knots of interpolated_position over `count` sample keys; knot i is sample key
+/// knot_key_index(count, i).
+KSELECT_HD int knot_count(int count) { return (count - 1 + bin_map_knot_stride - 1) / bin_map_knot_stride + 1; }
+KSELECT_HD int knot_key_index(int count, int i) {
+  return i * bin_map_knot_stride < count - 1 ? i * bin_map_knot_stride : count - 1;
+}
+
+/// interpolated_position given j, the number of knots below b (the caller's search: a
+/// host walking ascending keys advances j instead of searching for each).
 template <class K>
-KSELECT_HD std::uint64_t interpolated_position(const K* sorted, int count, K b) {
-  constexpr int stride = bin_map_knot_stride;
-  const int knots = (count - 1 + stride - 1) / stride + 1;  // knot i: sample key min(i * stride, count - 1)
-  const auto at = [&](int i) { return i * stride < count - 1 ? i * stride : count - 1; };
-  const auto j = static_cast<int>(partition_point(knots, [&](std::int64_t i) { return sorted[at(int(i))] < b; }));
+KSELECT_HD std::uint64_t interpolated_position_at(const K* sorted, int count, K b, int j) {
+  const int knots = knot_count(count);
+  const auto at = [&](int i) { return knot_key_index(count, i); };
   if (j == 0) return 0;
   if (j == knots) return static_cast<std::uint64_t>(count - 1) << 16;
   // knot j - 1 < b <= knot j: the fraction (b - a) / (c - a) of the knots' span
@@ -123,6 +123,20 @@ KSELECT_HD std::uint64_t interpolated_position(const K* sorted, int count, K b) 
   if (excess > 0) e >>= excess, d >>= excess;
   const auto span = static_cast<std::uint64_t>(at(j) - at(j - 1));
   return (static_cast<std::uint64_t>(at(j - 1)) << 16) + (e << 16) / d * span;
+}
+
+/// Position of pre-key b among `count` sorted sample pre-keys, in units of 2^-16
+/// sample positions: 0 at or below the first, (count - 1) << 16 above the last,
+/// and in between linear between knots, every bin_map_knot_stride-th sample key
+/// (and the last). Knots rather than every sample key: bins are narrower than
+/// the gaps between sample keys, so a bin's keys vary as the gap it sits in
+/// (exponentially); across 4 gaps they vary 4x less. Integer arithmetic, so the
+/// host and the device agree to the bit.
+template <class K>
+KSELECT_HD std::uint64_t interpolated_position(const K* sorted, int count, K b) {
+  const auto j = static_cast<int>(
+      partition_point(knot_count(count), [&](std::int64_t i) { return sorted[knot_key_index(count, int(i))] < b; }));
+  return interpolated_position_at(sorted, count, b, j);
 }
 
 /// Bins (of `target`) before slot s when bins follow the interpolated sample

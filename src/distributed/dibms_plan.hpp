@@ -17,8 +17,10 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -28,16 +30,27 @@
 
 namespace kselect::distributed {
 
+/// An unsigned integer twice as wide as keys of U: a bucket's scale is (buckets << W) /
+/// width. 64 bits for 32-bit keys, whose divisions then cost a fraction of a 128-bit one
+/// (a first table makes thousands of them, on the host, between the sample and the
+/// first pass).
+template <class U>
+using wide_t = std::conditional_t<sizeof(U) <= 4, std::uint64_t, unsigned __int128>;
+
 /// An interval [lo, hi] given `buckets` buckets (fewer when it holds fewer key values).
 template <class U>
 core::bucket_interval<U> make_interval(U lo, U hi, std::uint32_t buckets, std::uint32_t first) {
   constexpr int bits = 8 * sizeof(U);
-  using wide = unsigned __int128;
+  using wide = wide_t<U>;
   const wide width = static_cast<wide>(hi - lo) + 1;  // up to 2^bits
   core::bucket_interval<U> iv{lo, hi, U(0), first, buckets};
   if (width <= buckets) {
     iv.count = static_cast<std::uint32_t>(width);
     iv.scale = 0;
+  } else if ((width & (width - 1)) == 0) {  // 2^s keys (a radix slot): no division
+    const auto low = static_cast<std::uint64_t>(width);
+    const int s = low != 0 ? std::countr_zero(low) : 64 + std::countr_zero(static_cast<std::uint64_t>(width >> 32 >> 32));
+    iv.scale = static_cast<U>(static_cast<wide>(buckets) << (bits - s));  // buckets < width = 2^s
   } else {
     iv.scale = static_cast<U>((static_cast<wide>(buckets) << bits) / width);  // < 2^bits
   }
@@ -48,7 +61,7 @@ core::bucket_interval<U> make_interval(U lo, U hi, std::uint32_t buckets, std::u
 template <class U>
 U bucket_first_key(const core::bucket_interval<U>& iv, std::uint32_t j) {
   constexpr int bits = 8 * sizeof(U);
-  using wide = unsigned __int128;
+  using wide = wide_t<U>;
   if (iv.scale == 0) return static_cast<U>(iv.lo + j);
   const wide numerator = static_cast<wide>(j) << bits;
   const wide offset = (numerator + iv.scale - 1) / iv.scale;  // ceil(j * 2^bits / scale)
@@ -59,6 +72,20 @@ U bucket_first_key(const core::bucket_interval<U>& iv, std::uint32_t j) {
 template <class U>
 U bucket_last_key(const core::bucket_interval<U>& iv, std::uint32_t j) {
   return j + 1 >= iv.count ? iv.hi : static_cast<U>(bucket_first_key(iv, j + 1) - 1);
+}
+
+/// Whether bucket j of interval iv holds one key value: every bucket does when the
+/// interval has one per key (scale 0); one before the last does not when the interval
+/// is at least twice as wide as its buckets (each then spans more than
+/// 2^W / scale - 1 >= width / count - 1 >= 1 keys); otherwise its first and last keys
+/// say (two divisions, which the first table's checks would make for every sample key).
+template <class U>
+bool bucket_is_one_key(const core::bucket_interval<U>& iv, std::uint32_t j) {
+  if (iv.scale == 0) return true;
+  using wide = wide_t<U>;
+  if (j + 1 < iv.count && static_cast<wide>(static_cast<U>(iv.hi - iv.lo)) + 1 >= 2 * static_cast<wide>(iv.count))
+    return false;
+  return bucket_first_key(iv, j) == bucket_last_key(iv, j);
 }
 
 /// A table from ascending, disjoint [lo, hi] ranges and their bucket allotments.
@@ -161,10 +188,18 @@ round_table<U> first_round_slot_table(std::span<const U> sorted_sample, std::uin
   const auto slot_hi = [&](std::uint32_t j) { return static_cast<U>(slot_lo(j) + width_less_one); };
   // Each slot's buckets: one plus its share of `spare`, by the interpolated sample positions.
   const auto allot_slots = [&](std::uint64_t spare) {
+    // Slots ascend: the knots below a slot's first key are walked to, not searched for.
+    int knots_below = 0;
+    const int knots = core::knot_count(count);
     const auto before = [&](std::uint32_t j) -> std::uint64_t {
       if (j >= layout.slots) return spare;
       if (count < 2) return spare * j / layout.slots;
-      const std::uint64_t at = core::interpolated_position(sorted_sample.data(), count, slot_lo(j));
+      const U key = slot_lo(j);
+      while (knots_below < knots && sorted_sample[core::knot_key_index(count, knots_below)] < key) ++knots_below;
+      const std::uint64_t at = core::interpolated_position_at(sorted_sample.data(), count, key, knots_below);
+      // at <= end < 2^40 (count <= 2^24): in 64 bits while spare < 2^24, as it is for
+      // the options' buckets (a 128-bit division per slot cost more than the rest).
+      if (spare < (std::uint64_t{1} << 24) && end < (std::uint64_t{1} << 40)) return spare * at / end;
       return static_cast<std::uint64_t>(static_cast<unsigned __int128>(spare) * at / end);
     };
     std::vector<std::uint32_t> allot(layout.slots);
@@ -199,7 +234,7 @@ round_table<U> first_round_slot_table(std::span<const U> sorted_sample, std::uin
     const bool dense = crowds_a_bucket(
         sorted_sample.subspan(from[j], from[j + 1] - from[j]), limit, /*repeats_crowd=*/true,
         [&](U key) { return core::bucket_offset(iv, key); },
-        [&](std::uint32_t b) { return bucket_first_key(iv, b) == bucket_last_key(iv, b); });
+        [&](std::uint32_t b) { return bucket_is_one_key(iv, b); });
     if (dense) crowded.emplace_back(from[j + 1] - from[j], j);
   }
   std::sort(crowded.begin(), crowded.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
@@ -271,8 +306,8 @@ round_table<U> first_round_slot_table(std::span<const U> sorted_sample, std::uin
 /// one bucket, and a rank there would keep most of them for the next round. The pivot
 /// intervals, which start at sample keys, are then the better first table.
 template <class U>
-bool slot_table_spreads_sample(const round_table<U>& t, std::span<const U> sorted_sample) {
-  const radix_slot_image<U> image = make_radix_slot_image(t);
+bool slot_table_spreads_sample(const round_table<U>& t, const radix_slot_image<U>& image,
+                               std::span<const U> sorted_sample) {
   if (image.slots == 0) return false;
   const core::radix_slot_map<U> map = image.map();
   std::size_t iv = 0;  // the interval of bucket b (bucket order is interval order)
@@ -282,7 +317,7 @@ bool slot_table_spreads_sample(const round_table<U>& t, std::span<const U> sorte
       [&](std::uint32_t b) {
         while (iv + 1 < t.intervals.size() && t.intervals[iv].first + t.intervals[iv].count <= b) ++iv;
         const core::bucket_interval<U>& in = t.intervals[iv];
-        return bucket_first_key(in, b - in.first) == bucket_last_key(in, b - in.first);
+        return bucket_is_one_key(in, b - in.first);
       });
 }
 
@@ -392,7 +427,11 @@ round_table<U> first_round_table(std::span<const U> sorted_sample, int pivot_int
     const bool repeats = sample_has_repeats<U>(sorted_sample);
     for (int tried = slots; tried <= 4 * slots && tried <= static_cast<int>(buckets / 2); tried *= 2) {
       round_table<U> t = first_round_slot_table<U>(sorted_sample, buckets, tried);
-      if (slot_table_spreads_sample(t, sorted_sample)) return t;
+      auto image = std::make_shared<const radix_slot_image<U>>(make_radix_slot_image(t));
+      if (slot_table_spreads_sample(t, *image, sorted_sample)) {
+        t.slot_image = std::move(image);
+        return t;
+      }
       if (!repeats) break;
     }
   }
@@ -431,8 +470,6 @@ round_outcome<U> plan_next_round(const round_table<U>& table, std::span<const st
   round_outcome<U> out;
   // Bucket -> interval, and cumulative counts (global positions of each bucket's first key).
   const std::size_t nb = table.buckets;
-  std::vector<std::int64_t> start(nb + 1, 0);
-  for (std::size_t b = 0; b < nb; ++b) start[b + 1] = start[b] + static_cast<std::int64_t>(global_counts[b]);
 
   struct active {
     std::uint32_t bucket;
@@ -441,11 +478,15 @@ round_outcome<U> plan_next_round(const round_table<U>& table, std::span<const st
   };
   std::vector<active> actives;
   std::vector<std::pair<std::size_t, std::int64_t>> waiting;  // (index into actives, position within bucket)
-  // `pending` is in ascending position order, so buckets come in ascending order too.
+  // `pending` is in ascending position order, so buckets come in ascending order too:
+  // one walk over the counts finds them all (bucket b holds positions [start, start +
+  // count); empty buckets are stepped over).
   std::size_t iv = 0;
+  std::uint32_t b = 0;
+  std::int64_t start = 0;  // keys in buckets before b
   for (const rank_target& t : pending) {
-    const auto b = static_cast<std::uint32_t>(
-        std::upper_bound(start.begin(), start.end(), t.position) - start.begin() - 1);
+    while (b + 1 < nb && start + static_cast<std::int64_t>(global_counts[b]) <= t.position)
+      start += static_cast<std::int64_t>(global_counts[b++]);
     while (table.intervals[iv].first + table.intervals[iv].count <= b) ++iv;
     const core::bucket_interval<U>& in = table.intervals[iv];
     U lo = bucket_first_key(in, b - in.first), hi = bucket_last_key(in, b - in.first);
@@ -453,7 +494,7 @@ round_outcome<U> plan_next_round(const round_table<U>& table, std::span<const st
       lo = std::max(lo, interval_min[iv]);
       hi = std::min(hi, interval_max[iv]);
     }
-    const std::int64_t within = t.position - start[b];
+    const std::int64_t within = t.position - start;
     if (lo >= hi) {  // one key value (lo > hi cannot happen for a bucket holding the rank)
       answers[t.slot] = lo;
       continue;

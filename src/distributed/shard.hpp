@@ -25,15 +25,21 @@
 
 namespace kselect::distributed {
 
+template <class U>
+struct radix_slot_image;
+
 /// The intervals of one round (host memory; lo_keys[i] == intervals[i].lo) and its
 /// number of buckets; `slots` describes them when they are radix slots
-/// (core::radix_slots: a backend may then find a key's bucket without its interval).
+/// (core::radix_slots: a backend may then find a key's bucket without its interval),
+/// and `slot_image` may carry their image for the passes (make_radix_slot_image of
+/// this table, made once by the plan that checked it; null: a backend makes it).
 template <class U>
 struct round_table {
   std::vector<U> lo_keys;
   std::vector<core::bucket_interval<U>> intervals;
   std::uint32_t buckets = 0;
   core::radix_slots<U> slots;
+  std::shared_ptr<const radix_slot_image<U>> slot_image;
 };
 
 /// An all-reduce across the processes of a distributed call that runs on their GPUs

@@ -139,14 +139,31 @@ TYPED_TEST(DibmsPlan, EveryKeyLiesInTheRangeNamedForItsBucket) {
   struct span_case { U lo, hi; std::uint32_t buckets; };
   std::vector<span_case> cases = {{0, max, 8192}, {0, max, 3}, {5, 5, 16}, {10, 20, 16}, {10, 25, 16},
                                   {10, 26, 16},   {max - 100, max, 64}, {0, 1000000, 999}, {123, max / 3, 4096}};
+  // Widths of 2^s keys (radix slots, whose scale is a shift) with as many buckets as
+  // keys less one, about half as many, a third, and one; and widths about twice the
+  // buckets (where a bucket may or may not be one key wide).
+  for (const int s : {1, 2, 5, 12, 20, 31}) {
+    const U width_less_one = static_cast<U>((U(1) << s) - 1);
+    for (const std::uint64_t b : {(std::uint64_t{1} << s) - 1, (std::uint64_t{1} << s) / 2 + 1, (std::uint64_t{1} << s) / 3 + 1,
+                                  std::uint64_t{1}})
+      if (b >= 1 && b <= 4095) cases.push_back({U(4096), static_cast<U>(4096 + width_less_one), static_cast<std::uint32_t>(b)});
+  }
+  for (const std::uint32_t b : {7u, 100u, 2047u})
+    for (const std::uint32_t w : {2 * b - 1, 2 * b, 2 * b + 1, 2 * b + 2}) cases.push_back({U(77), static_cast<U>(77 + w - 1), b});
+  constexpr int bits = 8 * sizeof(U);
   for (const span_case& c : cases) {
     const core::bucket_interval<U> iv = make_interval<U>(c.lo, c.hi, c.buckets, 0);
     ASSERT_LE(iv.count, c.buckets);
     ASSERT_GE(iv.count, 1u);
+    const unsigned __int128 width = static_cast<unsigned __int128>(static_cast<U>(c.hi - c.lo)) + 1;
+    if (width > c.buckets)  // the scale's definition, whichever way make_interval computes it
+      ASSERT_EQ(iv.scale, static_cast<U>((static_cast<unsigned __int128>(c.buckets) << (bits - 1) << 1) / width))
+          << "[" << c.lo << ", " << c.hi << "] in " << c.buckets;
     // Bucket ranges tile [lo, hi] in order, none empty.
     U expect = c.lo;
     for (std::uint32_t j = 0; j < iv.count; ++j) {
       const U first = bucket_first_key(iv, j), last = bucket_last_key(iv, j);
+      ASSERT_EQ(bucket_is_one_key(iv, j), first == last) << "bucket " << j << " of [" << c.lo << ", " << c.hi << "]";
       ASSERT_EQ(first, expect) << "bucket " << j;
       ASSERT_LE(first, last) << "bucket " << j;
       ASSERT_EQ(core::bucket_offset(iv, first), j);
@@ -257,6 +274,7 @@ TYPED_TEST(DibmsPlan, FirstTableOfDistinctSampleIsRadixSlotsWithTheSameBuckets) 
 TYPED_TEST(DibmsPlan, FirstTableGivesRepeatedSampleKeysBucketsOfOneValue) {
   using U = TypeParam;
   std::mt19937_64 rng(31);
+  int with_dense = 0;  // shapes whose table has dense slots
   for (int shape = 0; shape < 6; ++shape) {
     const std::vector<U> sample = repeating_sample<U>(shape, rng);
     const round_table<U> t = first_round_table<U>(sample, 16, 8192);
@@ -267,8 +285,18 @@ TYPED_TEST(DibmsPlan, FirstTableGivesRepeatedSampleKeysBucketsOfOneValue) {
     expect_table_tiles_key_space(t);
     const radix_slot_image<U> image = make_radix_slot_image(t);
     ASSERT_EQ(image.slots, t.slots.slots) << "shape " << shape;
+    // The GPU passes' branch-free form (radix_bucket_of_word_by_selects, for maps with
+    // dense slots) as well.
+    const core::radix_slot_map<U> map = image.map();
+    if (!image.dense.empty()) ++with_dense;
     const auto check = [&](U key) {
-      ASSERT_EQ(static_cast<long long>(core::radix_slot_bucket(image.map(), key)), bucket_of(t, key))
+      ASSERT_EQ(static_cast<long long>(core::radix_slot_bucket(map, key)), bucket_of(t, key))
+          << "key " << key << ", shape " << shape;
+      if (image.dense.empty()) return;
+      const U rel = static_cast<U>(key - map.base);
+      const bool inside = rel <= map.last_offset;
+      const std::uint32_t w = map.words[inside ? static_cast<std::uint32_t>(rel >> map.shift) : 0u];
+      ASSERT_EQ(static_cast<long long>(core::radix_bucket_of_word_by_selects(map, w, inside, rel, key)), bucket_of(t, key))
           << "key " << key << ", shape " << shape;
     };
     for (const auto& iv : t.intervals) {
@@ -289,6 +317,7 @@ TYPED_TEST(DibmsPlan, FirstTableGivesRepeatedSampleKeysBucketsOfOneValue) {
       EXPECT_EQ(bucket_last_key(iv, j), v) << "shape " << shape;
     }
   }
+  EXPECT_GT(with_dense, 0) << "no shape exercised the dense slots";
 }
 
 // The pivot table's heavy keys: every value the sample repeats is an interval of its own, one bucket
