@@ -18,13 +18,14 @@
 
 #include "api/dispatch.hpp"
 #include "core/key_traits.hpp"
+#include "core/phase_clock.hpp"
 #include "cpu/level_keys.hpp"
+#include "cpu/radix_sort.hpp"
 #include "distributed/dibms_plan.hpp"
 #include "distributed/shard.hpp"
 #include "kselect/mpi.hpp"
 #include "mpi/comm.hpp"
 #include "mpi/device_collectives.hpp"
-#include "mpi/phase_clock.hpp"
 
 namespace kselect::mpi::detail {
 
@@ -62,6 +63,13 @@ std::uint64_t key_type_code(std::size_t key_bytes, bool floating, bool is_signed
 /// 64-bit finalizer, so that processes draw unrelated streams whatever generator a
 /// shard builds on the seed.
 std::uint64_t process_seed(std::uint64_t seed, int rank);
+
+/// gather_and_answer sorts the gathered candidates (instead of selecting each pending
+/// position) from this many positions and keys on: a hundred positions among a few
+/// thousand candidates cost several partitioning passes over them, a radix sort at
+/// most four (docs/performance.md, issue 26).
+inline constexpr std::size_t answer_sort_min_positions = 16;
+inline constexpr std::int64_t answer_sort_min_keys = 2048;
 
 template <class T>
 class engine {
@@ -118,12 +126,12 @@ class engine {
     clock_.mark("agree");
   }
 
-  /// KSELECT_PROFILE=1: the call's phases on this process (phase_clock.hpp), the
+  /// KSELECT_PROFILE=1: the call's phases on this process (core/phase_clock.hpp), the
   /// shard's release included.
   ~engine() {
     shard_.reset();
     clock_.mark("release");
-    clock_.report(comm_.rank());
+    clock_.report("process " + std::to_string(comm_.rank()));
   }
 
   std::int64_t global_size() const { return global_n_; }
@@ -162,7 +170,7 @@ class engine {
   std::vector<U> gather_and_answer(const distributed::round_table<U>& table, std::span<const distributed::rank_target> pending,
                                    std::vector<U>& answers, int root, std::int64_t local_keys);
 
-  phase_clock clock_;  ///< first: it times the rest of the construction
+  core::phase_clock clock_;  ///< first: it times the rest of the construction
   communicator comm_;
   const options& opt_;
   std::unique_ptr<distributed::shard<T>> shard_;
@@ -481,13 +489,18 @@ std::vector<typename engine<T>::U> engine<T>::gather_and_answer(
   if (root >= 0 && comm_.rank() != root) return {};
   std::vector<U> candidates(all.size() / sizeof(U));
   std::memcpy(candidates.data(), all.data(), all.size());
-  // The candidates at the pending positions only (nth_element on the middle one, then
-  // each side), not a sort of them all.
+  // The candidates at the pending positions: nth_element on the middle one, then each
+  // side, for a few positions; a radix sort of them all (one thread: a few thousand
+  // keys) where many positions would each take another partitioning pass.
   std::vector<std::int64_t> positions;
   for (const distributed::rank_target& t : pending) positions.push_back(t.position);
   std::sort(positions.begin(), positions.end());
   positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
-  cpu::select_positions(candidates.data(), static_cast<std::int64_t>(candidates.size()), positions);
+  const auto count = static_cast<std::int64_t>(candidates.size());
+  if (positions.size() >= answer_sort_min_positions && count >= answer_sort_min_keys)
+    cpu::stable_radix_sort<U, U>(candidates.data(), nullptr, count, [](U k) { return k; }, 1);
+  else
+    cpu::select_positions(candidates.data(), count, positions);
   for (const distributed::rank_target& t : pending) answers[t.slot] = candidates[static_cast<std::size_t>(t.position)];
   clock_.mark("answer");
   return answers;

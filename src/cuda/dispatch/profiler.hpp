@@ -10,14 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "core/phase_clock.hpp"
+
 namespace kselect::cuda {
 
 class launch_profiler {
  public:
-  launch_profiler() {
-    const char* env = std::getenv("KSELECT_PROFILE");
-    enabled_ = env != nullptr && *env != '\0' && *env != '0';
-  }
+  launch_profiler() : enabled_(core::profiling_requested()) {}
   ~launch_profiler() {
     for (auto& r : records_) {
       cudaEventDestroy(r.start);

@@ -25,11 +25,13 @@
 #include <vector>
 
 #include "core/key_traits.hpp"
+#include "core/phase_clock.hpp"
 #include "core/sampling.hpp"
 #include "cuda/backend.hpp"
 #include "cuda/common.cuh"
 #include "cuda/dispatch/profiler.hpp"
 #include "cuda/distributed/cuda_shard.hpp"
+#include "cuda/distributed/launch_shape.hpp"
 #include "cuda/distributed/pinned_staging.hpp"
 #include "cuda/distributed/scratch_pool.hpp"
 #include "cuda/distributed/shard_kernels.cuh"
@@ -61,7 +63,10 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   }
 
   /// KSELECT_PROFILE=1: the call's passes, one line each, when the shard goes.
-  ~cuda_shard() override { profiler_.report(); }
+  ~cuda_shard() override {
+    profiler_.report();
+    host_clock_.report("cuda shard's host steps");
+  }
 
   std::int64_t size() const override { return compacted_ ? kept_size_ : n_; }
 
@@ -86,20 +91,25 @@ class cuda_shard final : public kselect::distributed::shard<T> {
 
   void sample(std::uint64_t seed, std::span<U> out) override {
     if (n_ == 0 || out.empty()) return;
+    host_clock_.resume();
     const auto count = static_cast<std::int64_t>(out.size());
     stream_buffer keys(out.size_bytes(), stream_, pool_);
     sample_kernel<T><<<static_cast<unsigned>((count + 255) / 256), 256, 0, stream_>>>(
         values_, n_, core::mix64(seed), count, static_cast<U*>(keys.get()));
     check(cudaGetLastError(), "sample_kernel launch");
+    host_clock_.mark("sample launch");
     download(out.data(), keys.get(), out.size_bytes());
+    host_clock_.mark("sample wait");
   }
 
   void count(const round_table<U>& table, std::uint64_t* counts, bool minmax, U* interval_min, U* interval_max,
              bool compact, std::int64_t expected_kept) override {
     stream_buffer kept = launch_round(table, minmax, compact, expected_kept, false);
     round_.download_outputs(stream_);
+    host_clock_.mark("wait");
     finish_round(table, counts, round_.host_counts(), minmax, interval_min, interval_max, round_.host_min(),
                  round_.host_max(), kept, compact, expected_kept);
+    host_clock_.mark("finish");
   }
 
   /// The pass, then the counts all-reduced on the device before the one copy back
@@ -124,7 +134,9 @@ class cuda_shard final : public kselect::distributed::shard<T> {
       return error;
     }
     round_.reduce(reduce, stream_);
+    host_clock_.mark("reduce");
     round_.download_outputs(stream_);
+    host_clock_.mark("wait");
     const std::size_t nb = table.buckets, ni = table.intervals.size();
     out.local.resize(nb);
     out.global.assign(round_.host_reduced_counts(), round_.host_reduced_counts() + nb + 1);
@@ -132,27 +144,32 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     out.max.resize(minmax ? ni : 0);
     finish_round(table, out.local.data(), round_.host_counts(), minmax, out.min.data(), out.max.data(),
                  round_.host_reduced_min(), round_.host_reduced_max(), kept, compact, expected_kept);
+    host_clock_.mark("finish");
     return nullptr;
   }
 
   void extract(const round_table<U>& table, std::vector<U>& out) override {
     kselect::distributed::check_round_table(table, "cuda shard");
     if (table.intervals.empty() || size() == 0) return;
+    host_clock_.resume();
     // A first guess at the room needed; a second pass when more keys are inside.
     std::int64_t capacity = std::min<std::int64_t>(size(), std::int64_t{1} << 20);
     for (;;) {
-      round_.upload(table, false, /*with_counts=*/false, stream_, pool_);
+      round_.upload(table, false, /*with_counts=*/false, compacted_, stream_, pool_);
       stream_buffer kept(static_cast<std::size_t>(std::max<std::int64_t>(capacity, 1)) * sizeof(U), stream_, pool_);
       count_args<U> a = round_.args(table);
       a.kept = static_cast<U*>(kept.get());
       a.capacity = capacity;
       run_count(a);
+      host_clock_.mark("extract launch");
       round_.download_outputs(stream_);
+      host_clock_.mark("extract wait");
       const auto found = static_cast<std::int64_t>(round_.host_kept());
       if (found <= capacity) {
         const std::size_t old = out.size();
         out.resize(old + static_cast<std::size_t>(found));
         download(out.data() + old, kept.get(), static_cast<std::size_t>(found) * sizeof(U));
+        host_clock_.mark("extract copy");
         return;
       }
       capacity = found;
@@ -293,9 +310,10 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   class round_buffers {
    public:
     /// with_directory: false for a pass that needs no interval directory (the slot
-    /// passes), which then is not built.
-    void upload(const round_table<U>& table, bool minmax, bool with_counts, cudaStream_t stream, cudaMemPool_t pool,
-                bool reduced = false, bool with_directory = true) {
+    /// passes), which then is not built; compacted: the pass reads kept keys
+    /// (directory_slots_for).
+    void upload(const round_table<U>& table, bool minmax, bool with_counts, bool compacted, cudaStream_t stream,
+                cudaMemPool_t pool, bool reduced = false, bool with_directory = true) {
       ni_ = table.intervals.size();
       buckets_ = with_counts ? table.buckets : 0;
       minmax_ = minmax;
@@ -305,11 +323,11 @@ class cuda_shard final : public kselect::distributed::shard<T> {
       if (with_directory) {
         std::vector<U> his(ni_);
         for (std::size_t i = 0; i < ni_; ++i) his[i] = table.intervals[i].hi;
-        directory_ = core::make_interval_directory<U>(table.lo_keys, his, directory_slots);
+        directory_ = core::make_interval_directory<U>(table.lo_keys, his, compacted ? kept_directory_slots : directory_slots);
       } else {
         directory_ = {};
       }
-      directory_at_ = first_at_ + ni_ * sizeof(std::uint32_t);
+      directory_at_ = align(first_at_ + ni_ * sizeof(std::uint32_t));  // 16-byte aligned: copy_to_shared's vectors
       counts_at_ = align(directory_at_ + directory_.word.size() * sizeof(std::uint32_t));
       flag_at_ = counts_at_ + buckets_ * sizeof(unsigned long long);
       min_at_ = flag_at_ + sizeof(unsigned long long);
@@ -418,6 +436,10 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     /// inside an interval or in a gap, where a key costs one load: on uniform floats the
     /// densest exponent gets about 800 slots, against 50 active buckets for 101 ranks.
     static constexpr int directory_slots = 8192;
+    /// For a pass over kept keys, which all lie inside the intervals (no slot of a gap
+    /// saves them a search), only enough slots to part the intervals (a few hundred):
+    /// building the directory is host time in every later round.
+    static constexpr int kept_directory_slots = 1024;
     core::interval_directory<U> directory_;
     stream_buffer device_{0, nullptr};
     pinned_staging host_;  ///< page-aligned; offsets are multiples of 16 or of sizeof(U)
@@ -427,6 +449,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   /// returned buffer when asked); nothing is waited for.
   stream_buffer launch_round(const round_table<U>& table, bool minmax, bool compact, std::int64_t expected_kept,
                              bool reduced) {
+    host_clock_.resume();
     kselect::distributed::check_round_table(table, "cuda shard");
     const std::int64_t capacity = compact ? (expected_kept >= 0 ? expected_kept : size()) : 0;
     stream_buffer kept(compact ? static_cast<std::size_t>(std::max<std::int64_t>(capacity, 1)) * sizeof(U) : 0, stream_, pool_);
@@ -439,7 +462,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     const bool slot_count = !compacted_ && !compact && !minmax && table.slots.slots != 0;
     const bool slot_refine = !compacted_ && compact && !tallied_ && first_map_.slots != 0;
     const auto prepare = [&](bool with_directory) {
-      round_.upload(table, minmax, /*with_counts=*/true, stream_, pool_, reduced, with_directory);
+      round_.upload(table, minmax, /*with_counts=*/true, compacted_, stream_, pool_, reduced, with_directory);
       count_args<U> a = round_.args(table);
       if (compact) {
         a.kept = static_cast<U*>(kept.get());
@@ -449,6 +472,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
       return a;
     };
     count_args<U> a = prepare(!(slot_count || slot_refine));
+    host_clock_.mark("table");
     bool ran = slot_count ? run_slot_count(table, a) : slot_refine ? run_slot_refine(table, a) : false;
     if (!ran) {
       if (slot_count || slot_refine) {  // the slot pass did not apply: the general one, with its directory
@@ -457,6 +481,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
       }
       ran = run_count(a);
     }
+    host_clock_.mark("launch");
     tallied_ = ran && tallied_;
     kept_capacity_ = capacity;
     return kept;
@@ -479,26 +504,39 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     return m;
   }
 
+  /// A slot map's page-locked host image and its device copy, both kept (grown when a
+  /// map needs more). The host image is rewritten only after the copy before it has
+  /// finished: every round waits for its counts.
+  struct map_staging {
+    pinned_staging host;
+    stream_buffer device{0, nullptr};
+    std::size_t capacity = 0;
+  };
+
   /// Copies [prefix][words][dense records][sub-slot words] to the device in one buffer
   /// (`into`, 16-byte aligned parts) and returns the map over them.
   slot_map_args<U> upload_slot_map(const kselect::distributed::radix_slot_image<U>& image,
                                    const std::vector<std::uint32_t>& words, std::uint32_t buckets,
-                                   std::span<const unsigned char> prefix, stream_buffer& into) {
+                                   std::span<const unsigned char> prefix, map_staging& into) {
     const auto align = [](std::size_t b) { return (b + 15) / 16 * 16; };
     const std::size_t words_at = align(prefix.size());
     const std::size_t dense_at = align(words_at + words.size() * sizeof(std::uint32_t));
     const std::size_t sub_at = align(dense_at + image.dense.size() * sizeof(core::radix_dense_record<U>));
     const std::size_t bytes = sub_at + image.sub_words.size() * sizeof(std::uint32_t);
-    std::vector<unsigned char> host(bytes, 0);
-    if (!prefix.empty()) std::memcpy(host.data(), prefix.data(), prefix.size());
-    std::memcpy(host.data() + words_at, words.data(), words.size() * sizeof(std::uint32_t));
+    unsigned char* host = into.host.reserve(bytes);
+    if (!prefix.empty()) std::memcpy(host, prefix.data(), prefix.size());
+    std::memcpy(host + words_at, words.data(), words.size() * sizeof(std::uint32_t));
     if (!image.dense.empty())
-      std::memcpy(host.data() + dense_at, image.dense.data(), image.dense.size() * sizeof(core::radix_dense_record<U>));
+      std::memcpy(host + dense_at, image.dense.data(), image.dense.size() * sizeof(core::radix_dense_record<U>));
     if (!image.sub_words.empty())
-      std::memcpy(host.data() + sub_at, image.sub_words.data(), image.sub_words.size() * sizeof(std::uint32_t));
-    into = stream_buffer(bytes, stream_, pool_);
-    check(cudaMemcpyAsync(into.get(), host.data(), bytes, cudaMemcpyHostToDevice, stream_), "copying the slot map");
-    auto* device = static_cast<unsigned char*>(into.get());
+      std::memcpy(host + sub_at, image.sub_words.data(), image.sub_words.size() * sizeof(std::uint32_t));
+    if (bytes > into.capacity) {
+      into.device = stream_buffer(0, stream_);
+      into.device = stream_buffer(bytes, stream_, pool_);
+      into.capacity = bytes;
+    }
+    check(cudaMemcpyAsync(into.device.get(), host, bytes, cudaMemcpyHostToDevice, stream_), "copying the slot map");
+    auto* device = static_cast<unsigned char*>(into.device.get());
     slot_map_args<U> m = slot_map_of(image, words, buckets);
     m.words = reinterpret_cast<const std::uint32_t*>(device + words_at);
     m.dense = reinterpret_cast<const core::radix_dense_record<U>*>(device + dense_at);
@@ -511,7 +549,10 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   /// round's run_slot_refine. False (nothing launched) where it does not apply: another
   /// table, no values, or shared memory too small.
   bool run_slot_count(const round_table<U>& table, const count_args<U>& a) {
-    const kselect::distributed::radix_slot_image<U> image = kselect::distributed::make_radix_slot_image(table);
+    std::shared_ptr<const kselect::distributed::radix_slot_image<U>> made = table.slot_image;
+    if (!made) made = std::make_shared<const kselect::distributed::radix_slot_image<U>>(
+        kselect::distributed::make_radix_slot_image(table));
+    const kselect::distributed::radix_slot_image<U>& image = *made;
     if (image.slots == 0 || n_ == 0 || n_ > (std::int64_t{1} << 31) * sms_) return false;
     slot_count_args<U> s{};
     s.map = slot_map_of(image, image.words, table.buckets);
@@ -522,13 +563,14 @@ class cuda_shard final : public kselect::distributed::shard<T> {
       const unsigned blocks = grid_for(kernel, layout.bytes, n_);
       if (blocks == 0) return false;
       s.map = upload_slot_map(image, image.words, table.buckets, {}, first_words_);
+      host_clock_.mark("slot map");
       profiler_.start(stream_, "distributed count: " + std::to_string(n_) + " keys, " + std::to_string(image.slots) +
                                    " radix slots (" + std::to_string(image.dense.size()) + " dense)");
       kernel<<<blocks, shard_tuning::count_threads, layout.bytes, stream_>>>(values_, n_, s);
       profiler_.stop(stream_);
       check(cudaGetLastError(), "slot_count_kernel launch");
       first_map_ = s.map;
-      first_image_ = image;
+      first_image_ = made;
       return true;
     };
     const bool dense = !image.dense.empty();
@@ -545,8 +587,9 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   /// before, an interval meeting a bucket another one meets, too many intervals for the
   /// 16-bit routes, shared memory too small).
   bool run_slot_refine(const round_table<U>& table, const count_args<U>& a) {
-    const kselect::distributed::radix_slot_image<U>& map = first_image_;
-    if (first_map_.slots == 0 || n_ == 0 || !a.counts || !a.kept || table.intervals.size() >= 0xffff ||
+    if (first_map_.slots == 0 || !first_image_) return false;
+    const kselect::distributed::radix_slot_image<U>& map = *first_image_;
+    if (n_ == 0 || !a.counts || !a.kept || table.intervals.size() >= 0xffff ||
         n_ > (std::int64_t{1} << 31) * sms_)
       return false;
     const core::radix_slot_map<U> host_map = map.map();
@@ -560,15 +603,21 @@ class cuda_shard final : public kselect::distributed::shard<T> {
       }
     }
     // The slot words again, those of plain slots with no routed bucket marked: their
-    // keys skip the route.
-    std::vector<std::uint32_t> words = map.words;
-    for (std::uint32_t j = 0; j < map.slots; ++j) {
-      if (words[j] & core::radix_dense_flag) continue;
-      const std::uint32_t first = words[j] & ((1u << core::radix_slot_first_bits) - 1),
-                          count = words[j] >> core::radix_slot_first_bits;
-      bool routed = false;
-      for (std::uint32_t b = first; b < first + count && !routed; ++b) routed = route_host_[b] != 0;
-      if (!routed) words[j] = unrouted_slot;
+    // keys skip the route. A slot has a routed bucket exactly when it meets an interval
+    // (an interval is the keys of its buckets), so only the slots the intervals meet are
+    // looked at, not every bucket.
+    std::vector<std::uint32_t> words(map.slots, unrouted_slot);
+    for (std::uint32_t j = 0; j < map.slots; ++j)
+      if (map.words[j] & core::radix_dense_flag) words[j] = map.words[j];
+    const auto slot_of = [&](U key) -> std::int64_t {  // -1 below the slots, map.slots above
+      if (key < map.base) return -1;
+      const U rel = static_cast<U>(key - map.base);
+      return rel > map.last_offset ? std::int64_t{map.slots} : static_cast<std::int64_t>(rel >> map.shift);
+    };
+    for (const core::bucket_interval<U>& iv : table.intervals) {
+      const std::int64_t from = std::max<std::int64_t>(slot_of(iv.lo), 0),
+                         to = std::min<std::int64_t>(slot_of(iv.hi), std::int64_t{map.slots} - 1);
+      for (std::int64_t j = from; j <= to; ++j) words[static_cast<std::size_t>(j)] = map.words[static_cast<std::size_t>(j)];
     }
     slot_refine_args<U> r{};
     r.previous = slot_map_of(map, words, first_map_.buckets);
@@ -590,8 +639,10 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     if (blocks == 0) return false;
     const std::span<const unsigned char> routes(reinterpret_cast<const unsigned char*>(route_host_.data()),
                                                 route_host_.size() * sizeof(std::uint16_t));
+    host_clock_.mark("routes");
     r.previous = upload_slot_map(map, words, first_map_.buckets, routes, route_);
-    r.route = static_cast<const std::uint16_t*>(route_.get());
+    host_clock_.mark("slot map");
+    r.route = static_cast<const std::uint16_t*>(route_.device.get());
     profiler_.start(stream_, "distributed count: " + std::to_string(n_) + " keys, " + std::to_string(a.num_intervals) +
                                  " intervals through " + std::to_string(first_map_.slots) + " radix slots, keeping");
     kernel<<<blocks, shard_tuning::count_threads, layout.bytes, stream_>>>(values_, n_, r);
@@ -605,18 +656,21 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   /// (with the kernel's static part) passes the budget.
   template <class Kernel>
   unsigned grid_for(Kernel kernel, std::size_t shared_bytes, std::int64_t m) {
-    cudaFuncAttributes attributes{};
-    check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
-    if (static_cast<std::int64_t>(shared_bytes + attributes.sharedSizeBytes) > shared_budget_) return 0;
-    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)),
-          "cudaFuncSetAttribute");
-    int per_sm = 0;
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, shard_tuning::count_threads, shared_bytes),
-          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-    if (per_sm == 0) return 0;
+    if (static_cast<std::int64_t>(shared_bytes + static_shared_bytes(kernel)) > shared_budget_) return 0;
+    const int per_sm = shape_of(kernel, shard_tuning::count_threads, shared_bytes).blocks_per_sm;
+    return per_sm == 0 ? 0u : grid_of(per_sm, m);
+  }
+
+  /// As many blocks as `per_sm` per SM allows, at most one per tile of m keys.
+  unsigned grid_of(int per_sm, std::int64_t m) const {
     const std::int64_t tiles_needed = (m + shard_tuning::count_tile - 1) / shard_tuning::count_tile;
     return static_cast<unsigned>(
         std::max<std::int64_t>(1, std::min<std::int64_t>(tiles_needed, static_cast<std::int64_t>(sms_) * per_sm)));
+  }
+
+  template <class Kernel>
+  static std::size_t static_shared_bytes(Kernel kernel) {
+    return shape_of(kernel, shard_tuning::count_threads, 0).static_bytes;
   }
 
   /// After the copy back: the counts and extremes to the caller's arrays, and the
@@ -666,11 +720,10 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   /// keeps each block below 2^31 keys up to m = 2^31 * SMs.
   template <bool FromValues>
   void dispatch_count(key_source<T, FromValues> src, std::int64_t m, count_args<U>& a) {
-    cudaFuncAttributes attributes{};
-    check(cudaFuncGetAttributes(&attributes, count_kernel<T, FromValues, runtime_flags>), "cudaFuncGetAttributes");
     a.in_shared = true;
     const count_shared_layout<U> layout(a);
-    a.in_shared = static_cast<std::int64_t>(layout.bytes + attributes.sharedSizeBytes) <= shared_budget_ &&
+    a.in_shared = static_cast<std::int64_t>(layout.bytes + static_shared_bytes(count_kernel<T, FromValues, runtime_flags>)) <=
+                      shared_budget_ &&
                   (!a.counts || m <= (std::int64_t{1} << 31) * sms_);
     if (!a.in_shared) return launch_count(count_kernel<T, FromValues, runtime_flags>, src, m, a, 0);
     const bool keep = a.kept != nullptr, minmax = a.interval_min != nullptr;
@@ -690,14 +743,9 @@ class cuda_shard final : public kselect::distributed::shard<T> {
 
   template <class Kernel, class Source>
   void launch_count(Kernel kernel, Source src, std::int64_t m, count_args<U>& a, std::size_t shared_bytes) {
-    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)),
-          "cudaFuncSetAttribute");
-    int per_sm = 0;
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, shard_tuning::count_threads, shared_bytes),
-          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-    const std::int64_t tiles_needed = (m + shard_tuning::count_tile - 1) / shard_tuning::count_tile;
-    const auto blocks = static_cast<unsigned>(std::max<std::int64_t>(
-        1, std::min<std::int64_t>(tiles_needed, static_cast<std::int64_t>(sms_) * std::max(per_sm, 1))));
+    // dispatch_count checked the shared memory against the budget (a test's small budget
+    // sends the tables to global memory; the kernel's own stages stay in shared memory).
+    const unsigned blocks = grid_of(std::max(shape_of(kernel, shard_tuning::count_threads, shared_bytes).blocks_per_sm, 1), m);
     profiler_.start(stream_, "distributed count: " + std::to_string(m) + " keys, " +
                                  std::to_string(a.num_intervals) + " intervals" + (a.kept ? ", keeping" : "") +
                                  (a.in_shared ? "" : ", table in global memory"));
@@ -750,11 +798,12 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   /// map's device copy for that pass; the refining pass's routes and its own copy of the
   /// map (its words marked where no bucket is routed).
   slot_map_args<U> first_map_{};
-  kselect::distributed::radix_slot_image<U> first_image_;
-  stream_buffer first_words_{0, nullptr};
+  std::shared_ptr<const kselect::distributed::radix_slot_image<U>> first_image_;
+  map_staging first_words_;
   std::vector<std::uint16_t> route_host_;
-  stream_buffer route_{0, nullptr};
+  map_staging route_;
   launch_profiler profiler_;
+  core::phase_clock host_clock_;  ///< KSELECT_PROFILE=1: the host steps of the shard's calls
 };
 
 template <class T>
