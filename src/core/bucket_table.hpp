@@ -124,6 +124,9 @@ struct radix_slots {
 KSELECT_HD std::uint32_t radix_slot_word(std::uint32_t first, std::uint32_t count) {
   return first | count << radix_slot_first_bits;
 }
+/// A plain slot word's first bucket and number of buckets.
+KSELECT_HD std::uint32_t radix_word_first(std::uint32_t w) { return w & ((1u << radix_slot_first_bits) - 1); }
+KSELECT_HD std::uint32_t radix_word_count(std::uint32_t w) { return w >> radix_slot_first_bits; }
 
 /// The last key offset (key - base) inside the slots (slots * 2^shift - 1, which is the
 /// largest key's offset when the slots reach it).
@@ -156,8 +159,8 @@ struct radix_slot_map {
 template <class U>
 KSELECT_HD std::uint32_t radix_word_bucket(std::uint32_t w, U rel, int shift) {
   constexpr int bits = 8 * sizeof(U);
-  return (w & ((1u << radix_slot_first_bits) - 1)) +
-         static_cast<std::uint32_t>(mul_hi(static_cast<U>(rel << (bits - shift)), static_cast<U>(w >> radix_slot_first_bits)));
+  return radix_word_first(w) +
+         static_cast<std::uint32_t>(mul_hi(static_cast<U>(rel << (bits - shift)), static_cast<U>(radix_word_count(w))));
 }
 
 /// The bucket of `key` whose slot word is w (inside: rel = key - base <= last_offset):
@@ -312,12 +315,12 @@ KSELECT_HD int directory_resolve(const U* lo, int count, std::uint32_t w, U key,
   whole = (w & directory_whole) != 0;
   if (whole) return static_cast<int>(w & ~directory_whole);
   int n = static_cast<int>(w >> directory_count_shift);
-  if (n == 0) return -1;
   int first = static_cast<int>(w & directory_first_mask);
   if (n == static_cast<int>(directory_count_max)) {
     first = 0;
     n = count;
   }
+  if (n <= 0) return -1;  // no interval touches the key's slot, or there is none at all
   return first + last_interval_at_most(lo + first, n, key);
 }
 

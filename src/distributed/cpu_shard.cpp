@@ -111,10 +111,7 @@ class cpu_shard final : public shard<T> {
     const std::uint32_t buckets = table.buckets;
     // The intervals' directory (core::interval_directory), as the CUDA shard's pass uses:
     // most keys find their interval, or that they have none, with one lookup.
-    std::vector<U> his(static_cast<std::size_t>(intervals));
-    for (int i = 0; i < intervals; ++i) his[static_cast<std::size_t>(i)] = table.intervals[static_cast<std::size_t>(i)].hi;
-    const core::interval_directory<U> directory =
-        core::make_interval_directory<U>(table.lo_keys, his, directory_slots);
+    const core::interval_directory<U> directory = table_directory(table, directory_slots);
     const std::int64_t m = size();
     // A chunk also zeroes and merges a histogram: at least as many keys as buckets.
     const std::int64_t chunks = chunk_count(m, std::max<std::int64_t>(min_chunk, buckets));
@@ -368,7 +365,6 @@ class cpu_shard final : public shard<T> {
   template <bool MinMax, keep_mode Mode, class KeyAt>
   static std::int64_t count_loop(const chunk_work& w, std::int64_t begin, std::int64_t end, KeyAt key_at) {
     std::int64_t kept = 0;
-    if (w.interval_count == 0) return 0;  // nothing in contention (and no interval for a search to name)
     const core::interval_directory<U>& d = *w.directory;
     const U last_offset = core::directory_last_offset<U>(d.slots, d.shift, d.base);
     for (std::int64_t i = begin; i < end; ++i) {

@@ -180,6 +180,15 @@ class shard {
   virtual T equal_element(key_type key, std::int64_t ordinal) = 0;
 };
 
+/// The interval directory (core::interval_directory) of a round's intervals, at most
+/// max_slots slots: what both backends' count passes look a key's interval up in.
+template <class U>
+core::interval_directory<U> table_directory(const round_table<U>& table, int max_slots) {
+  std::vector<U> his(table.intervals.size());
+  for (std::size_t i = 0; i < his.size(); ++i) his[i] = table.intervals[i].hi;
+  return core::make_interval_directory<U>(table.lo_keys, his, max_slots);
+}
+
 /// What the backends' passes rely on, one look at each interval (against writes out
 /// of bounds): lo_keys match the intervals, the intervals are ascending and
 /// disjoint, their buckets lie inside the table. Throws std::invalid_argument naming
@@ -265,7 +274,7 @@ radix_slot_image<U> make_radix_slot_image(const round_table<U>& table) {
         const std::uint32_t first = take(sub_lo, static_cast<U>(sub_lo + sub_width_less_one), 0, ds.sub_shift);
         if (ok) image.sub_words.push_back(core::radix_slot_word(first, ivs[next - 1].count));
       }
-      if (ds.sub_base == lo) r.below = image.sub_words.empty() ? 0u : image.sub_words[r.first_word] & ((1u << core::radix_slot_first_bits) - 1);
+      if (ds.sub_base == lo) r.below = image.sub_words.empty() ? 0u : core::radix_word_first(image.sub_words[r.first_word]);
       if (sub_end < hi) r.above = take(static_cast<U>(sub_end + 1), hi, 1, 0);
       else r.above = ok ? ivs[next - 1].first + ivs[next - 1].count - 1 : 0u;
       image.words.push_back(core::radix_dense_flag | static_cast<std::uint32_t>(image.dense.size()));

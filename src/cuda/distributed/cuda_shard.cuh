@@ -321,9 +321,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
       scale_at_ = 2 * ni_ * sizeof(U);
       first_at_ = 3 * ni_ * sizeof(U);
       if (with_directory) {
-        std::vector<U> his(ni_);
-        for (std::size_t i = 0; i < ni_; ++i) his[i] = table.intervals[i].hi;
-        directory_ = core::make_interval_directory<U>(table.lo_keys, his, compacted ? kept_directory_slots : directory_slots);
+        directory_ = kselect::distributed::table_directory(table, compacted ? kept_directory_slots : directory_slots);
       } else {
         directory_ = {};
       }

@@ -10,6 +10,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "core/bucket_table.hpp"
@@ -96,11 +97,20 @@ __device__ __forceinline__ auto bits_of(T v) {
 }
 
 /// Whether a value's bits are not those its key maps back to: -0.0, or a NaN other than
-/// the positive quiet NaN (one key stands for each of those groups).
+/// the positive quiet NaN (one key stands for each of those groups), from the bits
+/// alone, without mapping the key back.
 template <class T>
-__device__ __forceinline__ bool noncanonical(T v, core::key_t<T> key) {
-  if constexpr (std::is_floating_point_v<T>) return bits_of(v) != bits_of(core::key_traits<T>::from_key(key));
-  else return false;
+__device__ __forceinline__ bool noncanonical_bits(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    using B = decltype(bits_of(v));
+    constexpr B sign = B(1) << (8 * sizeof(T) - 1);
+    const B bits = bits_of(v);
+    const B canonical_nan = bits_of(core::key_traits<T>::from_key(core::key_traits<T>::nan_key));
+    const B infinity = bits_of(std::numeric_limits<T>::infinity());
+    return bits == sign || ((bits & ~sign) > infinity && bits != canonical_nan);
+  } else {
+    return false;
+  }
 }
 
 /// What the count pass reads of a key's interval once the search has found it, in one
@@ -287,7 +297,7 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
       const bool valid = full || base + i * threads + threadIdx.x < m;
       const U key = key_source<T, FromValues>::key(raw[i]);
       if constexpr (FromValues) {
-        if (tally) seen_noncanonical += valid && noncanonical(raw[i], key) ? 1 : 0;
+        if (tally) seen_noncanonical += valid && noncanonical_bits(raw[i]) ? 1 : 0;
       }
       std::uint32_t bucket = no_bucket, w = 0;
       bool search = valid;

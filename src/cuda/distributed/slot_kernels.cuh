@@ -166,21 +166,6 @@ __device__ __forceinline__ void for_each_tile(const T* values, std::int64_t m, F
   }
 }
 
-/// Whether a value's bits are not its key's value's (-0.0, a NaN other than the
-/// canonical one): noncanonical() from the bits alone, without mapping the key back.
-template <class T>
-__device__ __forceinline__ bool noncanonical_bits(T v) {
-  if constexpr (std::is_floating_point_v<T>) {
-    using B = decltype(bits_of(v));
-    constexpr B sign = B(1) << (8 * sizeof(T) - 1);
-    const B bits = bits_of(v);
-    const B canonical_nan = bits_of(core::key_traits<T>::from_key(core::key_traits<T>::nan_key));
-    const B infinity = bits_of(std::numeric_limits<T>::infinity());
-    return bits == sign || ((bits & ~sign) > infinity && bits != canonical_nan);
-  } else {
-    return false;
-  }
-}
 
 /// Keys a pass takes at a time: the keys of one 16-byte load, consecutive in memory
 /// when the tile is vector-loaded (for_each_tile).
