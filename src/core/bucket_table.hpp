@@ -163,6 +163,25 @@ KSELECT_HD std::uint32_t radix_word_bucket(std::uint32_t w, U rel, int shift) {
          static_cast<std::uint32_t>(mul_hi(static_cast<U>(rel << (bits - shift)), static_cast<U>(radix_word_count(w))));
 }
 
+/// The bucket of `key` in dense slot record d (its sub-slot's word, or the bucket of the
+/// slot's keys below or above the sub-slots).
+template <class U>
+KSELECT_HD std::uint32_t radix_dense_bucket(const radix_dense_record<U>& d, const std::uint32_t* sub_words, U key) {
+  const U sub_rel = static_cast<U>(key - d.sub_base);
+  const bool in_subs = sub_rel <= d.sub_last;
+  const std::uint32_t sub_w = sub_words[d.first_word + (in_subs ? static_cast<std::uint32_t>(sub_rel >> d.shift) : 0u)];
+  return in_subs ? radix_word_bucket(sub_w, sub_rel, static_cast<int>(d.shift)) : key < d.sub_base ? d.below : d.above;
+}
+
+/// The slot word of `key` (the first slot's for keys outside the slots), its offset
+/// rel = key - base and whether it lies inside the slots.
+template <class U>
+KSELECT_HD std::uint32_t radix_slot_word_of(const radix_slot_map<U>& m, U key, U& rel, bool& inside) {
+  rel = static_cast<U>(key - m.base);
+  inside = rel <= m.last_offset;
+  return m.words[inside ? static_cast<std::uint32_t>(rel >> m.shift) : 0u];
+}
+
 /// The bucket of `key` whose slot word is w (inside: rel = key - base <= last_offset):
 /// selects for plain slots and tails, every value computed and one chosen (the GPU
 /// passes then carry no branch per key); a dense slot's keys read its record and a
@@ -173,13 +192,7 @@ template <bool Dense = true, class U>
 KSELECT_HD std::uint32_t radix_bucket_of_word(const radix_slot_map<U>& m, std::uint32_t w, bool inside, U rel, U key) {
   const std::uint32_t plain = radix_word_bucket(w, rel, m.shift);
   const std::uint32_t tail = key < m.base ? m.below : m.above;
-  if (Dense && inside && (w & radix_dense_flag) != 0) {
-    const radix_dense_record<U> d = m.dense[w & ~radix_dense_flag];
-    const U sub_rel = static_cast<U>(key - d.sub_base);
-    const bool in_subs = sub_rel <= d.sub_last;
-    const std::uint32_t sub_w = m.sub_words[d.first_word + (in_subs ? static_cast<std::uint32_t>(sub_rel >> d.shift) : 0u)];
-    return in_subs ? radix_word_bucket(sub_w, sub_rel, static_cast<int>(d.shift)) : key < d.sub_base ? d.below : d.above;
-  }
+  if (Dense && inside && (w & radix_dense_flag) != 0) return radix_dense_bucket(m.dense[w & ~radix_dense_flag], m.sub_words, key);
   return inside ? plain : tail;
 }
 
@@ -193,21 +206,16 @@ KSELECT_HD std::uint32_t radix_bucket_of_word_by_selects(const radix_slot_map<U>
   const std::uint32_t plain = radix_word_bucket(w, rel, m.shift);
   const std::uint32_t tail = key < m.base ? m.below : m.above;
   const bool dense = inside && (w & radix_dense_flag) != 0;
-  const radix_dense_record<U> d = m.dense[dense ? w & ~radix_dense_flag : 0u];
-  const U sub_rel = static_cast<U>(key - d.sub_base);
-  const bool in_subs = sub_rel <= d.sub_last;
-  const std::uint32_t sub_w = m.sub_words[d.first_word + (in_subs ? static_cast<std::uint32_t>(sub_rel >> d.shift) : 0u)];
-  const std::uint32_t in_dense =
-      in_subs ? radix_word_bucket(sub_w, sub_rel, static_cast<int>(d.shift)) : key < d.sub_base ? d.below : d.above;
+  const std::uint32_t in_dense = radix_dense_bucket(m.dense[dense ? w & ~radix_dense_flag : 0u], m.sub_words, key);
   return dense ? in_dense : inside ? plain : tail;
 }
 
 /// The bucket of `key` in a slot table (Dense: as radix_bucket_of_word).
 template <bool Dense = true, class U>
 KSELECT_HD std::uint32_t radix_slot_bucket(const radix_slot_map<U>& m, U key) {
-  const U rel = static_cast<U>(key - m.base);
-  const bool inside = rel <= m.last_offset;
-  const std::uint32_t w = m.words[inside ? static_cast<std::uint32_t>(rel >> m.shift) : 0u];
+  U rel;
+  bool inside;
+  const std::uint32_t w = radix_slot_word_of(m, key, rel, inside);
   return radix_bucket_of_word<Dense>(m, w, inside, rel, key);
 }
 

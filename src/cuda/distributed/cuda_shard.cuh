@@ -337,25 +337,20 @@ class cuda_shard final : public kselect::distributed::shard<T> {
         reduced_at_ = align(bytes_);
         bytes_ = reduced_at_ + (kept_at_ - counts_at_);
       }
-      if (bytes_ > capacity_) {
-        device_ = stream_buffer(0, stream);
-        device_ = stream_buffer(bytes_, stream, pool);
-        capacity_ = bytes_;
-      }
-      unsigned char* host = host_.reserve(bytes_);
+      unsigned char* host = staging_.reserve(bytes_, stream, pool);
       std::memset(host, 0, bytes_);
       for (std::size_t i = 0; i < ni_; ++i) {
         const core::bucket_interval<U>& iv = table.intervals[i];
-        std::memcpy(host_.data() + i * sizeof(U), &iv.lo, sizeof(U));
-        std::memcpy(host_.data() + hi_at_ + i * sizeof(U), &iv.hi, sizeof(U));
-        std::memcpy(host_.data() + scale_at_ + i * sizeof(U), &iv.scale, sizeof(U));
-        std::memcpy(host_.data() + first_at_ + i * sizeof(std::uint32_t), &iv.first, sizeof(std::uint32_t));
+        std::memcpy(host + i * sizeof(U), &iv.lo, sizeof(U));
+        std::memcpy(host + hi_at_ + i * sizeof(U), &iv.hi, sizeof(U));
+        std::memcpy(host + scale_at_ + i * sizeof(U), &iv.scale, sizeof(U));
+        std::memcpy(host + first_at_ + i * sizeof(std::uint32_t), &iv.first, sizeof(std::uint32_t));
       }
       if (!directory_.word.empty())
-        std::memcpy(host_.data() + directory_at_, directory_.word.data(), directory_.word.size() * sizeof(std::uint32_t));
-      if (minmax) std::memset(host_.data() + min_at_, 0xff, ni_ * sizeof(U));  // minima start at ~0
-      if (reduced && minmax) std::memset(host_.data() + reduced_at_ + (min_at_ - counts_at_), 0xff, ni_ * sizeof(U));
-      check(cudaMemcpyAsync(device_.get(), host_.data(), bytes_, cudaMemcpyHostToDevice, stream),
+        std::memcpy(host + directory_at_, directory_.word.data(), directory_.word.size() * sizeof(std::uint32_t));
+      if (minmax) std::memset(host + min_at_, 0xff, ni_ * sizeof(U));  // minima start at ~0
+      if (reduced && minmax) std::memset(host + reduced_at_ + (min_at_ - counts_at_), 0xff, ni_ * sizeof(U));
+      check(cudaMemcpyAsync(staging_.device(), host, bytes_, cudaMemcpyHostToDevice, stream),
             "copying the round table");
     }
 
@@ -383,22 +378,22 @@ class cuda_shard final : public kselect::distributed::shard<T> {
 
     /// The outputs, device to host, then waits for the stream.
     void download_outputs(cudaStream_t stream) {
-      check(cudaMemcpyAsync(host_.data() + counts_at_, at(counts_at_), bytes_ - counts_at_, cudaMemcpyDeviceToHost,
+      check(cudaMemcpyAsync(staging_.host() + counts_at_, at(counts_at_), bytes_ - counts_at_, cudaMemcpyDeviceToHost,
                             stream),
             "copying the round's counts");
       check(cudaStreamSynchronize(stream), "a distributed counting pass on the GPU");
     }
     const unsigned long long* host_counts() const {
-      return reinterpret_cast<const unsigned long long*>(host_.data() + counts_at_);
+      return reinterpret_cast<const unsigned long long*>(staging_.host() + counts_at_);
     }
-    const U* host_min() const { return reinterpret_cast<const U*>(host_.data() + min_at_); }
-    const U* host_max() const { return reinterpret_cast<const U*>(host_.data() + max_at_); }
+    const U* host_min() const { return reinterpret_cast<const U*>(staging_.host() + min_at_); }
+    const U* host_max() const { return reinterpret_cast<const U*>(staging_.host() + max_at_); }
     /// The reduced copy (upload with reduced): counts and the failure slot, extremes.
     const unsigned long long* host_reduced_counts() const {
-      return reinterpret_cast<const unsigned long long*>(host_.data() + reduced_at_);
+      return reinterpret_cast<const unsigned long long*>(staging_.host() + reduced_at_);
     }
-    const U* host_reduced_min() const { return reinterpret_cast<const U*>(host_.data() + reduced_at_ + (min_at_ - counts_at_)); }
-    const U* host_reduced_max() const { return reinterpret_cast<const U*>(host_.data() + reduced_at_ + (max_at_ - counts_at_)); }
+    const U* host_reduced_min() const { return reinterpret_cast<const U*>(staging_.host() + reduced_at_ + (min_at_ - counts_at_)); }
+    const U* host_reduced_max() const { return reinterpret_cast<const U*>(staging_.host() + reduced_at_ + (max_at_ - counts_at_)); }
 
     /// Enqueues the all-reduce of the counts with the failure slot (and the extremes)
     /// into the reduced copy, on the device.
@@ -413,19 +408,19 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     }
     unsigned long long host_kept() const {
       unsigned long long k = 0;
-      std::memcpy(&k, host_.data() + kept_at_, sizeof k);
+      std::memcpy(&k, staging_.host() + kept_at_, sizeof k);
       return k;
     }
     unsigned long long host_noncanonical() const {
       unsigned long long k = 0;
-      std::memcpy(&k, host_.data() + kept_at_ + sizeof k, sizeof k);
+      std::memcpy(&k, staging_.host() + kept_at_ + sizeof k, sizeof k);
       return k;
     }
 
    private:
     static std::size_t align(std::size_t b) { return (b + 15) / 16 * 16; }
-    unsigned char* at(std::size_t offset) const { return static_cast<unsigned char*>(device_.get()) + offset; }
-    std::size_t ni_ = 0, buckets_ = 0, bytes_ = 0, capacity_ = 0;
+    unsigned char* at(std::size_t offset) const { return staging_.device() + offset; }
+    std::size_t ni_ = 0, buckets_ = 0, bytes_ = 0;
     bool minmax_ = false;
     std::size_t hi_at_ = 0, scale_at_ = 0, first_at_ = 0, directory_at_ = 0, counts_at_ = 0, flag_at_ = 0, min_at_ = 0,
                 max_at_ = 0, kept_at_ = 0, reduced_at_ = 0;
@@ -439,8 +434,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     /// building the directory is host time in every later round.
     static constexpr int kept_directory_slots = 1024;
     core::interval_directory<U> directory_;
-    stream_buffer device_{0, nullptr};
-    pinned_staging host_;  ///< page-aligned; offsets are multiples of 16 or of sizeof(U)
+    staged_buffer staging_;  ///< page-aligned; offsets are multiples of 16 or of sizeof(U)
   };
 
   /// Uploads the round's table and launches its count pass (compacting into the
@@ -502,39 +496,25 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     return m;
   }
 
-  /// A slot map's page-locked host image and its device copy, both kept (grown when a
-  /// map needs more). The host image is rewritten only after the copy before it has
-  /// finished: every round waits for its counts.
-  struct map_staging {
-    pinned_staging host;
-    stream_buffer device{0, nullptr};
-    std::size_t capacity = 0;
-  };
-
   /// Copies [prefix][words][dense records][sub-slot words] to the device in one buffer
   /// (`into`, 16-byte aligned parts) and returns the map over them.
   slot_map_args<U> upload_slot_map(const kselect::distributed::radix_slot_image<U>& image,
                                    const std::vector<std::uint32_t>& words, std::uint32_t buckets,
-                                   std::span<const unsigned char> prefix, map_staging& into) {
+                                   std::span<const unsigned char> prefix, staged_buffer& into) {
     const auto align = [](std::size_t b) { return (b + 15) / 16 * 16; };
     const std::size_t words_at = align(prefix.size());
     const std::size_t dense_at = align(words_at + words.size() * sizeof(std::uint32_t));
     const std::size_t sub_at = align(dense_at + image.dense.size() * sizeof(core::radix_dense_record<U>));
     const std::size_t bytes = sub_at + image.sub_words.size() * sizeof(std::uint32_t);
-    unsigned char* host = into.host.reserve(bytes);
+    unsigned char* host = into.reserve(bytes, stream_, pool_);
     if (!prefix.empty()) std::memcpy(host, prefix.data(), prefix.size());
     std::memcpy(host + words_at, words.data(), words.size() * sizeof(std::uint32_t));
     if (!image.dense.empty())
       std::memcpy(host + dense_at, image.dense.data(), image.dense.size() * sizeof(core::radix_dense_record<U>));
     if (!image.sub_words.empty())
       std::memcpy(host + sub_at, image.sub_words.data(), image.sub_words.size() * sizeof(std::uint32_t));
-    if (bytes > into.capacity) {
-      into.device = stream_buffer(0, stream_);
-      into.device = stream_buffer(bytes, stream_, pool_);
-      into.capacity = bytes;
-    }
-    check(cudaMemcpyAsync(into.device.get(), host, bytes, cudaMemcpyHostToDevice, stream_), "copying the slot map");
-    auto* device = static_cast<unsigned char*>(into.device.get());
+    check(cudaMemcpyAsync(into.device(), host, bytes, cudaMemcpyHostToDevice, stream_), "copying the slot map");
+    unsigned char* device = into.device();
     slot_map_args<U> m = slot_map_of(image, words, buckets);
     m.words = reinterpret_cast<const std::uint32_t*>(device + words_at);
     m.dense = reinterpret_cast<const core::radix_dense_record<U>*>(device + dense_at);
@@ -640,7 +620,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     host_clock_.mark("routes");
     r.previous = upload_slot_map(map, words, first_map_.buckets, routes, route_);
     host_clock_.mark("slot map");
-    r.route = static_cast<const std::uint16_t*>(route_.device.get());
+    r.route = reinterpret_cast<const std::uint16_t*>(route_.device());
     profiler_.start(stream_, "distributed count: " + std::to_string(n_) + " keys, " + std::to_string(a.num_intervals) +
                                  " intervals through " + std::to_string(first_map_.slots) + " radix slots, keeping");
     kernel<<<blocks, shard_tuning::count_threads, layout.bytes, stream_>>>(values_, n_, r);
@@ -797,9 +777,9 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   /// map (its words marked where no bucket is routed).
   slot_map_args<U> first_map_{};
   std::shared_ptr<const kselect::distributed::radix_slot_image<U>> first_image_;
-  map_staging first_words_;
+  staged_buffer first_words_;
   std::vector<std::uint16_t> route_host_;
-  map_staging route_;
+  staged_buffer route_;
   launch_profiler profiler_;
   core::phase_clock host_clock_;  ///< KSELECT_PROFILE=1: the host steps of the shard's calls
 };

@@ -72,4 +72,28 @@ class pinned_staging {
   block block_;
 };
 
+/// A page-locked host image and its device copy, kept and grown together (contents are
+/// not kept when they grow): the CUDA shard's per-round tables go up through one, and a
+/// round's outputs come back through the same. The caller rewrites the host image only
+/// after the copies that read it have finished (every round waits for its counts).
+class staged_buffer {
+ public:
+  /// Room for `bytes` on both sides; returns the host image.
+  unsigned char* reserve(std::size_t bytes, cudaStream_t stream, cudaMemPool_t pool) {
+    if (bytes > capacity_) {
+      device_ = cuda_backend::stream_buffer(0, stream);  // the old one is freed before the new one is taken
+      device_ = cuda_backend::stream_buffer(bytes, stream, pool);
+      capacity_ = bytes;
+    }
+    return host_.reserve(bytes);
+  }
+  unsigned char* host() const { return host_.data(); }
+  unsigned char* device() const { return static_cast<unsigned char*>(device_.get()); }
+
+ private:
+  pinned_staging host_;
+  cuda_backend::stream_buffer device_{0, nullptr};
+  std::size_t capacity_ = 0;
+};
+
 }  // namespace kselect::cuda::distributed

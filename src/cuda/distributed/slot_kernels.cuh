@@ -137,9 +137,9 @@ __device__ __forceinline__ std::uint32_t slot_bucket_of_word(const core::radix_s
 
 template <bool Dense, class U>
 __device__ __forceinline__ std::uint32_t slot_bucket(const core::radix_slot_map<U>& map, U key) {
-  const U rel = static_cast<U>(key - map.base);
-  const bool inside = rel <= map.last_offset;
-  const std::uint32_t w = map.words[inside ? static_cast<std::uint32_t>(rel >> map.shift) : 0u];
+  U rel;
+  bool inside;
+  const std::uint32_t w = core::radix_slot_word_of(map, key, rel, inside);
   return slot_bucket_of_word<Dense>(map, w, inside, rel, key);
 }
 
@@ -165,7 +165,6 @@ __device__ __forceinline__ void for_each_tile(const T* values, std::int64_t m, F
     }
   }
 }
-
 
 /// Keys a pass takes at a time: the keys of one 16-byte load, consecutive in memory
 /// when the tile is vector-loaded (for_each_tile).
@@ -349,14 +348,8 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
       inside_count += __popc(mask);
       __syncwarp();
     }
-    unsigned long long start = 0;
-    if (lane == 0 && inside_count) start = atomicAdd(a.kept_count, static_cast<unsigned long long>(inside_count));
-    start = __shfl_sync(0xffffffffu, start, 0);
-    for (int j = static_cast<int>(lane); j < inside_count; j += 32) {
-      const std::int64_t at = static_cast<std::int64_t>(start) + j;
-      if (at < a.capacity) a.kept[at] = stage[j];  // beyond: the host sees the count and fails
-    }
-    __syncwarp();
+    // Beyond the capacity: not written, but counted (the host sees it and fails).
+    flush_warp_stage(stage, inside_count, a.kept_count, a.kept, a.capacity, [](U k) { return k; });
     staged = 0;
   };
   constexpr int group = key_group<T>;
@@ -381,9 +374,9 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
       const U key = keys[i];
       // The first round's bucket (core::radix_slot_bucket), and its route unless the slot
       // routes none of its buckets (most keys: no second load).
-      const U rel = static_cast<U>(key - map.base);
-      const bool in_slots = rel <= map.last_offset;
-      const std::uint32_t w = map.words[in_slots ? static_cast<std::uint32_t>(rel >> map.shift) : 0u];
+      U rel;
+      bool in_slots;
+      const std::uint32_t w = core::radix_slot_word_of(map, key, rel, in_slots);
       const bool idle = in_slots && w == unrouted_slot;
       const std::uint32_t b = slot_bucket_of_word<Dense>(map, w, in_slots, rel, key);
       const int iv = idle ? -1 : static_cast<int>(route[b]) - 1;
