@@ -611,24 +611,16 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     r.kept = a.kept;
     r.capacity = a.capacity;
     r.kept_count = a.kept_count;
-    // Without dense slots, the hot map of the intervals over the slots' span (its bytes
-    // after the routes in the upload).
-    const bool dense = !map.dense.empty();
-    if (!dense) r.hot_layout = core::hot_cells_over<U>(map.base, map.last_offset, core::hot_map_max_cells);
     const slot_shared_layout layout = slot_shared_layout::refine(r);
-    const auto kernel = dense ? slot_refine_kernel<T, true> : slot_refine_kernel<T, false>;
+    const auto kernel = map.dense.empty() ? slot_refine_kernel<T, false> : slot_refine_kernel<T, true>;
     const unsigned blocks = grid_for(kernel, layout.bytes, n_);
     if (blocks == 0) return false;
-    const std::size_t route_bytes = route_host_.size() * sizeof(std::uint16_t);
-    const std::size_t hot_at = (route_bytes + 15) / 16 * 16;
-    prefix_host_.assign(hot_at + (dense ? 0 : r.hot_layout.cells + 2), 0);
-    std::memcpy(prefix_host_.data(), route_host_.data(), route_bytes);
-    if (!dense) core::mark_hot_cells(r.hot_layout, table.intervals, prefix_host_.data() + hot_at);
+    const std::span<const unsigned char> routes(reinterpret_cast<const unsigned char*>(route_host_.data()),
+                                                route_host_.size() * sizeof(std::uint16_t));
     host_clock_.mark("routes");
-    r.previous = upload_slot_map(map, words, first_map_.buckets, prefix_host_, route_);
+    r.previous = upload_slot_map(map, words, first_map_.buckets, routes, route_);
     host_clock_.mark("slot map");
     r.route = reinterpret_cast<const std::uint16_t*>(route_.device());
-    if (!dense) r.hot = reinterpret_cast<const std::uint8_t*>(route_.device() + hot_at);
     profiler_.start(stream_, "distributed count: " + std::to_string(n_) + " keys, " + std::to_string(a.num_intervals) +
                                  " intervals through " + std::to_string(first_map_.slots) + " radix slots, keeping");
     kernel<<<blocks, shard_tuning::count_threads, layout.bytes, stream_>>>(values_, n_, r);
@@ -787,7 +779,6 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   std::shared_ptr<const kselect::distributed::radix_slot_image<U>> first_image_;
   staged_buffer first_words_;
   std::vector<std::uint16_t> route_host_;
-  std::vector<std::uint8_t> prefix_host_;  ///< the refining pass's routes and hot map, as uploaded
   staged_buffer route_;
   launch_profiler profiler_;
   core::phase_clock host_clock_;  ///< KSELECT_PROFILE=1: the host steps of the shard's calls

@@ -2,11 +2,11 @@
 // slots (core::radix_slots, distributed/dibms_plan.hpp) and for the round after it:
 //  - slot_count_kernel counts every key into the slot table's buckets: a key's bucket is
 //    its slot's word and one multiply (core::radix_slot_bucket), with no interval to find;
-//  - slot_refine_kernel, the second round's pass (count and keep), tells the few keys
-//    that may be in contention by one byte of a hot map (core/hot_cells.hpp: cells of
-//    key space meeting the round's intervals); only those are staged per warp and then
-//    worked through 32 at a time: their first-round bucket, its interval in this round
-//    (one 16-bit route per first-round bucket, or none), bucket, extremes, kept.
+//  - slot_refine_kernel, the second round's pass (count and keep), finds a key's
+//    first-round bucket the same way and, through one 16-bit word per first-round bucket
+//    (its interval in the second round's table, or none), the few keys in contention;
+//    only those are staged per warp and then worked through 32 at a time: interval,
+//    bucket, extremes, kept.
 // A map with dense slots (repeated values, clusters) sends their keys through one more
 // record and word; a map without them is compiled without that branch (Dense).
 // count_kernel (shard_kernels.cuh) does the same for any table through the interval
@@ -21,7 +21,6 @@
 #include <type_traits>
 
 #include "core/bucket_table.hpp"
-#include "core/hot_cells.hpp"
 #include "core/key_traits.hpp"
 #include "cuda/distributed/shard_kernels.cuh"
 #include "cuda/kernels/atomic_keys.cuh"
@@ -60,14 +59,12 @@ struct slot_count_args {
 };
 
 /// slot_refine_kernel's arguments: the first round's map, each first-round bucket's
-/// interval of this round (route: 0 for none, else the interval + 1), the hot map of
-/// this round's intervals, its intervals and outputs (as count_args).
+/// interval of this round (route: 0 for none, else the interval + 1), this round's
+/// intervals and outputs (as count_args).
 template <class U>
 struct slot_refine_args {
   slot_map_args<U> previous;         ///< its words unrouted_slot where no bucket of the slot is routed
   const std::uint16_t* route;        ///< global, previous.buckets
-  const std::uint8_t* hot;           ///< global, hot_layout.cells + 2 bytes (a map without dense slots)
-  core::hot_cells<U> hot_layout;     ///< cells 0: no hot map
   const U* lo;                       ///< global, num_intervals
   const U* hi;
   const U* scale;
@@ -84,9 +81,9 @@ struct slot_refine_args {
 
 /// Dynamic shared memory of the two kernels, in bytes, 16-byte aligned parts: the slot
 /// map (words, dense records, sub-slot words), the histogram, then for the refining pass
-/// the routes, interval records, extremes and the hot map (without dense slots).
+/// the routes, interval records and extremes.
 struct slot_shared_layout {
-  std::size_t dense = 0, sub_words = 0, histogram = 0, route = 0, records = 0, minmax = 0, hot = 0, bytes = 0;
+  std::size_t dense = 0, sub_words = 0, histogram = 0, route = 0, records = 0, minmax = 0, bytes = 0;
   __host__ __device__ static constexpr std::size_t align(std::size_t b) { return (b + 15) / 16 * 16; }
   template <class U>
   __host__ __device__ static slot_shared_layout of(const slot_map_args<U>& map, std::uint32_t histogram_buckets) {
@@ -108,8 +105,7 @@ struct slot_shared_layout {
     l.route = align(l.bytes);
     l.records = align(l.route + a.previous.buckets * sizeof(std::uint16_t));
     l.minmax = l.records + ni * sizeof(interval_record<U>);
-    l.hot = align(l.minmax + 2 * ni * sizeof(U));
-    l.bytes = l.hot + (a.hot_layout.cells != 0 ? a.hot_layout.cells + 2 : 0);
+    l.bytes = l.minmax + 2 * ni * sizeof(U);
     return l;
   }
 };
@@ -281,24 +277,22 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
   flush_histogram(histogram, a.map.buckets, a.counts, threads);
 }
 
-/// Keys a warp of slot_refine_kernel stages before working through them (16 KiB per
-/// block for 32-bit keys).
+/// Keys a warp of slot_refine_kernel stages before working through them (its stage:
+/// the keys and their intervals, 24 KiB per block for 32-bit keys).
 template <class U>
 inline constexpr int slot_refine_stage_keys = shard_tuning::stage_bytes / (shard_tuning::count_threads / 32 * static_cast<int>(sizeof(U)));
 
 /// The second round over the caller's values after a slot-table first round: counts the
 /// keys inside this round's intervals into its buckets, tracks each interval's minimum
 /// and maximum and appends those keys to `kept` (per-warp stages, as count_kernel).
-/// Without dense slots a key is staged when its byte in the hot map is set; with them
-/// (clusters and repeated values, narrower than a hot cell, would mark whole clusters)
-/// when its first-round bucket is routed.
 template <class T, bool Dense>
 __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::count_blocks_per_sm)
     slot_refine_kernel(const T* values, std::int64_t m, slot_refine_args<core::key_t<T>> a) {
   using U = core::key_t<T>;
   constexpr int threads = shard_tuning::count_threads, items = shard_tuning::items;
   extern __shared__ __align__(16) unsigned char shared[];
-  __shared__ __align__(16) unsigned char stage_memory[shard_tuning::count_threads / 32 * slot_refine_stage_keys<U> * sizeof(U)];
+  __shared__ __align__(16) unsigned char
+      stage_memory[shard_tuning::count_threads / 32 * slot_refine_stage_keys<U> * (sizeof(U) + sizeof(std::uint16_t))];
   const slot_shared_layout layout = slot_shared_layout::refine(a);
   const int ni = a.num_intervals;
   auto* histogram = reinterpret_cast<std::uint32_t*>(shared + layout.histogram);
@@ -306,11 +300,9 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
   auto* records = reinterpret_cast<interval_record<U>*>(shared + layout.records);
   U* mins = reinterpret_cast<U*>(shared + layout.minmax);
   U* maxs = mins + ni;
-  auto* hot = reinterpret_cast<std::uint8_t*>(shared + layout.hot);
   const core::radix_slot_map<U> map = load_slot_map<threads>(a.previous, shared, layout);
   for (std::uint32_t b = threadIdx.x; b < a.buckets; b += threads) histogram[b] = 0;
   copy_to_shared<threads>(route, a.route, a.previous.buckets * sizeof(std::uint16_t));
-  if constexpr (!Dense) copy_to_shared<threads>(hot, a.hot, a.hot_layout.cells + 2);
   for (int i = threadIdx.x; i < ni; i += threads) {
     records[i] = interval_record<U>{a.lo[i], a.hi[i], a.scale[i], a.first[i]};
     mins[i] = ~U(0);
@@ -318,23 +310,15 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
   }
   __syncthreads();
   const bool minmax = a.interval_min != nullptr;
-  // A key's interval of this round through its first-round bucket's route, or -1 (the
-  // words of slots routing none of their buckets read no route).
-  const auto routed_interval = [&](U key) {
-    U rel;
-    bool in_slots;
-    const std::uint32_t w = core::radix_slot_word_of(map, key, rel, in_slots);
-    const bool idle = in_slots && w == unrouted_slot;
-    const std::uint32_t b = slot_bucket_of_word<Dense>(map, w, in_slots, rel, key);
-    return idle ? -1 : static_cast<int>(route[b]) - 1;
-  };
-  // The keys that may be in contention are staged per warp (a ballot per load step:
-  // they are scattered over a third of the warp steps, where working on them at once
-  // left most lanes idle), then worked through 32 at a time: their interval, its bounds
-  // (it may be clipped to the extremes), bucket, extremes, and the ones inside moved to
-  // the stage's front and appended to `kept` with one atomic.
+  // The keys of routed buckets are staged per warp with their interval (a ballot per
+  // load step: the few routed keys are scattered over a third of the warp steps, where
+  // working on them at once left most lanes idle), then worked through 32 at a time:
+  // the interval's bounds (it may be clipped to the extremes), bucket, extremes, and the
+  // ones inside moved to the stage's front and appended to `kept` with one atomic.
   constexpr int stage_keys = slot_refine_stage_keys<U>;
   U* stage = reinterpret_cast<U*>(stage_memory) + threadIdx.x / 32 * stage_keys;
+  std::uint16_t* stage_interval =
+      reinterpret_cast<std::uint16_t*>(stage_memory + threads / 32 * stage_keys * sizeof(U)) + threadIdx.x / 32 * stage_keys;
   const unsigned lane = threadIdx.x & 31, lanes_below = (1u << lane) - 1u;
   int staged = 0;  // warp-uniform
   const auto work_through_stage = [&] {
@@ -344,11 +328,11 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
       const int j = from + static_cast<int>(lane);
       const bool has = j < staged;
       const U key = has ? stage[j] : U(0);
+      const int iv = has ? stage_interval[j] : 0;
       __syncwarp();
-      const int iv = has ? routed_interval(key) : -1;
       bool inside = false;
       std::uint32_t bucket = 0;
-      if (iv >= 0) {
+      if (has) {
         const interval_record<U> r = records[iv];
         inside = key >= r.lo && key <= r.hi;
         const U d = static_cast<U>(key - r.lo);
@@ -368,7 +352,6 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
     flush_warp_stage(stage, inside_count, a.kept_count, a.kept, a.capacity, [](U k) { return k; });
     staged = 0;
   };
-  const core::hot_cells<U> cells = a.hot_layout;
   constexpr int group = key_group<T>;
   static_assert(items % group == 0, "a thread's keys fill whole groups");
   for_each_tile<items, threads>(values, m, [&](const T (&raw)[items], std::int64_t base, auto full) {
@@ -387,14 +370,24 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
     }
 #pragma unroll
     for (int i = 0; i < items; ++i) {
+      const bool valid = valids[i];
       const U key = keys[i];
-      bool candidate;
-      if constexpr (Dense) candidate = routed_interval(key) >= 0;
-      else candidate = hot[core::hot_cell_index(cells, key)] != 0;
-      const bool staging = valids[i] && candidate;
-      const unsigned mask = __ballot_sync(0xffffffffu, staging);
+      // The first round's bucket (core::radix_slot_bucket), and its route unless the slot
+      // routes none of its buckets (most keys: no second load).
+      U rel;
+      bool in_slots;
+      const std::uint32_t w = core::radix_slot_word_of(map, key, rel, in_slots);
+      const bool idle = in_slots && w == unrouted_slot;
+      const std::uint32_t b = slot_bucket_of_word<Dense>(map, w, in_slots, rel, key);
+      const int iv = idle ? -1 : static_cast<int>(route[b]) - 1;
+      const bool routed = valid && iv >= 0;
+      const unsigned mask = __ballot_sync(0xffffffffu, routed);
       if (mask != 0) {  // warp-uniform
-        if (staging) stage[staged + __popc(mask & lanes_below)] = key;
+        if (routed) {
+          const int at = staged + __popc(mask & lanes_below);
+          stage[at] = key;
+          stage_interval[at] = static_cast<std::uint16_t>(iv);
+        }
         staged += __popc(mask);
         if (staged > stage_keys - 32) work_through_stage();
       }
