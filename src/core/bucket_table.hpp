@@ -136,12 +136,35 @@ KSELECT_HD U radix_slots_last_offset(std::uint32_t slots, int shift) {
 }
 
 /// A dense slot on the device: its sub-slots' span, the buckets of its keys below and
-/// above them, and where its sub-slot words start.
+/// above them, the sub-slots' shift and where their words start, packed in two words so
+/// that a record of 32-bit keys is one 16-byte load (every key of a pass over a map with
+/// dense slots reads one, and on few-valued data those loads meet on few shared-memory
+/// banks: four fields' words made it two loads and more conflicts).
+///   low  = below | shift << radix_dense_shift_at        (below < 2^19, shift < 64)
+///   high = above | first_word << radix_slot_first_bits  (above < 2^19, first_word < 2^12)
+inline constexpr int radix_dense_shift_at = 24;
+inline constexpr std::uint32_t radix_dense_max_first_word = (1u << (32 - radix_slot_first_bits - 1)) - 1;  // 4095
+
 template <class U>
 struct alignas(16) radix_dense_record {
   U sub_base, sub_last;  ///< sub_last: the last key offset (key - sub_base) inside the sub-slots
-  std::uint32_t below, above, first_word, shift;
+  std::uint32_t low, high;
+  KSELECT_HD std::uint32_t below() const { return low & ((1u << radix_slot_first_bits) - 1); }
+  KSELECT_HD int shift() const { return static_cast<int>(low >> radix_dense_shift_at); }
+  KSELECT_HD std::uint32_t above() const { return high & ((1u << radix_slot_first_bits) - 1); }
+  KSELECT_HD std::uint32_t first_word() const { return high >> radix_slot_first_bits; }
 };
+
+static_assert(sizeof(radix_dense_record<std::uint32_t>) == 16, "one 16-byte load per record of 32-bit keys");
+
+/// A dense record from its fields (below, above < 2^radix_slot_first_bits; shift < 64;
+/// first_word <= radix_dense_max_first_word).
+template <class U>
+KSELECT_HD radix_dense_record<U> make_radix_dense_record(U sub_base, U sub_last, std::uint32_t below, std::uint32_t above,
+                                                         std::uint32_t first_word, int shift) {
+  return {sub_base, sub_last, below | static_cast<std::uint32_t>(shift) << radix_dense_shift_at,
+          above | first_word << radix_slot_first_bits};
+}
 
 /// A slot table as the passes read it (core::radix_slot_bucket).
 template <class U>
@@ -169,8 +192,9 @@ template <class U>
 KSELECT_HD std::uint32_t radix_dense_bucket(const radix_dense_record<U>& d, const std::uint32_t* sub_words, U key) {
   const U sub_rel = static_cast<U>(key - d.sub_base);
   const bool in_subs = sub_rel <= d.sub_last;
-  const std::uint32_t sub_w = sub_words[d.first_word + (in_subs ? static_cast<std::uint32_t>(sub_rel >> d.shift) : 0u)];
-  return in_subs ? radix_word_bucket(sub_w, sub_rel, static_cast<int>(d.shift)) : key < d.sub_base ? d.below : d.above;
+  const int shift = d.shift();
+  const std::uint32_t sub_w = sub_words[d.first_word() + (in_subs ? static_cast<std::uint32_t>(sub_rel >> shift) : 0u)];
+  return in_subs ? radix_word_bucket(sub_w, sub_rel, shift) : key < d.sub_base ? d.below() : d.above();
 }
 
 /// The slot word of `key` (the first slot's for keys outside the slots), its offset

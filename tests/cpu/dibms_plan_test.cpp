@@ -267,6 +267,24 @@ TYPED_TEST(DibmsPlan, FirstTableOfDistinctSampleIsRadixSlotsWithTheSameBuckets) 
   }
 }
 
+// A dense record's packed fields come back as they went in, at their limits too.
+TYPED_TEST(DibmsPlan, DenseRecordKeepsItsFields) {
+  using U = TypeParam;
+  const std::uint32_t max_bucket = (1u << core::radix_slot_first_bits) - 1;
+  for (const std::uint32_t below : {0u, 1u, 77777u, max_bucket})
+    for (const std::uint32_t above : {0u, 5u, max_bucket})
+      for (const std::uint32_t first_word : {0u, 256u, core::radix_dense_max_first_word})
+        for (const int shift : {1, 17, 8 * static_cast<int>(sizeof(U)) - 1}) {
+          const auto r = core::make_radix_dense_record<U>(U(12), static_cast<U>(~U(0)), below, above, first_word, shift);
+          EXPECT_EQ(r.sub_base, U(12));
+          EXPECT_EQ(r.sub_last, static_cast<U>(~U(0)));
+          EXPECT_EQ(r.below(), below);
+          EXPECT_EQ(r.above(), above);
+          EXPECT_EQ(r.first_word(), first_word);
+          EXPECT_EQ(r.shift(), shift);
+        }
+}
+
 // A sample that repeats keys (few distinct values, tight clusters, all equal, the ends
 // of the key range) gets dense slots: the table is still radix slots whose image
 // matches its intervals for every key tried, and every repeated sample key lies in a
