@@ -194,12 +194,12 @@ class cpu_shard final : public shard<T> {
     // The shard is consistent either way (the keys in contention are the ones inside
     // the intervals); a different number means the caller's bookkeeping is wrong.
     if (expected_kept >= 0 && expected_kept != total)
-      throw kselect::error("cpu shard: count() kept " + std::to_string(total) + " keys, the caller expected " +
-                           std::to_string(expected_kept));
+      throw unexpected_keys("cpu shard", "count()", "kept", total, std::to_string(expected_kept));
   }
 
-  void extract(const round_table<U>& table, std::vector<U>& out) override {
+  void extract(const round_table<U>& table, std::vector<U>& out, std::int64_t expected_keys) override {
     check_round_table(table, "cpu shard");
+    const std::size_t before = out.size();
     const int intervals = static_cast<int>(table.intervals.size());
     const U* lo_keys = table.lo_keys.data();
     const core::bucket_interval<U>* ivs = table.intervals.data();
@@ -218,6 +218,9 @@ class cpu_shard final : public shard<T> {
       out.reserve(out.size() + total);
       for (const auto& b : buffers) out.insert(out.end(), b.begin(), b.end());
     });
+    const auto found = static_cast<std::int64_t>(out.size() - before);
+    if (expected_keys >= 0 && expected_keys != found)
+      throw unexpected_keys("cpu shard", "extract()", "found", found, std::to_string(expected_keys));
   }
 
   void extract_all(std::vector<U>& out) override {

@@ -144,8 +144,11 @@ class shard {
   virtual std::int64_t noncanonical_seen() const { return -1; }
 
   /// The keys in contention that lie inside the table's intervals, appended to `out`
-  /// (host), in any order. Does not change the keys in contention.
-  virtual void extract(const round_table<key_type>& table, std::vector<key_type>& out) = 0;
+  /// (host), in any order. Does not change the keys in contention. expected_keys: how
+  /// many they are (from the counts of the round before), or -1 when unknown; a known
+  /// number lets a device backend copy them back with the pass's outputs, in one wait.
+  /// A different number means the caller's bookkeeping is wrong: an error.
+  virtual void extract(const round_table<key_type>& table, std::vector<key_type>& out, std::int64_t expected_keys) = 0;
 
   /// Every key of the whole array, appended to `out` (host), in any order.
   virtual void extract_all(std::vector<key_type>& out) = 0;
@@ -187,6 +190,15 @@ core::interval_directory<U> table_directory(const round_table<U>& table, int max
   std::vector<U> his(table.intervals.size());
   for (std::size_t i = 0; i < his.size(); ++i) his[i] = table.intervals[i].hi;
   return core::make_interval_directory<U>(table.lo_keys, his, max_slots);
+}
+
+/// The error of a shard whose step found another number of keys than its caller's
+/// bookkeeping (the counts of the round before) says: `expected` ("at most N" where the
+/// caller gave none and the room ran out).
+inline kselect::error unexpected_keys(const char* who, const char* step, const char* verb, std::int64_t found,
+                                      const std::string& expected) {
+  return kselect::error(std::string(who) + ": " + step + " " + verb + " " + std::to_string(found) +
+                        " keys, the caller expected " + expected);
 }
 
 /// What the backends' passes rely on, one look at each interval (against writes out

@@ -465,7 +465,7 @@ std::vector<typename engine<T>::U> engine<T>::gather_and_answer(
   local_failure failure;
   guarded(failure, [&] {
     keys.reserve(static_cast<std::size_t>(local_keys));
-    shard_->extract(table, keys);
+    shard_->extract(table, keys, local_keys);
   });
   clock_.mark("extract");
   const std::int64_t mine[2] = {failure ? -1 : static_cast<std::int64_t>(keys.size()), 0};

@@ -449,13 +449,22 @@ void count_rounds_match_brute_force(const backend<T>& b) {
             ASSERT_EQ(first_difference(counts, ref.counts), "") << "counts without minmax";
             ASSERT_EQ(shard->size(), static_cast<std::int64_t>(contention.size()));
 
-            // extract(): the keys inside, appended after what `out` holds.
-            std::vector<U> out = {U(12345)};
-            shard->extract(table, out);
-            ASSERT_FALSE(out.empty());
-            ASSERT_EQ(out[0], U(12345));
-            out.erase(out.begin());
-            ASSERT_EQ(first_difference(sorted(out), ref.inside), "") << "extract";
+            // extract(): the keys inside, appended after what `out` holds, their number
+            // unknown or told (then copied back with the pass's outputs on a GPU); a
+            // wrong number told is the caller's bookkeeping gone wrong: an error.
+            const auto inside = static_cast<std::int64_t>(ref.inside.size());
+            for (const std::int64_t expected : {std::int64_t{-1}, inside}) {
+              std::vector<U> out = {U(12345)};
+              shard->extract(table, out, expected);
+              ASSERT_FALSE(out.empty());
+              ASSERT_EQ(out[0], U(12345));
+              out.erase(out.begin());
+              ASSERT_EQ(first_difference(sorted(out), ref.inside), "") << "extract, expecting " << expected;
+            }
+            if (P > 0) {
+              std::vector<U> out;
+              EXPECT_THROW(shard->extract(table, out, inside + 1), kselect::error) << "extract, one key more expected";
+            }
 
             std::fill(counts.begin(), counts.end(), 0xdeadbeef);
             std::vector<U> mins(P, U(7)), maxs(P, U(7));
@@ -491,7 +500,7 @@ void count_rounds_match_brute_force(const backend<T>& b) {
 
             // The keys in contention, as a multiset.
             std::vector<U> all;
-            shard->extract(full_table<U>(1), all);
+            shard->extract(full_table<U>(1), all, -1);
             ASSERT_EQ(first_difference(sorted(all), contention), "") << "keys in contention";
             prev = table;
           }
@@ -820,7 +829,7 @@ void empty_array(const backend<T>& b) {
   EXPECT_EQ(shard->size(), 0);
   shard->count(table, counts.data(), true, mins.data(), maxs.data(), true, 0);  // again, compacted
   std::vector<U> out;
-  shard->extract(table, out);
+  shard->extract(table, out, 0);
   shard->extract_all(out);
   EXPECT_TRUE(out.empty());
   std::vector<U> keys;
@@ -866,7 +875,7 @@ void malformed_tables_refused(const backend<T>& b) {
   const auto refused = [&](round_table<U> t) {
     EXPECT_THROW(shard->count(t, counts.data(), false, nullptr, nullptr, false, -1), std::invalid_argument);
     std::vector<U> out;
-    EXPECT_THROW(shard->extract(t, out), std::invalid_argument);
+    EXPECT_THROW(shard->extract(t, out, -1), std::invalid_argument);
   };
   auto t = make_table<U>({{U(0), U(100), 4}, {U(200), U(300), 4}});
   auto bad = t;

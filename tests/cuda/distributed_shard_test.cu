@@ -227,7 +227,7 @@ TEST(DistributedCudaShardLarge, MoreThan2Pow31Keys) {
   shard->count(planted_only, c2.data(), false, nullptr, nullptr, true, 3);
   EXPECT_EQ(shard->size(), 3);
   std::vector<U> kept;
-  shard->extract(planted_only, kept);
+  shard->extract(planted_only, kept, 3);
   EXPECT_EQ(sorted(kept), (std::vector<U>{two, two, three}));
 
   // Top-3 largest: the planted positions, in index order, past 2^31.

@@ -148,27 +148,40 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     return nullptr;
   }
 
-  void extract(const round_table<U>& table, std::vector<U>& out) override {
+  void extract(const round_table<U>& table, std::vector<U>& out, std::int64_t expected_keys) override {
     kselect::distributed::check_round_table(table, "cuda shard");
-    if (table.intervals.empty() || size() == 0) return;
+    if (table.intervals.empty() || size() == 0) {
+      if (expected_keys > 0)
+        throw kselect::distributed::unexpected_keys("cuda shard", "extract()", "found", 0, std::to_string(expected_keys));
+      return;
+    }
     host_clock_.resume();
-    // A first guess at the room needed; a second pass when more keys are inside.
-    std::int64_t capacity = std::min<std::int64_t>(size(), std::int64_t{1} << 20);
+    // The number of keys inside when the caller knows it: they are copied back right
+    // after the pass, with its outputs (one wait). Otherwise a first guess at the room
+    // needed, and a second pass when more keys are inside.
+    const bool known = expected_keys >= 0;
+    std::int64_t capacity = known ? expected_keys : std::min<std::int64_t>(size(), std::int64_t{1} << 20);
     for (;;) {
       round_.upload(table, false, /*with_counts=*/false, compacted_, stream_, pool_);
-      stream_buffer kept(static_cast<std::size_t>(std::max<std::int64_t>(capacity, 1)) * sizeof(U), stream_, pool_);
+      const std::size_t bytes = static_cast<std::size_t>(std::max<std::int64_t>(capacity, 1)) * sizeof(U);
+      unsigned char* host = extracted_.reserve(bytes, stream_, pool_);
       count_args<U> a = round_.args(table);
-      a.kept = static_cast<U*>(kept.get());
+      a.kept = reinterpret_cast<U*>(extracted_.device());
       a.capacity = capacity;
       run_count(a);
+      if (known && capacity > 0)
+        check(cudaMemcpyAsync(host, extracted_.device(), static_cast<std::size_t>(capacity) * sizeof(U),
+                              cudaMemcpyDeviceToHost, stream_), "copying the extracted keys");
       host_clock_.mark("extract launch");
       round_.download_outputs(stream_);
       host_clock_.mark("extract wait");
       const auto found = static_cast<std::int64_t>(round_.host_kept());
+      if (known && found != expected_keys)
+        throw kselect::distributed::unexpected_keys("cuda shard", "extract()", "found", found, std::to_string(expected_keys));
       if (found <= capacity) {
-        const std::size_t old = out.size();
-        out.resize(old + static_cast<std::size_t>(found));
-        download(out.data() + old, kept.get(), static_cast<std::size_t>(found) * sizeof(U));
+        if (!known) download(host, extracted_.device(), static_cast<std::size_t>(found) * sizeof(U));
+        const auto* keys = reinterpret_cast<const U*>(host);
+        out.insert(out.end(), keys, keys + found);
         host_clock_.mark("extract copy");
         return;
       }
@@ -674,9 +687,9 @@ class cuda_shard final : public kselect::distributed::shard<T> {
       compacted_ = true;
     }
     if (!complete || (expected_kept >= 0 && total != expected_kept))
-      throw kselect::error("cuda shard: count() kept " + std::to_string(total) + " keys, the caller expected " +
-                           (expected_kept >= 0 ? std::to_string(expected_kept)
-                                               : "at most " + std::to_string(kept_capacity_)));
+      throw kselect::distributed::unexpected_keys(
+          "cuda shard", "count()", "kept", total,
+          expected_kept >= 0 ? std::to_string(expected_kept) : "at most " + std::to_string(kept_capacity_));
   }
 
   /// Runs count_kernel over the keys in contention: with the table, its directory, the
@@ -780,6 +793,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   staged_buffer first_words_;
   std::vector<std::uint16_t> route_host_;
   staged_buffer route_;
+  staged_buffer extracted_;  ///< extract()'s keys, on the device and back
   launch_profiler profiler_;
   core::phase_clock host_clock_;  ///< KSELECT_PROFILE=1: the host steps of the shard's calls
 };
