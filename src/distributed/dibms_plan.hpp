@@ -152,6 +152,56 @@ inline std::uint64_t slot_bucket_cap(int shift) {
   return std::min<std::uint64_t>(core::radix_slot_max_count, shift >= 32 ? ~0ull : 1ull << shift);
 }
 
+/// The slots of a first table over the sorted sample's span: the narrowest of 2^shift
+/// keys that need at most max_slots of them, from the sample's minimum (moved down where
+/// they would pass the largest key), with the tails below and above them (no dense slots).
+template <class U>
+core::radix_slots<U> slot_layout_of(std::span<const U> sorted_sample, int max_slots) {
+  constexpr int bits = 8 * sizeof(U);
+  const U smin = sorted_sample.front(), smax = sorted_sample.back();
+  const U span = static_cast<U>(smax - smin);
+  core::radix_slots<U> layout;
+  layout.shift = 1;
+  while (layout.shift < bits - 1 && (span >> layout.shift) >= static_cast<U>(max_slots)) ++layout.shift;
+  layout.slots = static_cast<std::uint32_t>(span >> layout.shift) + 1;
+  const U last = core::radix_slots_last_offset<U>(layout.slots, layout.shift);  // slots * 2^shift - 1
+  layout.base = static_cast<U>(~smin) < last ? static_cast<U>(~last) : smin;
+  layout.tail_below = layout.base > U(0);
+  layout.tail_above = static_cast<U>(layout.base + last) < static_cast<U>(~U(0));
+  return layout;
+}
+
+/// Whether the sorted sample holds two different keys more than `limit` times each
+/// (crowded_bucket_keys) in one slot of the layout, at least first_table_max_subs *
+/// (radix_slot_max_count + 1) keys apart. slot_table_spreads_sample() then refuses the
+/// slot table for certain: a slot gets at most radix_slot_max_count buckets, a sub-slot
+/// at most one more, and that slot's sub-slots (at most first_table_max_subs over the two
+/// keys' span; or the slot itself, where it is not made dense) are wider than that, so
+/// no bucket there is one key wide, and each of the two keys crowds its bucket. One walk
+/// over the sample, against building the table to find out (hundreds of thousands of
+/// instructions, on the host before the first pass).
+template <class U>
+bool heavy_keys_share_a_slot(std::span<const U> sorted_sample, const core::radix_slots<U>& layout, std::size_t limit) {
+  constexpr std::uint64_t apart = std::uint64_t{first_table_max_subs} * (core::radix_slot_max_count + 1);
+  bool have = false;
+  U previous = 0;  // the last heavy key
+  for (std::size_t k = 0; k < sorted_sample.size();) {
+    std::size_t end = k + 1;
+    while (end < sorted_sample.size() && sorted_sample[end] == sorted_sample[k]) ++end;
+    const U key = sorted_sample[k];
+    if (end - k > limit) {
+      if (have && previous >= layout.base &&
+          static_cast<U>(key - layout.base) >> layout.shift == static_cast<U>(previous - layout.base) >> layout.shift &&
+          static_cast<std::uint64_t>(static_cast<U>(key - previous)) >= apart)
+        return true;
+      previous = key;
+      have = true;
+    }
+    k = end;
+  }
+  return false;
+}
+
 /// Phase 1's table as radix slots (core::radix_slots): the span of the sample cut into
 /// equal slots of 2^shift keys, each given one bucket plus its share of the rest, in
 /// proportion to the sample keys it holds (interpolated between knots every few sample
@@ -167,18 +217,8 @@ inline std::uint64_t slot_bucket_cap(int shift) {
 /// do the same there).
 template <class U>
 round_table<U> first_round_slot_table(std::span<const U> sorted_sample, std::uint32_t buckets, int max_slots) {
-  constexpr int bits = 8 * sizeof(U);
-  const U smin = sorted_sample.front(), smax = sorted_sample.back();
-  const U span = static_cast<U>(smax - smin);
-  core::radix_slots<U> layout;
-  layout.shift = 1;
-  while (layout.shift < bits - 1 && (span >> layout.shift) >= static_cast<U>(max_slots)) ++layout.shift;
-  layout.slots = static_cast<std::uint32_t>(span >> layout.shift) + 1;
-  // Slots from the sample's minimum, moved down where they would pass the largest key.
+  core::radix_slots<U> layout = slot_layout_of(sorted_sample, max_slots);
   const U last = core::radix_slots_last_offset<U>(layout.slots, layout.shift);  // slots * 2^shift - 1
-  layout.base = static_cast<U>(~smin) < last ? static_cast<U>(~last) : smin;
-  layout.tail_below = layout.base > U(0);
-  layout.tail_above = static_cast<U>(layout.base + last) < static_cast<U>(~U(0));
   const std::uint32_t tails = (layout.tail_below ? 1u : 0u) + (layout.tail_above ? 1u : 0u);
   const int count = static_cast<int>(sorted_sample.size());
   const std::uint64_t end = static_cast<std::uint64_t>(std::max(count - 1, 1)) << 16;
@@ -426,6 +466,11 @@ round_table<U> first_round_table(std::span<const U> sorted_sample, int pivot_int
   if (slots >= 2 && buckets + (first_table_max_subs + 2) * first_table_max_dense < (1u << core::radix_slot_first_bits)) {
     const bool repeats = sample_has_repeats<U>(sorted_sample);
     for (int tried = slots; tried <= 4 * slots && tried <= static_cast<int>(buckets / 2); tried *= 2) {
+      const bool finer_left = 2 * tried <= 4 * slots && 2 * tried <= static_cast<int>(buckets / 2);
+      if (repeats && finer_left &&
+          heavy_keys_share_a_slot(sorted_sample, slot_layout_of(sorted_sample, tried),
+                                  crowded_bucket_keys(sorted_sample.size(), buckets)))
+        continue;  // refused below for certain: the next, narrower slots at once
       round_table<U> t = first_round_slot_table<U>(sorted_sample, buckets, tried);
       auto image = std::make_shared<const radix_slot_image<U>>(make_radix_slot_image(t));
       if (slot_table_spreads_sample(t, *image, sorted_sample)) {
