@@ -85,8 +85,6 @@ struct options {
   int pivot_intervals = 16;
   /// DIBMS stops iterating once the active buckets hold at most this many keys in
   /// all, and gathers them (0: iterate until every rank's bucket holds one value).
-  /// With counts = transport::nccl and every process's keys on a GPU, it also stops
-  /// once they fit in 1 MiB, and the GPUs gather, sort and pick them (unless 0).
   std::int64_t gather_keys = 16384;
   /// Seed of the sample (the answers never depend on it).
   std::uint64_t seed = 0x6b73656c656374ull;

@@ -43,8 +43,7 @@ struct round_table {
 };
 
 /// An all-reduce across the processes of a distributed call that runs on their GPUs
-/// (src/mpi/device_collectives.cpp: NCCL), for the round counts (and a gather, for the
-/// final answer on the GPUs). Every process must
+/// (src/mpi/device_collectives.cpp: NCCL), for the round counts. Every process must
 /// make the same calls in the same order, one collective each (not grouped: NCCL
 /// fuses a group into one launch, which would not match a process that makes the
 /// same calls one by one, through host()); words are unsigned, of 4 or 8 bytes.
@@ -57,9 +56,6 @@ class device_allreduce {
   virtual void device(const void* in, void* out, std::size_t count, int word_bytes, op o, void* stream) = 0;
   /// The same over host memory, in place, through the device; returns when done.
   virtual void host(void* data, std::size_t count, int word_bytes, op o) = 0;
-  /// out = every process's `bytes` of in, in rank order (device memory), enqueued on
-  /// `stream`: the caller synchronises.
-  virtual void gather(const void* in, void* out, std::size_t bytes, void* stream) = 0;
 };
 
 /// A round's counts after count_and_reduce(): this process's own (local, to size its
@@ -156,26 +152,6 @@ class shard {
 
   /// Every key of the whole array, appended to `out` (host), in any order.
   virtual void extract_all(std::vector<key_type>& out) = 0;
-
-  /// The final answer on the GPUs, step 1 (local): this process's keys inside the
-  /// table's intervals (expected_keys of them, as extract()) kept on the device for
-  /// answer_on_device(). False where the backend has no device (nothing done).
-  virtual bool extract_on_device(const round_table<key_type>& table, std::int64_t expected_keys) {
-    (void)table;
-    (void)expected_keys;
-    return false;
-  }
-
-  /// Step 2 (collective: every process, each after its step 1): every process's kept
-  /// keys, each padded with the largest key to `padded` keys, gathered through
-  /// `gather` (`processes` of them), sorted; the keys at `positions` (ascending, among
-  /// the real keys, so never a padding key's place) copied to out (host). Throws on a
-  /// backend without a device.
-  virtual void answer_on_device(std::int64_t padded, int processes, device_allreduce& gather,
-                                std::span<const std::int64_t> positions, key_type* out) {
-    (void)padded, (void)processes, (void)gather, (void)positions, (void)out;
-    throw kselect::error("answer_on_device: this shard has no device");
-  }
 
   /// Sorts keys (host memory) ascending, on this backend (Sort&Choose's sort: CUB's
   /// radix sort on the GPU after one copy there, the CPU's radix sort otherwise).

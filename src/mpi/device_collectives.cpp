@@ -113,11 +113,6 @@ class nccl_allreduce final : public distributed::device_allreduce {
     check_cuda(cudaFreeAsync(buffer, stream_), "cudaFreeAsync");
   }
 
-  void gather(const void* in, void* out, std::size_t bytes, void* stream) override {
-    if (bytes == 0) return;
-    check_nccl(ncclAllGather(in, out, bytes, ncclUint8, comm_, static_cast<cudaStream_t>(stream)), "ncclAllGather");
-  }
-
  private:
   static ncclRedOp_t nccl_op(op o) { return o == op::sum ? ncclSum : o == op::min ? ncclMin : ncclMax; }
   ncclComm_t comm_;

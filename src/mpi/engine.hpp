@@ -64,23 +64,6 @@ std::uint64_t key_type_code(std::size_t key_bytes, bool floating, bool is_signed
 /// shard builds on the seed.
 std::uint64_t process_seed(std::uint64_t seed, int rank);
 
-/// The distinct positions of the pending ranks, ascending.
-inline std::vector<std::int64_t> pending_positions(std::span<const distributed::rank_target> pending) {
-  std::vector<std::int64_t> positions;
-  for (const distributed::rank_target& t : pending) positions.push_back(t.position);
-  std::sort(positions.begin(), positions.end());
-  positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
-  return positions;
-}
-
-/// Over NCCL with every process's keys on a GPU, DIBMS stops iterating once the active
-/// buckets' keys fit in 1 MiB (more than options.gather_keys: after the second round on
-/// 2^28 uniform keys a process, about 110 000 of them against 16384), and the GPUs
-/// gather, sort and pick them (answer_on_gpus): a round, and the host's share of the
-/// final gather, less (docs/performance.md, issue 26).
-template <class U>
-inline constexpr std::int64_t gpu_answer_max_keys = (std::int64_t{1} << 20) / static_cast<std::int64_t>(sizeof(U));
-
 /// gather_and_answer sorts the gathered candidates (instead of selecting each pending
 /// position) from this many positions and keys on: a hundred positions among a few
 /// thousand candidates cost several partitioning passes over them, a radix sort at
@@ -109,16 +92,14 @@ class engine {
       if (n < 0) throw std::invalid_argument("n = " + std::to_string(n) + " is negative");
       if (n > 0 && values == nullptr) throw std::invalid_argument("values is null and n = " + std::to_string(n));
       check_options();
-      on_gpu_ = n > 0 && kselect::detail::choose_backend(values, opt.local) == kselect::detail::backend::cuda;
-      if (on_gpu_)
+      if (n > 0 && kselect::detail::choose_backend(values, opt.local) == kselect::detail::backend::cuda)
         shard_ = distributed::make_cuda_shard<T>(values, n, opt.local);
       else
         shard_ = distributed::make_cpu_shard<T>(values, n, opt.local);
       if (count_nans) local_nans_ = shard_->count_nan();
     });
-    // One all-gather: (failure flag, n, NaNs, keys on a GPU, signature...) of every process.
-    constexpr std::size_t fixed = 4;
-    std::vector<std::int64_t> mine{failure ? 1 : 0, n, local_nans_, on_gpu_ ? 1 : 0};
+    // One all-gather: (failure flag, n, NaNs, signature...) of every process.
+    std::vector<std::int64_t> mine{failure ? 1 : 0, n, local_nans_};
     for (const std::uint64_t w : sig.words) mine.push_back(static_cast<std::int64_t>(w));
     const std::size_t width = mine.size();
     const std::vector<std::int64_t> all = comm_.allgather(mine.data(), width);
@@ -126,15 +107,13 @@ class engine {
     for (int p = 0; p < comm_.size(); ++p) any_failed |= all[static_cast<std::size_t>(p) * width] != 0;
     if (any_failed) comm_.agree(failure.message, failure.caller_mistake);  // throws on every process
     for (int p = 1; p < comm_.size(); ++p)
-      for (std::size_t w = fixed; w < width; ++w)
+      for (std::size_t w = 3; w < width; ++w)
         if (all[static_cast<std::size_t>(p) * width + w] != all[w])
           throw std::invalid_argument("kselect::mpi: processes 0 and " + std::to_string(p) +
-                                      " passed different arguments (" + describe_word(w - fixed) +
+                                      " passed different arguments (" + describe_word(w - 3) +
                                       "); every process must pass the same");
     sizes_.resize(static_cast<std::size_t>(comm_.size()));
-    all_on_gpus_ = true;
     for (int p = 0; p < comm_.size(); ++p) {
-      all_on_gpus_ = all_on_gpus_ && all[static_cast<std::size_t>(p) * width + 3] != 0;
       sizes_[static_cast<std::size_t>(p)] = all[static_cast<std::size_t>(p) * width + 1];
       global_nans_ += all[static_cast<std::size_t>(p) * width + 2];
       if (p < comm_.rank()) offset_ += sizes_[static_cast<std::size_t>(p)];
@@ -190,8 +169,6 @@ class engine {
                               int root);
   std::vector<U> gather_and_answer(const distributed::round_table<U>& table, std::span<const distributed::rank_target> pending,
                                    std::vector<U>& answers, int root, std::int64_t local_keys);
-  std::vector<U> answer_on_gpus(const distributed::round_table<U>& table, std::span<const distributed::rank_target> pending,
-                                std::vector<U>& answers, int root, std::int64_t local_keys);
 
   core::phase_clock clock_;  ///< first: it times the rest of the construction
   communicator comm_;
@@ -200,8 +177,6 @@ class engine {
   std::unique_ptr<distributed::device_allreduce> device_reduce_;  ///< transport::nccl
   std::vector<std::int64_t> sizes_;
   std::int64_t global_n_ = 0, offset_ = 0, local_nans_ = 0, global_nans_ = 0;
-  bool on_gpu_ = false;       ///< this process's keys are on a GPU (its shard is the CUDA one)
-  bool all_on_gpus_ = false;  ///< every process's are: the final answer may be taken on the GPUs
 };
 
 // ---- implementation ------------------------------------------------------------
@@ -470,8 +445,6 @@ std::vector<typename engine<T>::U> engine<T>::dibms(std::span<const std::int64_t
     if (next.pending.empty()) break;
     if (gather_after_first_round || next.next_keys <= opt_.gather_keys)
       return gather_and_answer(next.next, next.pending, answers, root, next.local_next_keys);
-    if (device_reduce_ && all_on_gpus_ && opt_.gather_keys > 0 && next.next_keys <= gpu_answer_max_keys<U>)
-      return answer_on_gpus(next.next, next.pending, answers, root, next.local_next_keys);
     table = std::move(next.next);
     pending = std::move(next.pending);
     local_kept = next.local_next_keys;
@@ -519,7 +492,10 @@ std::vector<typename engine<T>::U> engine<T>::gather_and_answer(
   // The candidates at the pending positions: nth_element on the middle one, then each
   // side, for a few positions; a radix sort of them all (one thread: a few thousand
   // keys) where many positions would each take another partitioning pass.
-  const std::vector<std::int64_t> positions = pending_positions(pending);
+  std::vector<std::int64_t> positions;
+  for (const distributed::rank_target& t : pending) positions.push_back(t.position);
+  std::sort(positions.begin(), positions.end());
+  positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
   const auto count = static_cast<std::int64_t>(candidates.size());
   if (positions.size() >= answer_sort_min_positions && count >= answer_sort_min_keys)
     cpu::stable_radix_sort<U, U>(candidates.data(), nullptr, count, [](U k) { return k; }, 1);
@@ -527,43 +503,6 @@ std::vector<typename engine<T>::U> engine<T>::gather_and_answer(
     cpu::select_positions(candidates.data(), count, positions);
   for (const distributed::rank_target& t : pending) answers[t.slot] = candidates[static_cast<std::size_t>(t.position)];
   clock_.mark("answer");
-  return answers;
-}
-
-template <class T>
-std::vector<typename engine<T>::U> engine<T>::answer_on_gpus(
-    const distributed::round_table<U>& table, std::span<const distributed::rank_target> pending,
-    std::vector<U>& answers, int root, std::int64_t local_keys) {
-  // Each process's keys inside the table's intervals onto its own GPU (a local step);
-  // their numbers and failures agreed in one all-gather; then every GPU gathers all of
-  // them (each process's padded to the largest number), sorts them and picks the
-  // pending positions.
-  local_failure failure;
-  guarded(failure, [&] {
-    if (!shard_->extract_on_device(table, local_keys)) throw kselect::error("answer_on_gpus: the shard has no device");
-  });
-  clock_.mark("extract");
-  const std::int64_t mine[2] = {failure ? -1 : local_keys, 0};
-  const std::vector<std::int64_t> counts = comm_.allgather(mine, 2);
-  std::int64_t padded = 0, total = 0;
-  bool any_failed = false;
-  for (int p = 0; p < comm_.size(); ++p) {
-    const std::int64_t c = counts[2 * static_cast<std::size_t>(p)];
-    any_failed |= c < 0;
-    padded = std::max(padded, c);
-    total += std::max<std::int64_t>(c, 0);
-  }
-  if (any_failed) comm_.agree(failure.message, failure.caller_mistake);
-  const std::vector<std::int64_t> positions = pending_positions(pending);
-  std::vector<U> picked(positions.size());
-  shard_->answer_on_device(padded, comm_.size(), *device_reduce_, positions, picked.data());
-  comm_.count_device_collective(padded * static_cast<std::int64_t>(sizeof(U)));
-  comm_.stats().gathered_keys += total;
-  clock_.mark("answer on the GPUs");
-  if (root >= 0 && comm_.rank() != root) return {};
-  for (const distributed::rank_target& t : pending)
-    answers[t.slot] = picked[static_cast<std::size_t>(
-        std::lower_bound(positions.begin(), positions.end(), t.position) - positions.begin())];
   return answers;
 }
 

@@ -23,9 +23,6 @@ class identity_allreduce final : public distributed::device_allreduce {
     throw std::logic_error("the CPU shard reduced device memory");
   }
   void host(void*, std::size_t, int, op) override {}
-  void gather(const void*, void*, std::size_t, void*) override {
-    throw std::logic_error("the CPU shard gathered device memory");
-  }
 };
 
 template <class T>

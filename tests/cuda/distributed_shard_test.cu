@@ -50,9 +50,6 @@ class identity_allreduce final : public distributed::device_allreduce {
             "cudaMemcpyAsync");
   }
   void host(void*, std::size_t, int, op) override {}
-  void gather(const void* in, void* out, std::size_t bytes, void* stream) override {
-    check(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice, static_cast<cudaStream_t>(stream)), "cudaMemcpyAsync");
-  }
 };
 
 template <class T>

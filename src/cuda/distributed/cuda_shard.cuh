@@ -189,70 +189,6 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     }
   }
 
-  bool extract_on_device(const round_table<U>& table, std::int64_t expected_keys) override {
-    kselect::distributed::check_round_table(table, "cuda shard");
-    host_clock_.resume();
-    candidates_ = stream_buffer(static_cast<std::size_t>(std::max<std::int64_t>(expected_keys, 1)) * sizeof(U), stream_, pool_);
-    candidate_count_ = 0;
-    std::int64_t found = 0;
-    if (expected_keys > 0 && !table.intervals.empty() && size() > 0) {
-      round_.upload(table, false, /*with_counts=*/false, compacted_, stream_, pool_);
-      count_args<U> a = round_.args(table);
-      a.kept = static_cast<U*>(candidates_.get());
-      a.capacity = expected_keys;
-      run_count(a);
-      round_.download_outputs(stream_);
-      found = static_cast<std::int64_t>(round_.host_kept());
-    }
-    if (expected_keys >= 0 && found != expected_keys)
-      throw kselect::distributed::unexpected_keys("cuda shard", "extract_on_device()", "found", found,
-                                                  std::to_string(expected_keys));
-    candidate_count_ = found;
-    host_clock_.mark("extract on device");
-    return true;
-  }
-
-  void answer_on_device(std::int64_t padded, int processes, kselect::distributed::device_allreduce& gather,
-                        std::span<const std::int64_t> positions, U* out) override {
-    if (padded < candidate_count_ || processes < 1)
-      throw std::invalid_argument("cuda shard: answer_on_device() with " + std::to_string(padded) + " keys a process for " +
-                                  std::to_string(candidate_count_) + " candidates");
-    host_clock_.resume();
-    using W = std::conditional_t<sizeof(U) == 4, std::uint32_t, std::uint64_t>;
-    const std::size_t share = static_cast<std::size_t>(padded) * sizeof(U);
-    const auto total = static_cast<std::int64_t>(padded) * processes;
-    // This process's share, padded with the largest key (which sorts after every real
-    // key, or among equal ones), then all of them, sorted.
-    stream_buffer send(std::max<std::size_t>(share, 1), stream_, pool_);
-    stream_buffer all(std::max<std::size_t>(share * static_cast<std::size_t>(processes), 1), stream_, pool_);
-    stream_buffer other(std::max<std::size_t>(share * static_cast<std::size_t>(processes), 1), stream_, pool_);
-    check(cudaMemsetAsync(send.get(), 0xff, share, stream_), "cudaMemsetAsync");
-    if (candidate_count_ > 0)
-      check(cudaMemcpyAsync(send.get(), candidates_.get(), static_cast<std::size_t>(candidate_count_) * sizeof(U),
-                            cudaMemcpyDeviceToDevice, stream_), "copying the candidates");
-    gather.gather(send.get(), all.get(), share, stream_);
-    host_clock_.mark("answer gather");
-    cub::DoubleBuffer<W> buffer(static_cast<W*>(all.get()), static_cast<W*>(other.get()));
-    std::size_t temp_bytes = 0;
-    check(cuda::sort_keys<W>(nullptr, temp_bytes, buffer, total, stream_), "sort workspace query");
-    stream_buffer temp(temp_bytes, stream_, pool_);
-    check(cuda::sort_keys<W>(temp.get(), temp_bytes, buffer, total, stream_), "sorting the candidates");
-    const auto count = static_cast<int>(positions.size());
-    if (count > 0) {
-      stream_buffer at(positions.size_bytes(), stream_, pool_), picked(positions.size() * sizeof(U), stream_, pool_);
-      check(cudaMemcpyAsync(at.get(), positions.data(), positions.size_bytes(), cudaMemcpyHostToDevice, stream_),
-            "copying the positions");
-      pick_positions_kernel<U><<<(count + 255) / 256, 256, 0, stream_>>>(
-          reinterpret_cast<const U*>(buffer.Current()), static_cast<const std::int64_t*>(at.get()), count,
-          static_cast<U*>(picked.get()));
-      check(cudaGetLastError(), "pick_positions_kernel launch");
-      download(out, picked.get(), positions.size() * sizeof(U));
-    } else {
-      check(cudaStreamSynchronize(stream_), "the final answer on the GPU");
-    }
-    host_clock_.mark("answer sort and pick");
-  }
-
   void extract_all(std::vector<U>& out) override {
     if (n_ == 0) return;
     stream_buffer keys(static_cast<std::size_t>(n_) * sizeof(U), stream_, pool_);
@@ -858,8 +794,6 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   std::vector<std::uint16_t> route_host_;
   staged_buffer route_;
   staged_buffer extracted_;  ///< extract()'s keys, on the device and back
-  stream_buffer candidates_{0, nullptr};  ///< extract_on_device()'s keys
-  std::int64_t candidate_count_ = 0;
   launch_profiler profiler_;
   core::phase_clock host_clock_;  ///< KSELECT_PROFILE=1: the host steps of the shard's calls
 };

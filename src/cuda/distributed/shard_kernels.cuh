@@ -413,14 +413,6 @@ __global__ void sample_kernel(const T* values, std::int64_t n, std::uint64_t sta
   out[j] = core::key_traits<T>::to_key(values[core::mul_high(word, static_cast<std::uint64_t>(n))]);
 }
 
-/// out[i] = sorted[positions[i]] for the final answer on the GPUs (the sorted keys of
-/// every process's candidates).
-template <class U>
-__global__ void pick_positions_kernel(const U* sorted, const std::int64_t* positions, int count, U* out) {
-  const int i = static_cast<int>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < count) out[i] = sorted[positions[i]];
-}
-
 /// Every value as its key (Sort&Choose's gather).
 template <class T>
 __global__ void to_keys_kernel(const T* values, std::int64_t n, core::key_t<T>* out) {
