@@ -465,9 +465,10 @@ round_table<U> first_round_table(std::span<const U> sorted_sample, int pivot_int
   const int slots = static_cast<int>(std::min<std::uint32_t>(first_table_max_slots, buckets / 4));
   if (slots >= 2 && buckets + (first_table_max_subs + 2) * first_table_max_dense < (1u << core::radix_slot_first_bits)) {
     const bool repeats = sample_has_repeats<U>(sorted_sample);
-    for (int tried = slots; tried <= 4 * slots && tried <= static_cast<int>(buckets / 2); tried *= 2) {
-      const bool finer_left = 2 * tried <= 4 * slots && 2 * tried <= static_cast<int>(buckets / 2);
-      if (repeats && finer_left &&
+    // Slot counts tried: `slots`, twice and four times as many, at most buckets / 2.
+    const auto allowed = [&](int tried) { return tried <= 4 * slots && tried <= static_cast<int>(buckets / 2); };
+    for (int tried = slots; allowed(tried); tried *= 2) {
+      if (repeats && allowed(2 * tried) &&
           heavy_keys_share_a_slot(sorted_sample, slot_layout_of(sorted_sample, tried),
                                   crowded_bucket_keys(sorted_sample.size(), buckets)))
         continue;  // refused below for certain: the next, narrower slots at once

@@ -277,6 +277,8 @@ radix_slot_image<U> make_radix_slot_image(const round_table<U>& table) {
       const auto first_word = static_cast<std::uint32_t>(image.sub_words.size());
       ok = first_word <= core::radix_dense_max_first_word && ds.sub_shift < 64;
       if (!ok) break;
+      // The buckets of the slot's keys below and above the sub-slots; 0 where the
+      // sub-slots start or end with the slot (no key of the slot is there).
       std::uint32_t below = 0, above = 0;
       const U sub_end = static_cast<U>(ds.sub_base + span_less_one);
       if (ds.sub_base > lo) below = take(lo, static_cast<U>(ds.sub_base - 1), 1, 0);
@@ -285,9 +287,7 @@ radix_slot_image<U> make_radix_slot_image(const round_table<U>& table) {
         const std::uint32_t first = take(sub_lo, static_cast<U>(sub_lo + sub_width_less_one), 0, ds.sub_shift);
         if (ok) image.sub_words.push_back(core::radix_slot_word(first, ivs[next - 1].count));
       }
-      if (ds.sub_base == lo) below = image.sub_words.empty() ? 0u : core::radix_word_first(image.sub_words[first_word]);
       if (sub_end < hi) above = take(static_cast<U>(sub_end + 1), hi, 1, 0);
-      else above = ok ? ivs[next - 1].first + ivs[next - 1].count - 1 : 0u;
       image.words.push_back(core::radix_dense_flag | static_cast<std::uint32_t>(image.dense.size()));
       image.dense.push_back(core::make_radix_dense_record<U>(ds.sub_base, span_less_one, below, above, first_word, ds.sub_shift));
       ++d;

@@ -18,6 +18,7 @@
 #include "core/sampling.hpp"
 #include "cuda/kernels/atomic_keys.cuh"
 #include "cuda/kernels/load_tile.cuh"
+#include "cuda/kernels/warp_stage.cuh"
 
 namespace kselect::cuda::distributed {
 
@@ -120,7 +121,38 @@ template <class U>
 struct alignas(16) interval_record {
   U lo, hi, scale;
   std::uint32_t first;
+  /// The bucket of a key inside the interval (core::bucket_offset).
+  __device__ __forceinline__ std::uint32_t bucket_of(U key) const {
+    const U d = static_cast<U>(key - lo);
+    return first + static_cast<std::uint32_t>(scale == 0 ? d : core::mul_hi(d, scale));
+  }
 };
+
+/// Takes a key inside interval iv into the interval's running minimum and maximum,
+/// read first: once an interval's extremes are found (few updates on most data) no
+/// atomic is issued.
+template <class U>
+__device__ __forceinline__ void note_extremes(U* mins, U* maxs, int iv, U key) {
+  if (key < mins[iv]) atomic_min_key(mins + iv, key);
+  if (key > maxs[iv]) atomic_max_key(maxs + iv, key);
+}
+
+/// A block's end: its 32-bit shared histogram added into the global 64-bit counts
+/// (non-empty buckets only), and its intervals' extremes into the global ones (those
+/// it saw).
+__device__ __forceinline__ void flush_histogram(const std::uint32_t* histogram, std::uint32_t buckets,
+                                                unsigned long long* counts, int threads) {
+  for (std::uint32_t b = threadIdx.x; b < buckets; b += threads)
+    if (histogram[b]) atomicAdd(counts + b, static_cast<unsigned long long>(histogram[b]));
+}
+template <class U>
+__device__ __forceinline__ void flush_extremes(const U* mins, const U* maxs, int intervals, U* global_min,
+                                               U* global_max, int threads) {
+  for (int i = threadIdx.x; i < intervals; i += threads) {
+    if (mins[i] != ~U(0)) atomic_min_key(global_min + i, mins[i]);
+    if (maxs[i] != U(0)) atomic_max_key(global_max + i, maxs[i]);
+  }
+}
 
 /// Dynamic shared memory of count_kernel with in_shared: [histogram u32, when counting]
 /// [records][lo][min][max, with min/max][directory u32]. Offsets in bytes; lo (the
@@ -203,17 +235,6 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
     maxs = s_max;
     __syncthreads();
   }
-  // The minimum and maximum of interval iv, read first: once an interval's extremes
-  // are found (few updates on most data) no atomic is issued.
-  const auto update_extremes = [&](int iv, U key) {
-    if (key < mins[iv]) atomic_min_key(mins + iv, key);
-    if (key > maxs[iv]) atomic_max_key(maxs + iv, key);
-  };
-  // A key's bucket in interval iv (inside it).
-  const auto bucket_in = [](const interval_record<U>& r, U key) {
-    const U d = static_cast<U>(key - r.lo);
-    return r.first + static_cast<std::uint32_t>(r.scale == 0 ? d : core::mul_hi(d, r.scale));
-  };
   // The directory (core::interval_directory, table in shared memory) names most keys'
   // interval, or their absence, with one load, with selects and predicated loads only
   // (a branch taken by some keys of a warp costs the whole warp both paths, and the
@@ -238,8 +259,8 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
     else r = interval_record<U>{load_readonly(lo + iv), load_readonly(a.hi + iv), load_readonly(a.scale + iv),
                                 load_readonly(a.first + iv)};
     if (key < r.lo || key > r.hi) return no_bucket;
-    if (flags.minmax) update_extremes(iv, key);
-    return bucket_in(r, key);
+    if (flags.minmax) note_extremes(mins, maxs, iv, key);
+    return r.bucket_of(key);
   };
 
   const unsigned lane = threadIdx.x % 32;
@@ -274,18 +295,8 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
   static_assert(stage_keys >= 64, "a warp's stage holds at least two load steps");
   U* stage = reinterpret_cast<U*>(stage_memory) + threadIdx.x / 32 * stage_keys;
   int staged = 0;  // the warp's keys in its stage (the same in every lane)
-  const auto flush = [&] {
-    unsigned long long start = 0;
-    if (lane == 0) start = atomicAdd(a.kept_count, static_cast<unsigned long long>(staged));
-    start = __shfl_sync(0xffffffffu, start, 0);
-    __syncwarp();
-    for (int j = static_cast<int>(lane); j < staged; j += 32) {
-      const std::int64_t at = static_cast<std::int64_t>(start) + j;
-      if (at < a.capacity) a.kept[at] = stage[j];  // beyond: the host sees the count and fails
-    }
-    __syncwarp();
-    staged = 0;
-  };
+  // Beyond the capacity: not written, but counted (the host sees it and fails).
+  const auto flush = [&] { flush_warp_stage(stage, staged, a.kept_count, a.kept, a.capacity, [](U k) { return k; }); };
   const unsigned lanes_below = (1u << lane) - 1u;
   const bool tally = FromValues && std::is_floating_point_v<T> && flags.tally;
   unsigned long long seen_noncanonical = 0;
@@ -308,8 +319,8 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
         const int iv = whole ? static_cast<int>(w & ~core::directory_whole) : 0;
         interval_record<U> r{};
         if (whole) r = records[iv];  // a predicated load: gaps read nothing
-        if (flags.minmax && whole) update_extremes(iv, key);
-        bucket = whole ? bucket_in(r, key) : no_bucket;
+        if (flags.minmax && whole) note_extremes(mins, maxs, iv, key);
+        bucket = whole ? r.bucket_of(key) : no_bucket;
       }
       // The search, where any lane of the warp needs it (a branch all lanes take alike).
       if (__any_sync(0xffffffffu, search)) {
@@ -345,14 +356,8 @@ __device__ __forceinline__ void count_tiles(key_source<T, FromValues> src, std::
   }
   if constexpr (InShared) {
     __syncthreads();
-    if (a.counts)
-      for (std::uint32_t b = threadIdx.x; b < a.buckets; b += threads)
-        if (histogram[b]) atomicAdd(a.counts + b, static_cast<unsigned long long>(histogram[b]));
-    if (flags.minmax)
-      for (int i = threadIdx.x; i < ni; i += threads) {
-        if (mins[i] != ~U(0)) atomic_min_key(a.interval_min + i, mins[i]);
-        if (maxs[i] != U(0)) atomic_max_key(a.interval_max + i, maxs[i]);
-      }
+    if (a.counts) flush_histogram(histogram, a.buckets, a.counts, threads);
+    if (flags.minmax) flush_extremes(mins, maxs, ni, a.interval_min, a.interval_max, threads);
   }
 }
 

@@ -197,6 +197,25 @@ __device__ __forceinline__ void keys_of_group(const T* raw, const bool (&valid)[
   }
 }
 
+/// A thread's keys of a tile at `base` (of m keys; all valid in a `full` one, a
+/// compile-time constant), group by group: f(g, key, valid) for its keys g .. g + group
+/// - 1 (keys_of_group, with Tally adding to `seen`) and whether each lies inside.
+template <bool Tally, int items, int threads, class T, class Full, class F>
+__device__ __forceinline__ void for_each_key_group(const T (&raw)[items], std::int64_t base, std::int64_t m, Full full,
+                                                   unsigned& seen, F&& f) {
+  constexpr int group = key_group<T>;
+  static_assert(items % group == 0, "a thread's keys fill whole groups");
+#pragma unroll
+  for (int g = 0; g < items; g += group) {
+    bool valid[group];
+#pragma unroll
+    for (int j = 0; j < group; ++j) valid[j] = full || base + (g + j) * threads + threadIdx.x < m;
+    core::key_t<T> key[group];
+    keys_of_group<Tally>(raw + g, valid, key, seen);
+    f(g, key, valid);
+  }
+}
+
 /// Adds one to `bucket` of a shared histogram for each lane that counts, as one add of
 /// 32 when every lane of the warp counts into the same bucket (sorted input would
 /// otherwise serialise 32 atomics on one address). Predicated, no branch.
@@ -230,14 +249,6 @@ __device__ __forceinline__ void add_group_to_histogram(std::uint32_t* histogram,
     if (counted[j] && !run) atomicAdd(histogram + bucket[j], 1u);
 }
 
-/// Flushes a block's 32-bit shared histogram into the global 64-bit counts (non-empty
-/// buckets only).
-__device__ __forceinline__ void flush_histogram(const std::uint32_t* histogram, std::uint32_t buckets,
-                                                unsigned long long* counts, int threads) {
-  for (std::uint32_t b = threadIdx.x; b < buckets; b += threads)
-    if (histogram[b]) atomicAdd(counts + b, static_cast<unsigned long long>(histogram[b]));
-}
-
 /// The first round over the caller's values, laid out in radix slots: counts every key
 /// into its bucket; with Tally, also the values whose bits are not their key's value's.
 /// Dense: the map has dense slots (core::radix_bucket_of_word).
@@ -254,20 +265,14 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
   __syncthreads();
   unsigned seen = 0;  // per thread: fewer than 2^32 keys (at least one block per SM, m < 2^31 * SMs)
   constexpr int group = key_group<T>;
-  static_assert(items % group == 0, "a thread's keys fill whole groups");
   for_each_tile<items, threads>(values, m, [&](const T (&raw)[items], std::int64_t base, auto full) {
-#pragma unroll
-    for (int g = 0; g < items; g += group) {
-      bool valid[group];
-#pragma unroll
-      for (int j = 0; j < group; ++j) valid[j] = full || base + (g + j) * threads + threadIdx.x < m;
-      U key[group];
-      keys_of_group<Tally>(raw + g, valid, key, seen);
+    for_each_key_group<Tally, items, threads>(raw, base, m, full, seen, [&](int, const U (&key)[group],
+                                                                             const bool (&valid)[group]) {
       std::uint32_t bucket[group];
 #pragma unroll
       for (int j = 0; j < group; ++j) bucket[j] = slot_bucket<Dense>(map, key[j]);
       add_group_to_histogram(histogram, bucket, valid);
-    }
+    });
   });
   if constexpr (Tally) {
     const unsigned long long warp_seen = warp_sum(seen);
@@ -335,12 +340,8 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
       if (has) {
         const interval_record<U> r = records[iv];
         inside = key >= r.lo && key <= r.hi;
-        const U d = static_cast<U>(key - r.lo);
-        bucket = r.first + static_cast<std::uint32_t>(r.scale == 0 ? d : core::mul_hi(d, r.scale));
-        if (inside && minmax) {
-          if (key < mins[iv]) atomic_min_key(mins + iv, key);
-          if (key > maxs[iv]) atomic_max_key(maxs + iv, key);
-        }
+        bucket = r.bucket_of(key);
+        if (inside && minmax) note_extremes(mins, maxs, iv, key);
       }
       add_to_histogram(histogram, bucket, inside);
       const unsigned mask = __ballot_sync(0xffffffffu, inside);
@@ -353,21 +354,18 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
     staged = 0;
   };
   constexpr int group = key_group<T>;
-  static_assert(items % group == 0, "a thread's keys fill whole groups");
   for_each_tile<items, threads>(values, m, [&](const T (&raw)[items], std::int64_t base, auto full) {
     U keys[items];
     bool valids[items];
     unsigned no_tally = 0;
+    for_each_key_group<false, items, threads>(raw, base, m, full, no_tally, [&](int g, const U (&key)[group],
+                                                                                const bool (&valid)[group]) {
 #pragma unroll
-    for (int g = 0; g < items; g += group) {
-      bool valid[group];
-#pragma unroll
-      for (int j = 0; j < group; ++j) valid[j] = valids[g + j] = full || base + (g + j) * threads + threadIdx.x < m;
-      U key[group];
-      keys_of_group<false>(raw + g, valid, key, no_tally);
-#pragma unroll
-      for (int j = 0; j < group; ++j) keys[g + j] = key[j];
-    }
+      for (int j = 0; j < group; ++j) {
+        keys[g + j] = key[j];
+        valids[g + j] = valid[j];
+      }
+    });
 #pragma unroll
     for (int i = 0; i < items; ++i) {
       const bool valid = valids[i];
@@ -396,11 +394,7 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
   if (staged > 0) work_through_stage();
   __syncthreads();
   flush_histogram(histogram, a.buckets, a.counts, threads);
-  if (minmax)
-    for (int i = threadIdx.x; i < ni; i += threads) {
-      if (mins[i] != ~U(0)) atomic_min_key(a.interval_min + i, mins[i]);
-      if (maxs[i] != U(0)) atomic_max_key(a.interval_max + i, maxs[i]);
-    }
+  if (minmax) flush_extremes(mins, maxs, ni, a.interval_min, a.interval_max, threads);
 }
 
 }  // namespace kselect::cuda::distributed
