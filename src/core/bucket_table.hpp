@@ -39,7 +39,13 @@ template <class U>
 KSELECT_HD U mul_hi(U a, U b) {
   static_assert(std::is_same_v<U, std::uint32_t> || std::is_same_v<U, std::uint64_t> ||
                 std::is_same_v<U, std::uint16_t>);
-  if constexpr (sizeof(U) <= 4) {
+  if constexpr (sizeof(U) == 4) {
+#if defined(__CUDA_ARCH__)
+    return __umulhi(a, b);  // one IMAD.HI; the 64-bit product's form left an integer add of 0 per use
+#else
+    return static_cast<U>((static_cast<std::uint64_t>(a) * b) >> 32);
+#endif
+  } else if constexpr (sizeof(U) < 4) {
     return static_cast<U>((static_cast<std::uint64_t>(a) * b) >> (8 * sizeof(U)));
   } else {
 #if defined(__CUDA_ARCH__)
@@ -84,7 +90,7 @@ KSELECT_HD int find_interval(const U* lo_keys, const bucket_interval<U>* interva
 
 /// A round whose intervals are radix slots (the first round, distributed/dibms_plan.hpp):
 /// slot j is the interval [base + j * 2^shift, base + (j + 1) * 2^shift - 1] with `count`
-/// buckets, so that a key's bucket is the slot's word (first bucket, count) and one
+/// buckets, so that a key's bucket is the slot's entry (first bucket, count) and one
 /// multiply, with no interval to look up: offset(d) = floor(d * count / 2^shift) is the
 /// interval's projection (scale = count * 2^(W - shift) exactly), computed as
 /// mul_hi(d * 2^(W - shift), count). Keys below the slots (a tail interval [0, base - 1])
@@ -93,12 +99,13 @@ KSELECT_HD int find_interval(const U* lo_keys, const bucket_interval<U>* interva
 /// A *dense* slot (many sample keys in a few key values: a repeated value, a tight
 /// cluster) is cut again the same way: sub-slots of 2^sub_shift keys from sub_base, each
 /// an interval with its buckets, and the slot's keys below and above them one interval
-/// and bucket each (where the slot has such keys). Its word is radix_dense_flag | the
-/// dense slot's index. Sub-slots of two keys with two buckets make buckets of one key
+/// and bucket each (where the slot has such keys). Its entry is the dense slot's index
+/// with radix_dense_flag. Sub-slots of two keys with two buckets make buckets of one key
 /// value, so ranks on a repeated value are answered after one round.
 ///
-/// A word is first | count << radix_slot_first_bits: a table with a slot layout has
-/// fewer than 2^radix_slot_first_bits buckets and at most radix_slot_max_count per slot.
+/// A slot's entry and a sub-slot's word are first | count << radix_slot_first_bits: a
+/// table with a slot layout has fewer than 2^radix_slot_first_bits buckets and at most
+/// radix_slot_max_count per slot.
 inline constexpr int radix_slot_first_bits = 19;
 inline constexpr std::uint32_t radix_slot_max_count = (1u << (31 - radix_slot_first_bits)) - 1;  // 4095
 inline constexpr std::uint32_t radix_dense_flag = 1u << 31;
@@ -124,7 +131,7 @@ struct radix_slots {
 KSELECT_HD std::uint32_t radix_slot_word(std::uint32_t first, std::uint32_t count) {
   return first | count << radix_slot_first_bits;
 }
-/// A plain slot word's first bucket and number of buckets.
+/// A plain slot's or a sub-slot's word: its first bucket and number of buckets.
 KSELECT_HD std::uint32_t radix_word_first(std::uint32_t w) { return w & ((1u << radix_slot_first_bits) - 1); }
 KSELECT_HD std::uint32_t radix_word_count(std::uint32_t w) { return w >> radix_slot_first_bits; }
 
@@ -166,19 +173,91 @@ KSELECT_HD radix_dense_record<U> make_radix_dense_record(U sub_base, U sub_last,
           above | first_word << radix_slot_first_bits};
 }
 
-/// A slot table as the passes read it (core::radix_slot_bucket).
-template <class U>
-struct radix_slot_map {
-  const std::uint32_t* words;               ///< one per slot
-  const radix_dense_record<U>* dense;       ///< one per dense slot
-  const std::uint32_t* sub_words;           ///< the dense slots' sub-slot words
-  U base, last_offset;
-  int shift;
-  std::uint32_t below, above;               ///< the tails' buckets
+/// A slot map's entry, one word: radix_slot_word(first, count) of a plain slot; of a
+/// tail, its bucket and count 1 (the multiply then adds 0 to every key's); of a dense
+/// slot, radix_dense_flag | its record's index. No entry is 0 (a count is at least 1, a
+/// dense entry has its flag): a refining pass marks the slots it skips with 0. One word
+/// rather than two, so that a warp's lookup is a 4-byte shared-memory load: random 8-byte
+/// loads took more shared-memory wavefronts, which bound the first pass once its integer
+/// work was cut (docs/performance.md, issue 26).
+struct radix_slot_entry {
+  std::uint32_t word = 0;
+  KSELECT_HD std::uint32_t first() const { return radix_word_first(word); }
+  KSELECT_HD std::uint32_t count() const { return radix_word_count(word); }
+  KSELECT_HD bool dense() const { return (word & radix_dense_flag) != 0; }
+  KSELECT_HD std::uint32_t dense_index() const { return word & ~radix_dense_flag; }
 };
 
-/// The bucket of key offset rel (within its slot or sub-slot of 2^shift keys) by word w
-/// (a plain word; a dense slot's word gives a value the caller does not use).
+KSELECT_HD radix_slot_entry radix_plain_entry(std::uint32_t first, std::uint32_t count) {
+  return {radix_slot_word(first, count)};
+}
+KSELECT_HD radix_slot_entry radix_tail_entry(std::uint32_t bucket) { return radix_plain_entry(bucket, 1u); }
+KSELECT_HD radix_slot_entry radix_dense_entry(std::uint32_t index) { return {radix_dense_flag | index}; }
+
+/// A slot table as the passes read it (core::radix_slot_bucket): entries[0] for the keys
+/// below the slots, entries[1 + j] for slot j, entries[slots + 1] for the keys above
+/// them. A key finds its entry, and its offset in its slot, without a test or a select
+/// on which side of the slots it lies. With origin o = base - 2^shift (negative when base
+/// < 2^shift), the key is raised to floor = max(o, 0) and then
+///   (key - o) * 2^(W - shift) = key * 2^(W - shift) + addend,  addend = -o * 2^(W - shift)
+/// (a 2W-bit value, the addend taken modulo 2^2W) holds the entry's index, 1 + (key -
+/// base) >> shift, in its high word (0 for keys below base; capped at slots + 1 above the
+/// slots) and (key - base) << (W - shift), the key's offset in its slot shifted to the
+/// top, in its low word. For 32-bit keys that is one 32 x 32 + 64-bit multiply-add
+/// between two clamps: the GPU passes' integer ALU, which bound them, then does two
+/// clamps per key instead of nine compares, shifts and selects (docs/performance.md,
+/// issue 26).
+template <class U>
+struct radix_slot_map {
+  const radix_slot_entry* entries;          ///< slots + 2
+  const radix_dense_record<U>* dense;       ///< one per dense slot
+  const std::uint32_t* sub_words;           ///< the dense slots' sub-slot words
+  U floor;                                  ///< max(base - 2^shift, 0)
+  U scale;                                  ///< 2^(W - shift)
+  U addend_low, addend_high;                ///< (2^shift - base) * scale modulo 2^2W
+  std::uint32_t last_entry;                 ///< slots + 1
+};
+
+/// The map of a slot layout (base, shift with 1 <= shift < W, slots) over its arrays.
+template <class U>
+radix_slot_map<U> make_radix_slot_map(const radix_slot_entry* entries, const radix_dense_record<U>* dense,
+                                      const std::uint32_t* sub_words, U base, int shift, std::uint32_t slots) {
+  constexpr int bits = 8 * sizeof(U);
+  using wide = std::conditional_t<sizeof(U) <= 4, std::uint64_t, unsigned __int128>;
+  const U width = static_cast<U>(U(1) << shift);
+  const U scale = static_cast<U>(U(1) << (bits - shift));
+  const wide addend = (static_cast<wide>(width) - static_cast<wide>(base)) * scale;  // modulo 2^2W
+  return {entries, dense, sub_words, base >= width ? static_cast<U>(base - width) : U(0), scale,
+          static_cast<U>(addend), static_cast<U>(addend >> bits), slots + 1};
+}
+
+/// The index of `key`'s entry in map m, and `top`: its offset in its slot shifted to the
+/// top bits (meaningful for a slot's keys only).
+template <class U>
+KSELECT_HD std::uint32_t radix_entry_index(const radix_slot_map<U>& m, U key, U& top) {
+  const U raised = key > m.floor ? key : m.floor;
+  U high;
+  if constexpr (sizeof(U) <= 4) {
+    const std::uint64_t wide = static_cast<std::uint64_t>(raised) * m.scale +
+                               (static_cast<std::uint64_t>(m.addend_high) << 32 | m.addend_low);
+    top = static_cast<U>(wide);
+    high = static_cast<U>(wide >> 32);
+  } else {
+    const U low = static_cast<U>(raised * m.scale);
+    top = static_cast<U>(low + m.addend_low);
+    high = static_cast<U>(mul_hi(raised, m.scale) + m.addend_high + (top < low ? 1 : 0));
+  }
+  return high < m.last_entry ? static_cast<std::uint32_t>(high) : m.last_entry;
+}
+
+/// The bucket of a key with slot offset `top` by a plain slot's or a tail's entry (a dense
+/// slot's entry gives a value the caller does not use).
+template <class U>
+KSELECT_HD std::uint32_t radix_entry_bucket(radix_slot_entry e, U top) {
+  return e.first() + static_cast<std::uint32_t>(mul_hi(top, static_cast<U>(e.count())));
+}
+
+/// The bucket of key offset rel (within its sub-slot of 2^shift keys) by sub-slot word w.
 template <class U>
 KSELECT_HD std::uint32_t radix_word_bucket(std::uint32_t w, U rel, int shift) {
   constexpr int bits = 8 * sizeof(U);
@@ -197,50 +276,34 @@ KSELECT_HD std::uint32_t radix_dense_bucket(const radix_dense_record<U>& d, cons
   return in_subs ? radix_word_bucket(sub_w, sub_rel, shift) : key < d.sub_base ? d.below() : d.above();
 }
 
-/// The slot word of `key` (the first slot's for keys outside the slots), its offset
-/// rel = key - base and whether it lies inside the slots.
-template <class U>
-KSELECT_HD std::uint32_t radix_slot_word_of(const radix_slot_map<U>& m, U key, U& rel, bool& inside) {
-  rel = static_cast<U>(key - m.base);
-  inside = rel <= m.last_offset;
-  return m.words[inside ? static_cast<std::uint32_t>(rel >> m.shift) : 0u];
-}
-
-/// The bucket of `key` whose slot word is w (inside: rel = key - base <= last_offset):
-/// selects for plain slots and tails, every value computed and one chosen (the GPU
-/// passes then carry no branch per key); a dense slot's keys read its record and a
-/// sub-slot word (a branch, taken only on data with dense slots). Dense = false: a map
-/// without dense slots, whose passes then carry no branch at all (the dense branch alone
-/// slowed the GPU passes over continuous data: docs/performance.md, issue 26).
+/// The bucket of `key` whose entry is e (top from radix_entry_index): a dense slot's keys
+/// read its record and a sub-slot word (a branch, taken only on data with dense slots).
+/// Dense = false: a map without dense slots, whose passes then carry no branch at all
+/// (the dense branch alone slowed the GPU passes over continuous data: docs/performance.md,
+/// issue 26).
 template <bool Dense = true, class U>
-KSELECT_HD std::uint32_t radix_bucket_of_word(const radix_slot_map<U>& m, std::uint32_t w, bool inside, U rel, U key) {
-  const std::uint32_t plain = radix_word_bucket(w, rel, m.shift);
-  const std::uint32_t tail = key < m.base ? m.below : m.above;
-  if (Dense && inside && (w & radix_dense_flag) != 0) return radix_dense_bucket(m.dense[w & ~radix_dense_flag], m.sub_words, key);
-  return inside ? plain : tail;
+KSELECT_HD std::uint32_t radix_bucket_of_entry(const radix_slot_map<U>& m, radix_slot_entry e, U top, U key) {
+  if (Dense && e.dense()) return radix_dense_bucket(m.dense[e.dense_index()], m.sub_words, key);
+  return radix_entry_bucket(e, top);
 }
 
-/// radix_bucket_of_word for a map with at least one dense slot, without a branch: every
-/// key reads a dense record (its slot's, or the first) and a sub-slot word, and selects
-/// pick the bucket. A GPU pass over data with many dense keys (clusters, repeated
+/// radix_bucket_of_entry for a map with at least one dense slot, without a branch: every
+/// key reads a dense record (its slot's, or the first) and a sub-slot word, and a select
+/// picks the bucket. A GPU pass over data with many dense keys (clusters, repeated
 /// values) then keeps its keys' loads overlapping instead of branching per key.
 template <class U>
-KSELECT_HD std::uint32_t radix_bucket_of_word_by_selects(const radix_slot_map<U>& m, std::uint32_t w, bool inside, U rel,
-                                                        U key) {
-  const std::uint32_t plain = radix_word_bucket(w, rel, m.shift);
-  const std::uint32_t tail = key < m.base ? m.below : m.above;
-  const bool dense = inside && (w & radix_dense_flag) != 0;
-  const std::uint32_t in_dense = radix_dense_bucket(m.dense[dense ? w & ~radix_dense_flag : 0u], m.sub_words, key);
-  return dense ? in_dense : inside ? plain : tail;
+KSELECT_HD std::uint32_t radix_bucket_of_entry_by_selects(const radix_slot_map<U>& m, radix_slot_entry e, U top, U key) {
+  const bool dense = e.dense();
+  const std::uint32_t in_dense = radix_dense_bucket(m.dense[dense ? e.dense_index() : 0u], m.sub_words, key);
+  return dense ? in_dense : radix_entry_bucket(e, top);
 }
 
-/// The bucket of `key` in a slot table (Dense: as radix_bucket_of_word).
+/// The bucket of `key` in a slot table (Dense: as radix_bucket_of_entry).
 template <bool Dense = true, class U>
 KSELECT_HD std::uint32_t radix_slot_bucket(const radix_slot_map<U>& m, U key) {
-  U rel;
-  bool inside;
-  const std::uint32_t w = radix_slot_word_of(m, key, rel, inside);
-  return radix_bucket_of_word<Dense>(m, w, inside, rel, key);
+  U top;
+  const radix_slot_entry e = m.entries[radix_entry_index(m, key, top)];
+  return radix_bucket_of_entry<Dense>(m, e, top, key);
 }
 
 /// A lookup of a round's intervals by the high bits of the key, so that a pass finds

@@ -218,22 +218,23 @@ void check_round_table(const round_table<U>& table, const char* who) {
   }
 }
 
-/// A slot table's image for the passes (core::radix_slot_map): one word per slot, the
-/// dense slots' records and sub-slot words, the tails' buckets; slots == 0 when the
-/// table's `slots` do not describe its intervals exactly (then the intervals are used
-/// as they are).
+/// A slot table's image for the passes (core::radix_slot_map): an entry per slot and
+/// per tail (entries[0] below the slots, entries[slots + 1] above; a placeholder where
+/// the slots reach that end of the key space), the dense slots' records and sub-slot
+/// words; slots == 0 when the table's `slots` do not describe its intervals exactly
+/// (then the intervals are used as they are).
 template <class U>
 struct radix_slot_image {
   std::uint32_t slots = 0;
   U base = 0, last_offset = 0;
   int shift = 1;
-  std::uint32_t below = 0, above = 0;
-  std::vector<std::uint32_t> words, sub_words;
+  std::vector<core::radix_slot_entry> entries;
+  std::vector<std::uint32_t> sub_words;
   std::vector<core::radix_dense_record<U>> dense;
 
   /// The map over this image's host arrays.
   core::radix_slot_map<U> map() const {
-    return {words.data(), dense.data(), sub_words.data(), base, last_offset, shift, below, above};
+    return core::make_radix_slot_map<U>(entries.data(), dense.data(), sub_words.data(), base, shift, slots);
   }
 };
 
@@ -262,7 +263,7 @@ radix_slot_image<U> make_radix_slot_image(const round_table<U>& table) {
     }
     return iv.first;
   };
-  if (s.tail_below) image.below = take(U(0), static_cast<U>(s.base - 1), 1, 0);
+  image.entries.push_back(core::radix_tail_entry(s.tail_below ? take(U(0), static_cast<U>(s.base - 1), 1, 0) : 0u));
   std::size_t d = 0;
   const U width_less_one = static_cast<U>((U(1) << s.shift) - 1);
   for (std::uint32_t j = 0; j < s.slots && ok; ++j) {
@@ -288,23 +289,25 @@ radix_slot_image<U> make_radix_slot_image(const round_table<U>& table) {
         if (ok) image.sub_words.push_back(core::radix_slot_word(first, ivs[next - 1].count));
       }
       if (sub_end < hi) above = take(static_cast<U>(sub_end + 1), hi, 1, 0);
-      image.words.push_back(core::radix_dense_flag | static_cast<std::uint32_t>(image.dense.size()));
+      image.entries.push_back(core::radix_dense_entry(static_cast<std::uint32_t>(image.dense.size())));
       image.dense.push_back(core::make_radix_dense_record<U>(ds.sub_base, span_less_one, below, above, first_word, ds.sub_shift));
       ++d;
     } else {
       const std::uint32_t first = take(lo, hi, 0, s.shift);
-      if (ok) image.words.push_back(core::radix_slot_word(first, ivs[next - 1].count));
+      if (ok) image.entries.push_back(core::radix_plain_entry(first, ivs[next - 1].count));
     }
   }
   if (!ok || d != s.dense.size()) return {};
   image.last_offset = core::radix_slots_last_offset<U>(s.slots, s.shift);
   if (s.tail_above) {
-    image.above = take(static_cast<U>(s.base + image.last_offset + 1), static_cast<U>(~U(0)), 1, 0);
+    const U above_lo = static_cast<U>(s.base + image.last_offset + 1);
+    image.entries.push_back(core::radix_tail_entry(take(above_lo, static_cast<U>(~U(0)), 1, 0)));
     if (!ok) return {};
   } else if (static_cast<U>(s.base + image.last_offset) != static_cast<U>(~U(0))) {
     return {};
   }
   if (next != ivs.size()) return {};
+  if (!s.tail_above) image.entries.push_back(core::radix_tail_entry(0));  // never read: no key lies above the slots
   image.slots = s.slots;
   image.base = s.base;
   image.shift = s.shift;

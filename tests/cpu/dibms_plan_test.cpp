@@ -345,10 +345,9 @@ TYPED_TEST(DibmsPlan, FirstTableGivesRepeatedSampleKeysBucketsOfOneValue) {
       ASSERT_EQ(static_cast<long long>(core::radix_slot_bucket(map, key)), bucket_of(t, key))
           << "key " << key << ", shape " << shape;
       if (image.dense.empty()) return;
-      const U rel = static_cast<U>(key - map.base);
-      const bool inside = rel <= map.last_offset;
-      const std::uint32_t w = map.words[inside ? static_cast<std::uint32_t>(rel >> map.shift) : 0u];
-      ASSERT_EQ(static_cast<long long>(core::radix_bucket_of_word_by_selects(map, w, inside, rel, key)), bucket_of(t, key))
+      U top;
+      const core::radix_slot_entry e = map.entries[core::radix_entry_index(map, key, top)];
+      ASSERT_EQ(static_cast<long long>(core::radix_bucket_of_entry_by_selects(map, e, top, key)), bucket_of(t, key))
           << "key " << key << ", shape " << shape;
     };
     for (const auto& iv : t.intervals) {

@@ -492,46 +492,41 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     return kept;
   }
 
-  /// The slot map of an image with `words` (the image's, or marked for a refining pass),
-  /// sizes only (the arrays' pointers come with upload_slot_map).
-  static slot_map_args<U> slot_map_of(const kselect::distributed::radix_slot_image<U>& image,
-                                      const std::vector<std::uint32_t>& words, std::uint32_t buckets) {
+  /// The slot map of an image: sizes and lookup constants (the arrays' device pointers
+  /// come with upload_slot_map).
+  static slot_map_args<U> slot_map_of(const kselect::distributed::radix_slot_image<U>& image, std::uint32_t buckets) {
     slot_map_args<U> m{};
-    m.slots = static_cast<std::uint32_t>(words.size());
+    m.lookup = image.map();
+    m.slots = image.slots;
     m.num_dense = static_cast<std::uint32_t>(image.dense.size());
     m.num_sub_words = static_cast<std::uint32_t>(image.sub_words.size());
-    m.base = image.base;
-    m.last_offset = image.last_offset;
-    m.shift = image.shift;
-    m.below = image.below;
-    m.above = image.above;
     m.buckets = buckets;
     return m;
   }
 
-  /// Copies [prefix][words][dense records][sub-slot words] to the device in one buffer
+  /// Copies [prefix][entries][dense records][sub-slot words] to the device in one buffer
   /// (`into`, 16-byte aligned parts) and returns the map over them.
   slot_map_args<U> upload_slot_map(const kselect::distributed::radix_slot_image<U>& image,
-                                   const std::vector<std::uint32_t>& words, std::uint32_t buckets,
+                                   const std::vector<core::radix_slot_entry>& entries, std::uint32_t buckets,
                                    std::span<const unsigned char> prefix, staged_buffer& into) {
     const auto align = [](std::size_t b) { return (b + 15) / 16 * 16; };
-    const std::size_t words_at = align(prefix.size());
-    const std::size_t dense_at = align(words_at + words.size() * sizeof(std::uint32_t));
+    const std::size_t entries_at = align(prefix.size());
+    const std::size_t dense_at = align(entries_at + entries.size() * sizeof(core::radix_slot_entry));
     const std::size_t sub_at = align(dense_at + image.dense.size() * sizeof(core::radix_dense_record<U>));
     const std::size_t bytes = sub_at + image.sub_words.size() * sizeof(std::uint32_t);
     unsigned char* host = into.reserve(bytes, stream_, pool_);
     if (!prefix.empty()) std::memcpy(host, prefix.data(), prefix.size());
-    std::memcpy(host + words_at, words.data(), words.size() * sizeof(std::uint32_t));
+    std::memcpy(host + entries_at, entries.data(), entries.size() * sizeof(core::radix_slot_entry));
     if (!image.dense.empty())
       std::memcpy(host + dense_at, image.dense.data(), image.dense.size() * sizeof(core::radix_dense_record<U>));
     if (!image.sub_words.empty())
       std::memcpy(host + sub_at, image.sub_words.data(), image.sub_words.size() * sizeof(std::uint32_t));
     check(cudaMemcpyAsync(into.device(), host, bytes, cudaMemcpyHostToDevice, stream_), "copying the slot map");
     unsigned char* device = into.device();
-    slot_map_args<U> m = slot_map_of(image, words, buckets);
-    m.words = reinterpret_cast<const std::uint32_t*>(device + words_at);
-    m.dense = reinterpret_cast<const core::radix_dense_record<U>*>(device + dense_at);
-    m.sub_words = reinterpret_cast<const std::uint32_t*>(device + sub_at);
+    slot_map_args<U> m = slot_map_of(image, buckets);
+    m.lookup.entries = reinterpret_cast<const core::radix_slot_entry*>(device + entries_at);
+    m.lookup.dense = reinterpret_cast<const core::radix_dense_record<U>*>(device + dense_at);
+    m.lookup.sub_words = reinterpret_cast<const std::uint32_t*>(device + sub_at);
     return m;
   }
 
@@ -546,14 +541,14 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     const kselect::distributed::radix_slot_image<U>& image = *made;
     if (image.slots == 0 || n_ == 0 || n_ > (std::int64_t{1} << 31) * sms_) return false;
     slot_count_args<U> s{};
-    s.map = slot_map_of(image, image.words, table.buckets);
+    s.map = slot_map_of(image, table.buckets);
     s.counts = a.counts;
     s.noncanonical = a.noncanonical;
     const slot_shared_layout layout = slot_shared_layout::count(s);
     const auto launch = [&](auto kernel) {
       const unsigned blocks = grid_for(kernel, layout.bytes, n_);
       if (blocks == 0) return false;
-      s.map = upload_slot_map(image, image.words, table.buckets, {}, first_words_);
+      s.map = upload_slot_map(image, image.entries, table.buckets, {}, first_entries_);
       host_clock_.mark("slot map");
       profiler_.start(stream_, "distributed count: " + std::to_string(n_) + " keys, " + std::to_string(image.slots) +
                                    " radix slots (" + std::to_string(image.dense.size()) + " dense)");
@@ -593,13 +588,15 @@ class cuda_shard final : public kselect::distributed::shard<T> {
         route_host_[b] = static_cast<std::uint16_t>(i + 1);
       }
     }
-    // The slot words again, those of plain slots with no routed bucket marked: their
+    // The slot entries again, those of plain slots with no routed bucket marked: their
     // keys skip the route. A slot has a routed bucket exactly when it meets an interval
     // (an interval is the keys of its buckets), so only the slots the intervals meet are
-    // looked at, not every bucket.
-    std::vector<std::uint32_t> words(map.slots, unrouted_slot);
-    for (std::uint32_t j = 0; j < map.slots; ++j)
-      if (map.words[j] & core::radix_dense_flag) words[j] = map.words[j];
+    // looked at, not every bucket. The tails' entries stay (entries[0] and [slots + 1]).
+    std::vector<core::radix_slot_entry> entries(map.entries.size(), unrouted_entry);
+    entries.front() = map.entries.front();
+    entries.back() = map.entries.back();
+    for (std::uint32_t j = 1; j <= map.slots; ++j)
+      if (map.entries[j].dense()) entries[j] = map.entries[j];
     const auto slot_of = [&](U key) -> std::int64_t {  // -1 below the slots, map.slots above
       if (key < map.base) return -1;
       const U rel = static_cast<U>(key - map.base);
@@ -608,10 +605,11 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     for (const core::bucket_interval<U>& iv : table.intervals) {
       const std::int64_t from = std::max<std::int64_t>(slot_of(iv.lo), 0),
                          to = std::min<std::int64_t>(slot_of(iv.hi), std::int64_t{map.slots} - 1);
-      for (std::int64_t j = from; j <= to; ++j) words[static_cast<std::size_t>(j)] = map.words[static_cast<std::size_t>(j)];
+      for (std::int64_t j = from + 1; j <= to + 1; ++j)
+        entries[static_cast<std::size_t>(j)] = map.entries[static_cast<std::size_t>(j)];
     }
     slot_refine_args<U> r{};
-    r.previous = slot_map_of(map, words, first_map_.buckets);
+    r.previous = slot_map_of(map, first_map_.buckets);
     r.lo = a.lo;
     r.hi = a.hi;
     r.scale = a.scale;
@@ -631,7 +629,7 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     const std::span<const unsigned char> routes(reinterpret_cast<const unsigned char*>(route_host_.data()),
                                                 route_host_.size() * sizeof(std::uint16_t));
     host_clock_.mark("routes");
-    r.previous = upload_slot_map(map, words, first_map_.buckets, routes, route_);
+    r.previous = upload_slot_map(map, entries, first_map_.buckets, routes, route_);
     host_clock_.mark("slot map");
     r.route = reinterpret_cast<const std::uint16_t*>(route_.device());
     profiler_.start(stream_, "distributed count: " + std::to_string(n_) + " keys, " + std::to_string(a.num_intervals) +
@@ -787,10 +785,10 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   /// The last first round's slot map when it ran as slot_count_kernel (slots == 0:
   /// it did not) and its image on the host, for the next round's run_slot_refine; the
   /// map's device copy for that pass; the refining pass's routes and its own copy of the
-  /// map (its words marked where no bucket is routed).
+  /// map (its entries marked where no bucket is routed).
   slot_map_args<U> first_map_{};
   std::shared_ptr<const kselect::distributed::radix_slot_image<U>> first_image_;
-  staged_buffer first_words_;
+  staged_buffer first_entries_;
   std::vector<std::uint16_t> route_host_;
   staged_buffer route_;
   staged_buffer extracted_;  ///< extract()'s keys, on the device and back

@@ -40,6 +40,9 @@ struct shard_tuning {
   static constexpr int count_tile = count_threads * items;
   /// The count pass's compaction: every warp's stage of kept keys, 16 KiB per block.
   static constexpr int stage_bytes = 16384;
+  /// The slot refining pass's stages of routed keys, 24 KiB per block (its interval
+  /// records, routes and histogram take the rest of two blocks' shared memory).
+  static constexpr int refine_stage_bytes = 24576;
   /// The top-k take pass: one tile per block (its scans are block-wide).
   static constexpr int take_threads = 256;
   static constexpr int take_items = 16;

@@ -1,7 +1,7 @@
 // The CUDA shard's passes over the caller's values for a first round laid out in radix
 // slots (core::radix_slots, distributed/dibms_plan.hpp) and for the round after it:
 //  - slot_count_kernel counts every key into the slot table's buckets: a key's bucket is
-//    its slot's word and one multiply (core::radix_slot_bucket), with no interval to find;
+//    its slot's entry and one multiply (core::radix_slot_bucket), with no interval to find;
 //  - slot_refine_kernel, the second round's pass (count and keep), finds a key's
 //    first-round bucket the same way and, through one 16-bit word per first-round bucket
 //    (its interval in the second round's table, or none), the few keys in contention;
@@ -20,6 +20,8 @@
 #include <limits>
 #include <type_traits>
 
+#include <cub/warp/warp_scan.cuh>
+
 #include "core/bucket_table.hpp"
 #include "core/key_traits.hpp"
 #include "cuda/distributed/shard_kernels.cuh"
@@ -33,22 +35,20 @@ namespace kselect::cuda::distributed {
 /// their sizes), and the table's buckets.
 template <class U>
 struct slot_map_args {
-  const std::uint32_t* words;                     ///< slots
+  /// The map's arrays in global memory and its lookup constants, made by the host
+  /// (core::make_radix_slot_map): from a kernel argument the compiler cannot tell that
+  /// `scale` is a power of two, and keeps its multiplies on the FMA pipe instead of
+  /// turning them into shifts on the integer ALU, which bounds the passes.
+  core::radix_slot_map<U> lookup;
   std::uint32_t slots;
-  const core::radix_dense_record<U>* dense;       ///< num_dense
   std::uint32_t num_dense;
-  const std::uint32_t* sub_words;                 ///< num_sub_words
   std::uint32_t num_sub_words;
-  U base, last_offset;
-  int shift;
-  std::uint32_t below, above;  ///< the tails' buckets
-  std::uint32_t buckets;       ///< the table's buckets
+  std::uint32_t buckets;  ///< the table's buckets
 };
 
-/// slot_refine_kernel's word of a plain slot none of whose buckets is routed: a slot of
-/// no buckets from bucket 0 (every real slot has at least one), so that the bucket it
-/// gives is 0, in range, and its route is not read.
-inline constexpr std::uint32_t unrouted_slot = 0u;
+/// slot_refine_kernel's entry of a plain slot none of whose buckets is routed: no entry
+/// is 0, and its bucket is 0, in range (its route is not read).
+inline constexpr core::radix_slot_entry unrouted_entry{};
 
 /// slot_count_kernel's arguments.
 template <class U>
@@ -63,7 +63,7 @@ struct slot_count_args {
 /// intervals and outputs (as count_args).
 template <class U>
 struct slot_refine_args {
-  slot_map_args<U> previous;         ///< its words unrouted_slot where no bucket of the slot is routed
+  slot_map_args<U> previous;         ///< its entries unrouted_entry where no bucket of the slot is routed
   const std::uint16_t* route;        ///< global, previous.buckets
   const U* lo;                       ///< global, num_intervals
   const U* hi;
@@ -80,7 +80,7 @@ struct slot_refine_args {
 };
 
 /// Dynamic shared memory of the two kernels, in bytes, 16-byte aligned parts: the slot
-/// map (words, dense records, sub-slot words), the histogram, then for the refining pass
+/// map (entries, dense records, sub-slot words), the histogram, then for the refining pass
 /// the routes, interval records and extremes.
 struct slot_shared_layout {
   std::size_t dense = 0, sub_words = 0, histogram = 0, route = 0, records = 0, minmax = 0, bytes = 0;
@@ -88,7 +88,7 @@ struct slot_shared_layout {
   template <class U>
   __host__ __device__ static slot_shared_layout of(const slot_map_args<U>& map, std::uint32_t histogram_buckets) {
     slot_shared_layout l;
-    l.dense = align(map.slots * sizeof(std::uint32_t));
+    l.dense = align((map.slots + 2) * sizeof(core::radix_slot_entry));
     l.sub_words = align(l.dense + map.num_dense * sizeof(core::radix_dense_record<U>));
     l.histogram = align(l.sub_words + map.num_sub_words * sizeof(std::uint32_t));
     l.bytes = l.histogram + histogram_buckets * sizeof(std::uint32_t);
@@ -115,32 +115,35 @@ struct slot_shared_layout {
 template <int threads, class U>
 __device__ __forceinline__ core::radix_slot_map<U> load_slot_map(const slot_map_args<U>& m, unsigned char* shared,
                                                                  const slot_shared_layout& layout) {
-  auto* words = reinterpret_cast<std::uint32_t*>(shared);
+  auto* entries = reinterpret_cast<core::radix_slot_entry*>(shared);
   auto* dense = reinterpret_cast<core::radix_dense_record<U>*>(shared + layout.dense);
   auto* sub_words = reinterpret_cast<std::uint32_t*>(shared + layout.sub_words);
-  copy_to_shared<threads>(words, m.words, m.slots * sizeof(std::uint32_t));
-  copy_to_shared<threads>(dense, m.dense, m.num_dense * sizeof(core::radix_dense_record<U>));
-  copy_to_shared<threads>(sub_words, m.sub_words, m.num_sub_words * sizeof(std::uint32_t));
-  return {words, dense, sub_words, m.base, m.last_offset, m.shift, m.below, m.above};
+  copy_to_shared<threads>(entries, m.lookup.entries, (m.slots + 2) * sizeof(core::radix_slot_entry));
+  copy_to_shared<threads>(dense, m.lookup.dense, m.num_dense * sizeof(core::radix_dense_record<U>));
+  copy_to_shared<threads>(sub_words, m.lookup.sub_words, m.num_sub_words * sizeof(std::uint32_t));
+  core::radix_slot_map<U> map = m.lookup;
+  map.entries = entries;
+  map.dense = dense;
+  map.sub_words = sub_words;
+  return map;
 }
 
-/// A key's bucket in a slot map on the device (core::radix_bucket_of_word): with Dense,
-/// the dense slots' record and sub-slot word are read for every key and the bucket
-/// chosen by selects (core::radix_bucket_of_word_by_selects), so that keys do not branch
-/// apart and their loads overlap; the map then has at least one dense slot.
+/// A key's bucket in a slot map on the device (core::radix_bucket_of_entry) by its entry
+/// e: with Dense, the dense slots' record and sub-slot word are read for every key and
+/// the bucket chosen by a select (core::radix_bucket_of_entry_by_selects), so that keys
+/// do not branch apart and their loads overlap; the map then has at least one dense slot.
 template <bool Dense, class U>
-__device__ __forceinline__ std::uint32_t slot_bucket_of_word(const core::radix_slot_map<U>& map, std::uint32_t w,
-                                                             bool inside, U rel, U key) {
-  if constexpr (Dense) return core::radix_bucket_of_word_by_selects(map, w, inside, rel, key);
-  else return core::radix_bucket_of_word<false>(map, w, inside, rel, key);
+__device__ __forceinline__ std::uint32_t slot_bucket_of_entry(const core::radix_slot_map<U>& map,
+                                                              core::radix_slot_entry e, U top, U key) {
+  if constexpr (Dense) return core::radix_bucket_of_entry_by_selects(map, e, top, key);
+  else return core::radix_bucket_of_entry<false>(map, e, top, key);
 }
 
 template <bool Dense, class U>
 __device__ __forceinline__ std::uint32_t slot_bucket(const core::radix_slot_map<U>& map, U key) {
-  U rel;
-  bool inside;
-  const std::uint32_t w = core::radix_slot_word_of(map, key, rel, inside);
-  return slot_bucket_of_word<Dense>(map, w, inside, rel, key);
+  U top;
+  const core::radix_slot_entry e = map.entries[core::radix_entry_index(map, key, top)];
+  return slot_bucket_of_entry<Dense>(map, e, top, key);
 }
 
 /// Walks the block's tiles of m keys: f(raw, base, full) for each, with `full` a
@@ -282,10 +285,19 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
   flush_histogram(histogram, a.map.buckets, a.counts, threads);
 }
 
-/// Keys a warp of slot_refine_kernel stages before working through them (its stage:
-/// the keys and their intervals, 24 KiB per block for 32-bit keys).
+/// Keys a warp of slot_refine_kernel stages before working through them (24 KiB per
+/// block), and the keys a thread routes between two of the warp's scans: the most
+/// whose routed keys (32 lanes' worth) always fit the stage, so that a tile's
+/// staging checks for room once per scan.
 template <class U>
-inline constexpr int slot_refine_stage_keys = shard_tuning::stage_bytes / (shard_tuning::count_threads / 32 * static_cast<int>(sizeof(U)));
+inline constexpr int slot_refine_stage_keys =
+    shard_tuning::refine_stage_bytes / (shard_tuning::count_threads / 32 * static_cast<int>(sizeof(U)));
+template <class U>
+inline constexpr int slot_refine_chunk = [] {
+  int chunk = shard_tuning::items;
+  while (chunk > 1 && 32 * chunk > slot_refine_stage_keys<U>) chunk /= 2;
+  return chunk;
+}();
 
 /// The second round over the caller's values after a slot-table first round: counts the
 /// keys inside this round's intervals into its buckets, tracks each interval's minimum
@@ -294,10 +306,12 @@ template <class T, bool Dense>
 __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::count_blocks_per_sm)
     slot_refine_kernel(const T* values, std::int64_t m, slot_refine_args<core::key_t<T>> a) {
   using U = core::key_t<T>;
-  constexpr int threads = shard_tuning::count_threads, items = shard_tuning::items;
+  constexpr int threads = shard_tuning::count_threads, items = shard_tuning::items, warps = threads / 32;
+  constexpr int stage_keys = slot_refine_stage_keys<U>, chunk = slot_refine_chunk<U>;
+  static_assert(items % chunk == 0 && 32 * chunk <= stage_keys, "a scan's routed keys fit an empty stage");
   extern __shared__ __align__(16) unsigned char shared[];
-  __shared__ __align__(16) unsigned char
-      stage_memory[shard_tuning::count_threads / 32 * slot_refine_stage_keys<U> * (sizeof(U) + sizeof(std::uint16_t))];
+  __shared__ __align__(16) U stage_memory[warps * stage_keys];
+  __shared__ typename cub::WarpScan<int>::TempStorage scan_storage[warps];
   const slot_shared_layout layout = slot_shared_layout::refine(a);
   const int ni = a.num_intervals;
   auto* histogram = reinterpret_cast<std::uint32_t*>(shared + layout.histogram);
@@ -315,15 +329,24 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
   }
   __syncthreads();
   const bool minmax = a.interval_min != nullptr;
-  // The keys of routed buckets are staged per warp with their interval (a ballot per
-  // load step: the few routed keys are scattered over a third of the warp steps, where
-  // working on them at once left most lanes idle), then worked through 32 at a time:
-  // the interval's bounds (it may be clipped to the extremes), bucket, extremes, and the
-  // ones inside moved to the stage's front and appended to `kept` with one atomic.
-  constexpr int stage_keys = slot_refine_stage_keys<U>;
-  U* stage = reinterpret_cast<U*>(stage_memory) + threadIdx.x / 32 * stage_keys;
-  std::uint16_t* stage_interval =
-      reinterpret_cast<std::uint16_t*>(stage_memory + threads / 32 * stage_keys * sizeof(U)) + threadIdx.x / 32 * stage_keys;
+  // A key's interval of this round, or -1: its first round's bucket (core::radix_slot_bucket)
+  // and that bucket's route, unless the slot routes none of its buckets (most keys: no
+  // second load).
+  const auto interval_of = [&](U key) {
+    U top;
+    const core::radix_slot_entry e = map.entries[core::radix_entry_index(map, key, top)];
+    const bool idle = e.word == 0u;  // unrouted_entry
+    const std::uint32_t b = slot_bucket_of_entry<Dense>(map, e, top, key);
+    return idle ? -1 : static_cast<int>(route[b]) - 1;
+  };
+  // The routed keys are staged per warp and then worked through 32 at a time: their
+  // interval again, its bounds (it may be clipped to the extremes), bucket, extremes, and
+  // the ones inside moved to the stage's front and appended to `kept` with one atomic.
+  // Routed keys are few and scattered (on uniform data 1.6 %, in four warp steps of ten):
+  // a thread marks its tile's routed keys and one warp scan per `chunk` keys gives each
+  // lane its place in the stage. A ballot and branch per key, with this work inlined at
+  // every key of the unrolled tile, made the pass 2.2 reads and its code 290 KiB.
+  U* stage = stage_memory + threadIdx.x / 32 * stage_keys;
   const unsigned lane = threadIdx.x & 31, lanes_below = (1u << lane) - 1u;
   int staged = 0;  // warp-uniform
   const auto work_through_stage = [&] {
@@ -333,11 +356,11 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
       const int j = from + static_cast<int>(lane);
       const bool has = j < staged;
       const U key = has ? stage[j] : U(0);
-      const int iv = has ? stage_interval[j] : 0;
+      const int iv = has ? interval_of(key) : -1;
       __syncwarp();
       bool inside = false;
       std::uint32_t bucket = 0;
-      if (has) {
+      if (iv >= 0) {
         const interval_record<U> r = records[iv];
         inside = key >= r.lo && key <= r.hi;
         bucket = r.bucket_of(key);
@@ -353,42 +376,32 @@ __global__ void __launch_bounds__(shard_tuning::count_threads, shard_tuning::cou
     flush_warp_stage(stage, inside_count, a.kept_count, a.kept, a.capacity, [](U k) { return k; });
     staged = 0;
   };
+  cub::WarpScan<int> scan(scan_storage[threadIdx.x / 32]);
   constexpr int group = key_group<T>;
   for_each_tile<items, threads>(values, m, [&](const T (&raw)[items], std::int64_t base, auto full) {
     U keys[items];
-    bool valids[items];
+    std::uint32_t routed = 0;  // bit i: key i is in contention
     unsigned no_tally = 0;
     for_each_key_group<false, items, threads>(raw, base, m, full, no_tally, [&](int g, const U (&key)[group],
                                                                                 const bool (&valid)[group]) {
 #pragma unroll
       for (int j = 0; j < group; ++j) {
         keys[g + j] = key[j];
-        valids[g + j] = valid[j];
+        routed |= (valid[j] && interval_of(key[j]) >= 0 ? 1u : 0u) << (g + j);
       }
     });
 #pragma unroll
-    for (int i = 0; i < items; ++i) {
-      const bool valid = valids[i];
-      const U key = keys[i];
-      // The first round's bucket (core::radix_slot_bucket), and its route unless the slot
-      // routes none of its buckets (most keys: no second load).
-      U rel;
-      bool in_slots;
-      const std::uint32_t w = core::radix_slot_word_of(map, key, rel, in_slots);
-      const bool idle = in_slots && w == unrouted_slot;
-      const std::uint32_t b = slot_bucket_of_word<Dense>(map, w, in_slots, rel, key);
-      const int iv = idle ? -1 : static_cast<int>(route[b]) - 1;
-      const bool routed = valid && iv >= 0;
-      const unsigned mask = __ballot_sync(0xffffffffu, routed);
-      if (mask != 0) {  // warp-uniform
-        if (routed) {
-          const int at = staged + __popc(mask & lanes_below);
-          stage[at] = key;
-          stage_interval[at] = static_cast<std::uint16_t>(iv);
-        }
-        staged += __popc(mask);
-        if (staged > stage_keys - 32) work_through_stage();
-      }
+    for (int c = 0; c < items; c += chunk) {
+      const std::uint32_t mine = (routed >> c) & ((1u << chunk) - 1u);
+      int before = 0, total = 0;
+      scan.ExclusiveSum(__popc(mine), before, total);
+      if (total == 0) continue;  // warp-uniform
+      if (staged + total > stage_keys) work_through_stage();
+      int at = staged + before;
+#pragma unroll
+      for (int i = 0; i < chunk; ++i)
+        if ((mine >> i) & 1u) stage[at++] = keys[c + i];
+      staged += total;
     }
   });
   if (staged > 0) work_through_stage();
