@@ -93,6 +93,8 @@ template <class U>
 round_table<U> make_table(std::span<const U> lo, std::span<const U> hi,
                           std::span<const std::uint32_t> allot) {
   round_table<U> t;
+  t.intervals.reserve(lo.size());
+  t.lo_keys.reserve(lo.size());
   std::uint32_t first = 0;
   for (std::size_t i = 0; i < lo.size(); ++i) {
     t.intervals.push_back(make_interval(lo[i], hi[i], allot[i], first));
@@ -270,6 +272,13 @@ round_table<U> first_round_slot_table(std::span<const U> sorted_sample, std::uin
   const std::size_t limit = crowded_bucket_keys(sorted_sample.size(), buckets);
   std::vector<std::pair<std::size_t, std::uint32_t>> crowded;  // (sample keys, slot)
   for (std::uint32_t j = 0; j < layout.slots; ++j) {
+    // At most `limit` sample keys, none repeated, crowd no bucket: most slots of spread
+    // data, which then need no interval and no bucket per key.
+    const std::size_t held = from[j + 1] - from[j];
+    if (held <= limit && std::adjacent_find(sorted_sample.begin() + static_cast<std::ptrdiff_t>(from[j]),
+                                            sorted_sample.begin() + static_cast<std::ptrdiff_t>(from[j + 1])) ==
+                             sorted_sample.begin() + static_cast<std::ptrdiff_t>(from[j + 1]))
+      continue;
     const core::bucket_interval<U> iv = make_interval(slot_lo(j), slot_hi(j), allot[j], 0);
     const bool dense = crowds_a_bucket(
         sorted_sample.subspan(from[j], from[j + 1] - from[j]), limit, /*repeats_crowd=*/true,
@@ -304,6 +313,11 @@ round_table<U> first_round_slot_table(std::span<const U> sorted_sample, std::uin
 
   std::vector<U> lo, hi;
   std::vector<std::uint32_t> counts;
+  std::size_t intervals = layout.slots + 2;
+  for (const auto& d : layout.dense) intervals += d.subs + 2;
+  lo.reserve(intervals);
+  hi.reserve(intervals);
+  counts.reserve(intervals);
   const auto add = [&](U a, U b, std::uint64_t c) {
     lo.push_back(a);
     hi.push_back(b);

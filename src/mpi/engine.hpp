@@ -377,6 +377,7 @@ std::vector<typename engine<T>::U> engine<T>::dibms(std::span<const std::int64_t
 
   const auto buckets = static_cast<std::uint32_t>(opt_.buckets);
   distributed::round_table<U> table = distributed::first_round_table<U>(sample, opt_.pivot_intervals, buckets);
+  clock_.mark("first table");
   std::vector<distributed::rank_target> pending;
   for (std::size_t i = 0; i < ranks.size(); ++i) pending.push_back({ranks[i], i});
   // Extremes in the first round where the sample repeats a key, for the pivot table's

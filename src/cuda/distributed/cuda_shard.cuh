@@ -323,11 +323,13 @@ class cuda_shard final : public kselect::distributed::shard<T> {
   class round_buffers {
    public:
     /// with_directory: false for a pass that needs no interval directory (the slot
-    /// passes), which then is not built; compacted: the pass reads kept keys
+    /// passes), which then is not built; with_intervals: false for a pass that needs
+    /// neither the intervals (the first slot pass: its slot map has them; no extremes),
+    /// which then are not copied; compacted: the pass reads kept keys
     /// (directory_slots_for).
     void upload(const round_table<U>& table, bool minmax, bool with_counts, bool compacted, cudaStream_t stream,
-                cudaMemPool_t pool, bool reduced = false, bool with_directory = true) {
-      ni_ = table.intervals.size();
+                cudaMemPool_t pool, bool reduced = false, bool with_directory = true, bool with_intervals = true) {
+      ni_ = with_intervals || minmax ? table.intervals.size() : 0;
       buckets_ = with_counts ? table.buckets : 0;
       minmax_ = minmax;
       hi_at_ = ni_ * sizeof(U);
@@ -467,7 +469,8 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     const bool slot_count = !compacted_ && !compact && !minmax && table.slots.slots != 0;
     const bool slot_refine = !compacted_ && compact && !tallied_ && first_map_.slots != 0;
     const auto prepare = [&](bool with_directory) {
-      round_.upload(table, minmax, /*with_counts=*/true, compacted_, stream_, pool_, reduced, with_directory);
+      round_.upload(table, minmax, /*with_counts=*/true, compacted_, stream_, pool_, reduced, with_directory,
+                    /*with_intervals=*/with_directory || !slot_count);
       count_args<U> a = round_.args(table);
       if (compact) {
         a.kept = static_cast<U*>(kept.get());
