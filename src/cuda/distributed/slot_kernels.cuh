@@ -178,25 +178,12 @@ inline constexpr int key_group = 16 / static_cast<int>(sizeof(T));
 /// whose bits are not their key's value's added to `seen`. A group of the warp with no
 /// -0.0 and no NaN (nearly all of them) takes plain_key, equal to to_key there: one
 /// test per value and one vote, instead of to_key's mapping of those two exceptions and
-/// the tally's test for every value. Without the tally, -0.0 needs no test: x + 0 is
-/// +0.0 for either zero and x otherwise (IEEE, no fast math), and a NaN anywhere in the
-/// group makes the group's sum NaN (so does +inf with -inf: that group takes to_key):
-/// float adds and one compare per group instead of two integer compares per value on the
-/// integer ALU, which bounds the refining pass.
+/// the tally's test for every value.
 template <bool Tally, int group, class T>
 __device__ __forceinline__ void keys_of_group(const T* raw, const bool (&valid)[group], core::key_t<T> (&key)[group],
                                               unsigned& seen) {
   using traits = core::key_traits<T>;
-  if constexpr (std::is_floating_point_v<T> && !Tally) {
-    T sum = raw[0];
-#pragma unroll
-    for (int j = 1; j < group; ++j) sum += raw[j];
-    if (__all_sync(0xffffffffu, sum == sum)) {  // warp-uniform
-#pragma unroll
-      for (int j = 0; j < group; ++j) key[j] = traits::plain_key(static_cast<T>(raw[j] + T(0)));
-      return;
-    }
-  } else if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (std::is_floating_point_v<T>) {
     bool plain = true;
 #pragma unroll
     for (int j = 0; j < group; ++j) plain &= traits::has_plain_key(raw[j]);  // &: no branch
