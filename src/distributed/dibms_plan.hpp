@@ -136,6 +136,10 @@ inline std::size_t crowded_bucket_keys(std::size_t sample_keys, std::uint32_t bu
 template <class U, class BucketOf, class OneKey>
 bool crowds_a_bucket(std::span<const U> sorted, std::size_t limit, bool repeats_crowd, BucketOf&& bucket_of,
                      OneKey&& one_key) {
+  // At most `limit` keys, none repeated (where repeats crowd), crowd no bucket: most
+  // slots of a first table over spread data, which then find no key's bucket.
+  if (sorted.size() <= limit && (!repeats_crowd || std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end()))
+    return false;
   std::size_t run = 0;
   std::uint32_t run_bucket = ~0u;
   for (std::size_t k = 0; k < sorted.size(); ++k) {
@@ -272,13 +276,6 @@ round_table<U> first_round_slot_table(std::span<const U> sorted_sample, std::uin
   const std::size_t limit = crowded_bucket_keys(sorted_sample.size(), buckets);
   std::vector<std::pair<std::size_t, std::uint32_t>> crowded;  // (sample keys, slot)
   for (std::uint32_t j = 0; j < layout.slots; ++j) {
-    // At most `limit` sample keys, none repeated, crowd no bucket: most slots of spread
-    // data, which then need no interval and no bucket per key.
-    const std::size_t held = from[j + 1] - from[j];
-    if (held <= limit && std::adjacent_find(sorted_sample.begin() + static_cast<std::ptrdiff_t>(from[j]),
-                                            sorted_sample.begin() + static_cast<std::ptrdiff_t>(from[j + 1])) ==
-                             sorted_sample.begin() + static_cast<std::ptrdiff_t>(from[j + 1]))
-      continue;
     const core::bucket_interval<U> iv = make_interval(slot_lo(j), slot_hi(j), allot[j], 0);
     const bool dense = crowds_a_bucket(
         sorted_sample.subspan(from[j], from[j + 1] - from[j]), limit, /*repeats_crowd=*/true,
