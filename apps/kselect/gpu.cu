@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <cstdint>
 #include <cub/device/device_radix_sort.cuh>
 #include <exception>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "demo_data.hpp"
 #include "gpu.hpp"
+#include "kselect/device.hpp"
 #include "kselect/types.hpp"
 
 namespace kselect_cli::gpu {
@@ -125,6 +127,49 @@ std::string device_name() {
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties");
   return std::string(prop.name) + " (device " + std::to_string(dev) + ")";
+}
+
+std::size_t selection_workspace_bytes(dtype t, std::int64_t n, std::int64_t num_ranks) {
+  return visit_dtype(t, [&](auto tag) -> std::size_t {
+    using T = typename decltype(tag)::type;
+    if constexpr (kselect::is_supported_key_v<T>) {
+      std::size_t bytes = 0;
+      check(kselect::device::multiselect<T>(nullptr, bytes, nullptr, nullptr, n, nullptr, num_ranks),
+            "the selection's workspace query");
+      return bytes;
+    } else {
+      throw kselect::error("no selection of " + std::string(dtype_name(t)) + " values");
+    }
+  });
+}
+
+namespace {
+
+cudaMemPool_t default_pool() {
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  cudaMemPool_t pool = nullptr;
+  check(cudaDeviceGetDefaultMemPool(&pool, device), "cudaDeviceGetDefaultMemPool");
+  return pool;
+}
+
+}  // namespace
+
+void map_pool_memory(std::size_t bytes) {
+  cudaMemPool_t pool = default_pool();
+  std::uint64_t keep = ~std::uint64_t{0};
+  check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "cudaMemPoolSetAttribute");
+  if (bytes == 0) return;
+  void* p = nullptr;
+  check(cudaMallocAsync(&p, bytes, nullptr), ("cudaMallocAsync of " + std::to_string(bytes) + " bytes").c_str());
+  check(cudaFreeAsync(p, nullptr), "cudaFreeAsync");
+  check(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize");
+}
+
+std::size_t pool_reserved_bytes() {
+  std::uint64_t bytes = 0;
+  check(cudaMemPoolGetAttribute(default_pool(), cudaMemPoolAttrReservedMemCurrent, &bytes), "cudaMemPoolGetAttribute");
+  return static_cast<std::size_t>(bytes);
 }
 
 device_buffer::device_buffer(std::size_t bytes) : bytes_(bytes) {

@@ -9,6 +9,8 @@
 #include <functional>
 #include <string>
 
+#include "dtype.hpp"
+
 namespace kselect_cli::gpu {
 
 /// True when the tool was built with CUDA support.
@@ -59,6 +61,24 @@ class device_buffer {
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
 };
+
+/// The device workspace, in bytes, of the library's exact selection of `num_ranks`
+/// ranks of n values of type t (kselect::device::multiselect's size query, which the
+/// owning calls make too). Throws kselect::error when the type has no selection.
+std::size_t selection_workspace_bytes(dtype t, std::int64_t n, std::int64_t num_ranks);
+
+/// Maps `bytes` of the current device's default memory pool now, and makes the pool
+/// keep what it maps from here on (this process runs one command, then exits). The
+/// library's owning calls take their workspace from that pool (cudaMallocAsync): a
+/// pool that grows at the call maps its pages then, about 3 ms for 2 GB on an H200
+/// (docs/performance.md, issue 25), which the tool instead pays while it reads the
+/// input. Takes and frees the bytes on the default stream and waits for it. Throws
+/// kselect::error on a CUDA failure.
+void map_pool_memory(std::size_t bytes);
+
+/// The bytes the current device's default memory pool holds mapped (its reserved
+/// memory), for tests of map_pool_memory().
+std::size_t pool_reserved_bytes();
 
 /// Fills n float32 values of `buf` with demo_value(seed, i) (see demo_data.hpp).
 void fill_uniform(device_buffer& buf, std::int64_t n, std::uint64_t seed);

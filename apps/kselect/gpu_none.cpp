@@ -32,6 +32,10 @@ void device_buffer::upload(const void*, std::size_t) { unavailable(); }
 void device_buffer::fill_staged(std::size_t, const chunk_reader&) { unavailable(); }
 void device_buffer::download(void*, std::size_t, std::size_t) const { unavailable(); }
 
+std::size_t selection_workspace_bytes(dtype, std::int64_t, std::int64_t) { unavailable(); }
+void map_pool_memory(std::size_t) { unavailable(); }
+std::size_t pool_reserved_bytes() { unavailable(); }
+
 void fill_uniform(device_buffer&, std::int64_t, std::uint64_t) { unavailable(); }
 double sort_floats(const device_buffer&, device_buffer&, std::int64_t) { unavailable(); }
 

@@ -1,5 +1,6 @@
 #include "loaded_input.hpp"
 
+#include <functional>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -8,6 +9,7 @@
 
 #include "dtype.hpp"
 #include "errors.hpp"
+#include "gpu.hpp"
 #include "input.hpp"
 #include "progress.hpp"
 #include "stopwatch.hpp"
@@ -33,32 +35,36 @@ loaded_input read_into_host(input_source& source, const std::string& file) {
   return in;
 }
 
-/// One small selection of type t's keys on the GPU, its errors ignored (the real
+/// One small selection of type t's keys on the GPU, then the command's workspace for
+/// n values mapped (when `workspace` says how much), its errors ignored (the real
 /// call reports its own). The library's first call in a process pays a fixed cost
-/// whatever its size (docs/performance.md, issue 25); made while the file is read,
-/// that cost overlaps the read instead of following it.
-void warm_up_library(dtype t) noexcept {
+/// whatever its size, and a call whose workspace the pool has not mapped yet pays for
+/// mapping it (docs/performance.md, issue 25); made while the file is read, both
+/// overlap the read instead of following it.
+void warm_up_library(dtype t, std::int64_t n, const workspace_estimate& workspace) noexcept {
   try {
     visit_dtype(t, [](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (kselect::is_supported_key_v<T>) {
-        constexpr std::int64_t n = std::int64_t(1) << 20;  // the size the first-call cost was measured at
-        std::vector<T> ramp(static_cast<std::size_t>(n));
-        for (std::int64_t i = 0; i < n; ++i) ramp[static_cast<std::size_t>(i)] = static_cast<T>(i % 1000);
-        gpu::device_buffer keys(static_cast<std::size_t>(n) * sizeof(T));
+        constexpr std::int64_t m = std::int64_t(1) << 20;  // the size the first-call cost was measured at
+        std::vector<T> ramp(static_cast<std::size_t>(m));
+        for (std::int64_t i = 0; i < m; ++i) ramp[static_cast<std::size_t>(i)] = static_cast<T>(i % 1000);
+        gpu::device_buffer keys(static_cast<std::size_t>(m) * sizeof(T));
         keys.upload(ramp.data(), keys.bytes());
         kselect::options opt;
         opt.device = kselect::device_kind::cuda;
-        (void)kselect::select(static_cast<const T*>(keys.get()), n, n / 2, opt);
+        (void)kselect::select(static_cast<const T*>(keys.get()), m, m / 2, opt);
       }
     });
+    if (workspace) gpu::map_pool_memory(workspace(t, n));
   } catch (...) {
   }
 }
 
 }  // namespace
 
-loaded_input load_backend_input(const common_options& common, const std::string& file, const backend& b) {
+loaded_input load_backend_input(const common_options& common, const std::string& file, const backend& b,
+                                const workspace_estimate& workspace) {
   if (!b.cuda) return load_command_input(common, file);
   input_source source(command_input_spec(common, file, false));
   stopwatch read;
@@ -71,7 +77,7 @@ loaded_input load_backend_input(const common_options& common, const std::string&
   {
     std::jthread warm_up;  // joined at the end of this scope, also when the read throws
     try {
-      warm_up = std::jthread(warm_up_library, l->type);
+      warm_up = std::jthread(warm_up_library, l->type, l->count, std::cref(workspace));
     } catch (const std::system_error&) {
       // No thread: the first call pays the cost itself.
     }

@@ -37,7 +37,12 @@ loaded_input load_command_input(const common_options& common, const std::string&
 /// reading of the next (gpu::device_buffer::fill_staged): read_ms then covers
 /// the copy too, and no host array is made. Anything else is read as
 /// load_command_input() reads it.
-loaded_input load_backend_input(const common_options& common, const std::string& file, const backend& b);
+/// `workspace`, when given, says how many bytes of device workspace the command's
+/// call will take for n values of type t: they are mapped while the file is read
+/// (gpu::map_pool_memory), so that the call does not map them itself.
+using workspace_estimate = std::function<std::size_t(dtype t, std::int64_t n)>;
+loaded_input load_backend_input(const common_options& common, const std::string& file, const backend& b,
+                                const workspace_estimate& workspace = {});
 
 /// The --json fields select and quantile share: command, file, dtype, n, device.
 json_object command_json(std::string_view command, const std::string& file, const loaded_input& in,

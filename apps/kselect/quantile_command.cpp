@@ -1,6 +1,7 @@
 // kselect quantile -q Q[,Q...] | --percentiles [--method M] [--nan-ignore] FILE:
 // numpy.quantile (or numpy.nanquantile) of all the file's values; with --axis,
 // --offsets or -o, of every segment (see segmented_run.hpp).
+#include <algorithm>
 #include <span>
 
 #include "args.hpp"
@@ -9,6 +10,7 @@
 #include "commands.hpp"
 #include "errors.hpp"
 #include "format.hpp"
+#include "gpu.hpp"
 #include "kselect/kselect.hpp"
 #include "loaded_input.hpp"
 #include "output.hpp"
@@ -51,7 +53,13 @@ int run_quantile(const common_options& common, const quantile_options& opts) {
   const kselect::quantile_method method = kselect::parse_quantile_method(opts.method);
   if (opts.segments.any()) return run_segmented_quantile(common, opts, qs, method);
   const backend b = choose_backend(common.device);
-  const loaded_input in = load_backend_input(common, opts.file, b);
+  // The call's workspace, mapped while the file is read: its selection takes at most
+  // two ranks a quantile and one for the NaN check (core/quantile_recipe.hpp).
+  const workspace_estimate workspace = [&](dtype t, std::int64_t n) {
+    const auto ranks = std::min<std::int64_t>(2 * static_cast<std::int64_t>(qs.size()) + 1, n);
+    return gpu::selection_workspace_bytes(t, n, ranks);
+  };
+  const loaded_input in = load_backend_input(common, opts.file, b, workspace);
 
   timings t;
   t.read_ms = in.read_ms;

@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "errors.hpp"
 #include "format.hpp"
+#include "gpu.hpp"
 #include "kselect/kselect.hpp"
 #include "loaded_input.hpp"
 #include "output.hpp"
@@ -70,7 +71,13 @@ int run_select(const common_options& common, const select_options& opts) {
   const rank_error_spec error_spec =
       opts.max_rank_error_given ? parse_max_rank_error(opts.max_rank_error) : rank_error_spec{0, -1};
   const backend b = choose_backend(common.device);
-  const loaded_input in = load_backend_input(common, opts.file, b);
+  // The exact call's workspace, mapped while the file is read.
+  workspace_estimate workspace;
+  if (!opts.approx)
+    workspace = [&](dtype t, std::int64_t n) {
+      return gpu::selection_workspace_bytes(t, n, static_cast<std::int64_t>(ranks.size()));
+    };
+  const loaded_input in = load_backend_input(common, opts.file, b, workspace);
   const std::int64_t n = size_of(in.values);
   check_ranks(ranks, n, opts.rank_option);
   const std::int64_t max_rank_error = resolve_max_rank_error(error_spec, n);

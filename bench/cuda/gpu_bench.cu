@@ -3,10 +3,12 @@
 // in the same run on the same inputs. CUDA events, warm-up, median of --reps runs;
 // inputs smaller than ~200 MB rotate among copies so that L2 (50 MB) cannot hold them.
 //
-// Usage: kselect-gpu-bench [--json FILE] [--reps N] [--quick] [--only TYPE:LOG2N:DIST] [--topk]
+// Usage: kselect-gpu-bench [--json FILE] [--reps N] [--quick] [--only TYPE:LOG2N:DIST] [--topk] [--large]
 // (--topk: only the top-k / rank-range benchmark, topk_bench.cu; --quick: floats at
-// 2^28 only, doubles and top-k on uniform keys only). The command line, the timing,
-// the floor and the JSON file: bench/harness.
+// 2^28 only, doubles and top-k on uniform keys only; --large: also select k = n/2 of
+// 2^31 + 12345 and 2^32 + 12345 uniform floats, without and with 1000 NaNs, which
+// takes about 60 GB of device memory at 2^32). The command line, the timing, the
+// floor and the JSON file: bench/harness.
 #include <cub/device/device_radix_sort.cuh>
 #include <nlohmann/json.hpp>
 
@@ -14,6 +16,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -39,19 +43,36 @@ struct row {
   bool correct;
 };
 
+/// `count` NaNs spread evenly over v[0..n).
+template <class T>
+__global__ void plant_nans(T* v, std::int64_t n, std::int64_t count) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < count) v[i * (n / count)] = std::numeric_limits<T>::quiet_NaN();
+}
+
+/// One input's rows: `nans` NaNs planted in it (floating point only); select_only: the
+/// first method alone (the inputs above 2^31 keys).
 template <class T>
 void bench_case(std::int64_t n, device_dist d, const bench_options& o, cudaStream_t stream, std::vector<row>& rows,
-                const char* type_name) {
+                const char* type_name, std::int64_t nans = 0, bool select_only = false) {
   if (!o.only.empty() && o.only != std::string(type_name) + ":" +
                                        std::to_string(static_cast<int>(std::log2(static_cast<double>(n)))) + ":" +
                                        kselect::test::device_dist_name(d))
     return;
+  const std::string dist_name =
+      std::string(kselect::test::device_dist_name(d)) + (nans > 0 ? "+" + std::to_string(nans) + "nan" : "");
   const std::size_t bytes = n * sizeof(T);
   const int copies = static_cast<int>(std::max<std::size_t>(1, (200u << 20) / bytes));
   std::vector<device_buffer<T>> data;
   for (int c = 0; c < copies; ++c) {
     data.emplace_back(n);
     kselect::test::generate_on_device<T>(data.back().data(), n, d, 1000 + c, stream);
+    if constexpr (std::is_floating_point_v<T>) {
+      if (nans > 0) {
+        plant_nans<<<static_cast<unsigned>((nans + 255) / 256), 256, 0, stream>>>(data.back().data(), n, nans);
+        cuda_check(cudaGetLastError(), "plant_nans");
+      }
+    }
   }
   cuda_check(cudaStreamSynchronize(stream), "generate");
 
@@ -89,6 +110,7 @@ void bench_case(std::int64_t n, device_dist d, const bench_options& o, cudaStrea
                             {"sampleselect k=n/2", kselect::algorithm::sample_select, false},
                             {"sampleselect 101 pct", kselect::algorithm::sample_select, true}};
   for (const method& m : methods) {
+    if (select_only && &m != &methods[0]) break;
     std::vector<std::int64_t> ranks;
     if (m.percentiles) {
       for (int p = 0; p <= 100; ++p) ranks.push_back(static_cast<std::int64_t>(p / 100.0 * (n - 1)));
@@ -124,10 +146,11 @@ void bench_case(std::int64_t n, device_dist d, const bench_options& o, cudaStrea
       cuda_check(cudaMemcpy(&want, sorted.data() + ranks[i], sizeof(T), cudaMemcpyDeviceToHost), "read");
       ok = ok && (want == got[i] || (want != want && got[i] != got[i]));
     }
-    rows.push_back({type_name, kselect::test::device_dist_name(d), m.name, n, nr, ms, floor_ms, sort_ms, ok});
+    rows.push_back({type_name, dist_name, m.name, n, nr, ms, floor_ms, sort_ms, ok});
     const row& r = rows.back();
-    std::printf("%-6s 2^%-3d %-15s %-21s %9.3f %9.3f %9.3f %8.2f %8.2f  %s\n", r.type.c_str(),
-                static_cast<int>(std::log2(static_cast<double>(n))), r.dist.c_str(), r.method.c_str(), r.ms,
+    const int lg = static_cast<int>(std::log2(static_cast<double>(n)));
+    std::printf("%-6s 2^%-3s %-15s %-21s %9.3f %9.3f %9.3f %8.2f %8.2f  %s\n", r.type.c_str(),
+                (std::to_string(lg) + (n == std::int64_t(1) << lg ? "" : "+")).c_str(), r.dist.c_str(), r.method.c_str(), r.ms,
                 r.floor_ms, r.sort_ms, r.ms / r.floor_ms, r.sort_ms / r.ms, r.correct ? "ok" : "WRONG");
     std::fflush(stdout);
   }
@@ -140,6 +163,8 @@ int main(int argc, char** argv) {
   kselect::bench::arguments args("kselect-gpu-bench");
   args.value("--only", "TYPE:LOG2N:DIST", &o.only);
   args.flag("--topk", &o.topk_only);
+  bool large = false;
+  args.flag("--large", &large);
   if (!args.parse(argc, argv, o)) return 2;
   const kselect::bench::bench_device device("kselect-gpu-bench");
   if (!device.ok()) return 2;
@@ -163,6 +188,12 @@ int main(int argc, char** argv) {
   if (!o.topk_only) bench_case<double>(std::int64_t(1) << 27, device_dist::uniform, o, stream, rows, "double");
   if (!o.quick && !o.topk_only)
     for (device_dist d : adversarial) bench_case<double>(std::int64_t(1) << 27, d, o, stream, rows, "double");
+  // Above 2^31 and 2^32 keys (64-bit sizes and positions), the tool's row of issue 25.
+  if (large && !o.topk_only)
+    for (int lg : {31, 32})
+      for (std::int64_t nans : {0, 1000})
+        bench_case<float>((std::int64_t(1) << lg) + 12345, device_dist::uniform, o, stream, rows, "float", nans,
+                          /*select_only=*/true);
 
   std::printf("\n");
   nlohmann::json topk_rows = nlohmann::json::array();
