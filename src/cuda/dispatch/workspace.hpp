@@ -29,8 +29,11 @@ namespace kselect::cuda {
 inline std::int64_t buffer_capacity(std::int64_t n, std::int64_t num_ranks, algorithm algo, const tuning::policy& p) {
   std::int64_t c;
   if (algo == algorithm::sample_select) {
-    // Oracles take n bytes; one bucket is ~n/128 keys: room for two per rank.
-    c = (num_ranks + 1) * (n / 128);
+    // Oracles take n bytes; one bucket is ~n/128 keys: room for two per rank. (One per
+    // rank was too few for many ranks: a level-0 bucket holds n/128 keys only on
+    // average, and with 101 ranks one of them found no room and was narrowed in place,
+    // another read of the input; docs/performance.md, issue 25.)
+    c = 2 * num_ranks * (n / 128);
   } else if (num_ranks == 1) {
     c = n / p.window.buffer_divisor;
   } else {
