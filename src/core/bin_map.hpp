@@ -17,11 +17,8 @@
 // expected bin holds more than dense_min_sample_keys sample keys, the map gets a
 // dense range instead: the pre-keys from that bin's first sample key to its last
 // (widened to every pre-key of the last key), cut into bins of their own, equal in
-// width, up to 127 ranges. A key finds the ranges below it by its slot's hint (the
-// ranges below the slot, and whether one starts inside it), with one more compare
-// where one does; only slots where two or more start take a 7-step search (a key equal
-// to the thread's previous one skips even that in the count pass; a map without ranges
-// skips it).
+// width, up to 127 ranges (a 7-step search per key, which a key equal to the thread's
+// previous one skips in the count pass; a map without ranges skips it).
 // A range that holds one key (a repeated value), or whose bins are one pre-key
 // wide (a cluster of few distinct values), answers its ranks without a copy
 // (bin_first_pre_key). Keys outside every range keep their slot bin, moved up by
@@ -73,15 +70,12 @@ struct bin_map {
   std::uint32_t frac_left;
   std::uint32_t num_bins;     ///< every bin_of is below this
   std::uint32_t num_dense;    ///< dense ranges (0: the slots alone)
-  std::uint32_t dense_hinted; ///< 1: no slot's keys search (dense_hint_search), the passes read the hints
+  std::uint32_t unused;       ///< zero: keeps the fields after it aligned without padding
   std::uint16_t dense_base[bin_map_max_dense + 1];   ///< range j's first bin
   std::uint16_t dense_after[bin_map_max_dense + 1];  ///< bins the ranges up to j add before keys above j
   std::uint8_t dense_shift[bin_map_max_dense + 1];   ///< bin in range j: base + ((pre - first) >> shift)
   std::uint8_t dense_one_key[bin_map_max_dense + 1]; ///< 1: every bin of range j holds one key
   std::uint32_t slot[bin_map_slots];  ///< first bin (low 16 bits) | bins in the slot (high 16 bits)
-  /// Slot s: the dense ranges that start below it, plus 128 when one starts inside it;
-  /// dense_hint_search when two or more do (dense_hint_of_slot).
-  std::uint8_t dense_hint[bin_map_slots];
 };
 static_assert(bin_map_max_bins <= 65536, "dense_base and dense_after are 16-bit");
 
@@ -196,84 +190,12 @@ KSELECT_HD int dense_ranges_from(const bin_map<K>& m, K pre, std::uint32_t num_d
   return j;
 }
 
-/// A slot's dense_hint when two or more dense ranges start inside it: its keys search.
-inline constexpr std::uint8_t dense_hint_search = 0xff;
-
-/// Slot s's dense_hint: the ranges whose first pre-key lies below the slot's first
-/// (every key of the slot is above those), plus 128 when exactly one starts inside the
-/// slot; dense_hint_search when more do. A key clamped into the first or last slot
-/// counts too: none starts below low, and the last slot runs to the largest pre-key.
-/// (At most 127 ranges: 127 below a slot leave none to start inside it, so the
-/// sentinel is no count.) Slots past the map's range hold no key: 0.
+/// Bin of a pre-key: non-decreasing in `pre`, always < num_bins. `num_dense`:
+/// m.num_dense, which the passes keep in a register.
 template <class K>
-KSELECT_HD std::uint8_t dense_hint_of_slot(const bin_map<K>& m, int s) {
-  static_assert(bin_map_max_dense < 128, "a count below 128 and a flag in one byte");
-  const K span = static_cast<K>(m.high - m.low);
-  if ((static_cast<K>(s) << m.shift) > span) return 0;
-  const K first = static_cast<K>(m.low + (static_cast<K>(s) << m.shift));
-  const bool last_slot = ((static_cast<K>(s + 1) << m.shift) > span) || s + 1 == bin_map_slots;
-  const K last = last_slot ? static_cast<K>(~K(0)) : static_cast<K>(first + ((K(1) << m.shift) - 1));
-  const auto ranges_below = [&](K key) {  // ranges whose first pre-key is below `key`
-    return static_cast<int>(partition_point(m.num_dense, [&](std::int64_t j) { return m.dense_first[j] < key; }));
-  };
-  const int below = ranges_below(first);
-  const int inside = static_cast<int>(
-      partition_point(m.num_dense, [&](std::int64_t j) { return m.dense_first[j] <= last; })) - below;
-  if (inside > 1) return dense_hint_search;
-  return static_cast<std::uint8_t>(below + (inside == 1 ? 128 : 0));
-}
-
-/// dense_hinted's value: where any slot's keys would search (two or more ranges start
-/// in one slot: tight clusters, or few distinct 64-bit values in one wide slot), every
-/// key searches, as without hints: a warp whose keys took both paths was slower than
-/// one that searched (docs/performance.md, issue 25).
-KSELECT_HD std::uint32_t dense_hinted_value(std::uint32_t num_dense, bool any_search) {
-  return num_dense > 0 && !any_search ? 1u : 0u;
-}
-
-/// Every slot's dense_hint and dense_hinted, on the host (bin_map_kernel fills them a
-/// slot a thread).
-template <class K>
-void fill_dense_hints(bin_map<K>& m) {
-  bool any_search = false;
-  for (int s = 0; s < bin_map_slots; ++s) {
-    m.dense_hint[s] = dense_hint_of_slot(m, s);
-    any_search |= m.dense_hint[s] == dense_hint_search;
-  }
-  m.dense_hinted = dense_hinted_value(m.num_dense, any_search);
-}
-
-/// What the passes keep in registers of a map's dense ranges: how many, and whether
-/// its keys read the slots' hints.
-struct dense_mode {
-  std::uint32_t ranges;
-  bool hinted;
-};
-
-template <class K>
-KSELECT_HD dense_mode dense_mode_of(const bin_map<K>& m) {
-  return {m.num_dense, m.dense_hinted != 0};
-}
-
-/// dense_ranges_from by slot s's hint (s: the slot of the clamped pre-key): the
-/// ranges below the slot, and one compare where one starts inside it.
-template <class K>
-KSELECT_HD int dense_ranges_from_hint(const bin_map<K>& m, K pre, std::uint32_t s, std::uint32_t num_dense) {
-  const std::uint8_t h = m.dense_hint[s];
-  if (h == dense_hint_search) return dense_ranges_from(m, pre, num_dense);
-  const int below = h & 127;
-  return (h & 128) != 0 && m.dense_first[below] <= pre ? below + 1 : below;
-}
-
-/// Bin of a pre-key: non-decreasing in `pre`, always < num_bins. `dense`:
-/// dense_mode_of(m), which the passes keep in registers.
-template <class K>
-KSELECT_HD std::uint32_t bin_of(const bin_map<K>& m, K pre, dense_mode dense) {
-  const std::uint32_t num_dense = dense.ranges;
+KSELECT_HD std::uint32_t bin_of(const bin_map<K>& m, K pre, std::uint32_t num_dense) {
   if (num_dense == 0) return slot_bin_of(m, pre);
-  const int j = dense.hinted ? dense_ranges_from_hint(m, pre, static_cast<std::uint32_t>(bin_map_offset(m, pre) >> m.shift),
-                                                      num_dense)
-                             : dense_ranges_from(m, pre, num_dense);
+  const int j = dense_ranges_from(m, pre, num_dense);
   if (j > 0 && pre <= m.dense_last[j - 1])
     return m.dense_base[j - 1] + static_cast<std::uint32_t>((pre - m.dense_first[j - 1]) >> m.dense_shift[j - 1]);
   return slot_bin_of(m, pre) + (j > 0 ? m.dense_after[j - 1] : 0u);
@@ -281,7 +203,7 @@ KSELECT_HD std::uint32_t bin_of(const bin_map<K>& m, K pre, dense_mode dense) {
 
 template <class K>
 KSELECT_HD std::uint32_t bin_of(const bin_map<K>& m, K pre) {
-  return bin_of(m, pre, dense_mode_of(m));
+  return bin_of(m, pre, m.num_dense);
 }
 
 /// Dense range holding bin b, or -1.
@@ -428,7 +350,6 @@ KSELECT_HD std::uint32_t plan_dense_ranges(bin_map<key_t<T>>& m, const key_t<T>*
 
 /// After the slots are refilled: each dense range's first bin (one above the
 /// slot bin of its first pre-key, which keeps the keys below it), and num_bins.
-/// The slots' dense hints come after (fill_dense_hints).
 template <class K>
 KSELECT_HD void place_dense_ranges(bin_map<K>& m) {
   for (std::uint32_t j = 0; j < m.num_dense; ++j)
@@ -453,7 +374,6 @@ bin_map<key_t<T>> build_bin_map_for_ranks(const key_t<T>* sorted_pre, int count,
   const std::uint32_t dense_bins = plan_dense_ranges<T>(m, sorted_pre, c, found);
   fill_bin_map_slots(m, sorted_pre, count, target - dense_bins);
   place_dense_ranges(m);
-  fill_dense_hints(m);
   return m;
 }
 

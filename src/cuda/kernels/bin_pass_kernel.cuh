@@ -23,7 +23,7 @@ namespace kselect::cuda {
 /// bin_extract_kernel's warps flush their stage past this many values; 8-byte
 /// values sooner, so the block (map, bitmap, stages) fits 48 KiB of static shared memory.
 template <class K>
-constexpr int bin_extract_flush_at = sizeof(K) == 8 ? 32 : 256;
+constexpr int bin_extract_flush_at = sizeof(K) == 8 ? 64 : 256;
 /// Values per thread per tile of the scatter: its tile is staged in shared memory.
 template <class K>
 constexpr int bin_scatter_items = sizeof(K) == 8 ? tuning::compiled.prepass.scatter_k64.items_per_thread
@@ -64,18 +64,17 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   // Each thread adds runs of equal bins among its own keys (sorted input and runs
   // of equal keys: one add per tile). A warp vote measured slower: its shuffle
   // takes a shared-memory wavefront per key, the resource this pass is bound by.
-  // With dense ranges a key's bin costs its slot's hint and a compare, or a search
-  // (core::bin_of): a thread's key equal to its previous one (all keys equal, long
-  // runs) takes the previous bin instead.
+  // With dense ranges a key's bin costs a search: a thread's key equal to its
+  // previous one (all keys equal, long runs) takes the previous bin instead.
   unsigned run_bin = 0, run = 0;
-  const core::dense_mode dense = core::dense_mode_of(sm_map);  // in registers: no shared read per key
+  const std::uint32_t dense = sm_map.num_dense;  // in a register: no shared read per key
   K last_pre = 0;
   stream_tiles(
       in, n,
       [&](T x, bool valid) {
         if (!valid) return;
         const K pre = core::key_traits<T>::pre_key(x);
-        const unsigned b = dense.ranges != 0 && run != 0 && pre == last_pre ? run_bin : core::bin_of(sm_map, pre, dense);
+        const unsigned b = dense != 0 && run != 0 && pre == last_pre ? run_bin : core::bin_of(sm_map, pre, dense);
         last_pre = pre;
         if (b != run_bin) {
           if (run != 0) atomicAdd(&counts[run_bin], run);
@@ -111,7 +110,7 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   copy_bin_map(&sm_map, map);
   for (int w = threadIdx.x; w < words; w += blockDim.x) sm_selected[w] = selected[w];
   __syncthreads();
-  const core::dense_mode dense = core::dense_mode_of(sm_map);
+  const std::uint32_t dense = sm_map.num_dense;
   T* my_stage = stage[threadIdx.x / 32];
   const auto as_read = [](T x) { return x; };
   int staged = 0;

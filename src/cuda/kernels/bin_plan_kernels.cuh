@@ -118,7 +118,7 @@ __global__ void __launch_bounds__(bin_map_threads)
     m.dense_shift[j] = m.dense_one_key[j] = 0;
   }
   if (threadIdx.x == 0) {
-    m.num_dense = m.dense_hinted = 0;
+    m.num_dense = m.unused = 0;
     core::set_bin_map_range<K>(m, sorted[0], sorted[count - 1]);
   }
   __syncthreads();
@@ -150,18 +150,8 @@ __global__ void __launch_bounds__(bin_map_threads)
     __syncthreads();
     fill_bin_map_slots_block(m, sorted, count, tuning::bin_target - dense_bins, tmp.scan);
     if (threadIdx.x == 0) core::place_dense_ranges(m);
+    __syncthreads();
   }
-  __syncthreads();
-  // The slots' dense hints (zero without ranges), a slot a thread, and whether the
-  // passes read them, as the host's fill_dense_hints.
-  bool any_search = false;
-  for (int s = threadIdx.x; s < core::bin_map_slots; s += threads) {
-    m.dense_hint[s] = core::dense_hint_of_slot(m, s);
-    any_search |= m.dense_hint[s] == core::dense_hint_search;
-  }
-  any_search = __syncthreads_or(any_search) != 0;
-  if (threadIdx.x == 0) m.dense_hinted = core::dense_hinted_value(m.num_dense, any_search);
-  __syncthreads();
   copy_bin_map(map_out, &m);
   // The sample's bins, in place of its keys (non-decreasing: the map is monotone).
 #pragma unroll
