@@ -133,8 +133,10 @@ std::size_t selection_workspace_bytes(dtype t, std::int64_t n, std::int64_t num_
   return visit_dtype(t, [&](auto tag) -> std::size_t {
     using T = typename decltype(tag)::type;
     if constexpr (kselect::is_supported_key_v<T>) {
+      // A call never selects more distinct ranks than there are values.
+      const std::int64_t ranks = std::min(num_ranks, n);
       std::size_t bytes = 0;
-      check(kselect::device::multiselect<T>(nullptr, bytes, nullptr, nullptr, n, nullptr, num_ranks),
+      check(kselect::device::multiselect<T>(nullptr, bytes, nullptr, nullptr, n, nullptr, ranks),
             "the selection's workspace query");
       return bytes;
     } else {

@@ -63,8 +63,8 @@ class device_buffer {
 };
 
 /// The device workspace, in bytes, of the library's exact selection of `num_ranks`
-/// ranks of n values of type t (kselect::device::multiselect's size query, which the
-/// owning calls make too). Throws kselect::error when the type has no selection.
+/// ranks (capped at n) of n values of type t (kselect::device::multiselect's size
+/// query, which the owning calls make too). Throws kselect::error when the type has no selection.
 std::size_t selection_workspace_bytes(dtype t, std::int64_t n, std::int64_t num_ranks);
 
 /// Maps `bytes` of the current device's default memory pool now, and makes the pool

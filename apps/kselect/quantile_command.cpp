@@ -1,7 +1,6 @@
 // kselect quantile -q Q[,Q...] | --percentiles [--method M] [--nan-ignore] FILE:
 // numpy.quantile (or numpy.nanquantile) of all the file's values; with --axis,
 // --offsets or -o, of every segment (see segmented_run.hpp).
-#include <algorithm>
 #include <span>
 
 #include "args.hpp"
@@ -56,8 +55,7 @@ int run_quantile(const common_options& common, const quantile_options& opts) {
   // The call's workspace, mapped while the file is read: its selection takes at most
   // two ranks a quantile and one for the NaN check (core/quantile_recipe.hpp).
   const workspace_estimate workspace = [&](dtype t, std::int64_t n) {
-    const auto ranks = std::min<std::int64_t>(2 * static_cast<std::int64_t>(qs.size()) + 1, n);
-    return gpu::selection_workspace_bytes(t, n, ranks);
+    return gpu::selection_workspace_bytes(t, n, 2 * static_cast<std::int64_t>(qs.size()) + 1);
   };
   const loaded_input in = load_backend_input(common, opts.file, b, workspace);
 

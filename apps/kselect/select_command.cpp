@@ -2,7 +2,6 @@
 // --approx [--max-rank-error E], values within E ranks of those asked, each with
 // its exact rank. With --axis, --offsets, -o or --ks-file: the same ranks in every
 // segment (or one rank per segment from --ks-file), see segmented_run.hpp.
-#include <algorithm>
 #include <span>
 #include <stdexcept>
 
@@ -76,7 +75,7 @@ int run_select(const common_options& common, const select_options& opts) {
   workspace_estimate workspace;
   if (!opts.approx)
     workspace = [&](dtype t, std::int64_t n) {
-      return gpu::selection_workspace_bytes(t, n, std::min<std::int64_t>(static_cast<std::int64_t>(ranks.size()), n));
+      return gpu::selection_workspace_bytes(t, n, static_cast<std::int64_t>(ranks.size()));
     };
   const loaded_input in = load_backend_input(common, opts.file, b, workspace);
   const std::int64_t n = size_of(in.values);

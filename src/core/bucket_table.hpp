@@ -56,11 +56,18 @@ KSELECT_HD U mul_hi(U a, U b) {
   }
 }
 
+/// The bucket of `key` (at least lo) within an interval from lo with bucket scale
+/// `scale` (0: one bucket per key), relative to the interval's first bucket.
+template <class U>
+KSELECT_HD std::uint32_t bucket_offset(U lo, U scale, U key) {
+  const U d = static_cast<U>(key - lo);
+  return static_cast<std::uint32_t>(scale == 0 ? d : mul_hi(d, scale));
+}
+
 /// The bucket of `key` within interval `iv` (key in [iv.lo, iv.hi]), relative to iv.first.
 template <class U>
 KSELECT_HD std::uint32_t bucket_offset(const bucket_interval<U>& iv, U key) {
-  const U d = static_cast<U>(key - iv.lo);
-  return static_cast<std::uint32_t>(iv.scale == 0 ? d : mul_hi(d, iv.scale));
+  return bucket_offset(iv.lo, iv.scale, key);
 }
 
 /// The last of lo[0..count) (ascending, count >= 1) that is at most `key`, or 0 when

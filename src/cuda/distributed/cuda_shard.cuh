@@ -600,16 +600,13 @@ class cuda_shard final : public kselect::distributed::shard<T> {
     entries.back() = map.entries.back();
     for (std::uint32_t j = 1; j <= map.slots; ++j)
       if (map.entries[j].dense()) entries[j] = map.entries[j];
-    const auto slot_of = [&](U key) -> std::int64_t {  // -1 below the slots, map.slots above
-      if (key < map.base) return -1;
-      const U rel = static_cast<U>(key - map.base);
-      return rel > map.last_offset ? std::int64_t{map.slots} : static_cast<std::int64_t>(rel >> map.shift);
-    };
+    // An interval's slots are the entries from its lo's to its hi's (index 0 and slots + 1
+    // are the tails, already kept).
     for (const core::bucket_interval<U>& iv : table.intervals) {
-      const std::int64_t from = std::max<std::int64_t>(slot_of(iv.lo), 0),
-                         to = std::min<std::int64_t>(slot_of(iv.hi), std::int64_t{map.slots} - 1);
-      for (std::int64_t j = from + 1; j <= to + 1; ++j)
-        entries[static_cast<std::size_t>(j)] = map.entries[static_cast<std::size_t>(j)];
+      U top;
+      const std::uint32_t from = core::radix_entry_index(host_map, iv.lo, top),
+                          to = core::radix_entry_index(host_map, iv.hi, top);
+      for (std::uint32_t j = from; j <= to; ++j) entries[j] = map.entries[j];
     }
     slot_refine_args<U> r{};
     r.previous = slot_map_of(map, first_map_.buckets);

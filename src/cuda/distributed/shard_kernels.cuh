@@ -125,10 +125,7 @@ struct alignas(16) interval_record {
   U lo, hi, scale;
   std::uint32_t first;
   /// The bucket of a key inside the interval (core::bucket_offset).
-  __device__ __forceinline__ std::uint32_t bucket_of(U key) const {
-    const U d = static_cast<U>(key - lo);
-    return first + static_cast<std::uint32_t>(scale == 0 ? d : core::mul_hi(d, scale));
-  }
+  __device__ __forceinline__ std::uint32_t bucket_of(U key) const { return first + core::bucket_offset(lo, scale, key); }
 };
 
 /// Takes a key inside interval iv into the interval's running minimum and maximum,
