@@ -163,9 +163,11 @@ int main(int argc, char** argv) {
   kselect::bench::arguments args("kselect-gpu-bench");
   args.value("--only", "TYPE:LOG2N:DIST", &o.only);
   args.flag("--topk", &o.topk_only);
+  args.value("--topk-case", "DIST:CASE", &o.topk_case);
   bool large = false;
   args.flag("--large", &large);
   if (!args.parse(argc, argv, o)) return 2;
+  if (!o.topk_case.empty()) o.topk_only = true;
   const kselect::bench::bench_device device("kselect-gpu-bench");
   if (!device.ok()) return 2;
   const cudaDeviceProp& prop = device.prop();

@@ -51,8 +51,11 @@ bool run_topk_benchmarks(const bench_options& o, cudaStream_t stream, nlohmann::
   const int copies = 1;  // 1 GiB: far beyond L2
   std::printf("%-6s %-5s %-15s %-34s %9s %9s %9s %8s  %s\n", "type", "n", "dist", "top-k / range (int32 indices)",
               "ours_ms", "floor_ms", "sortpairs", "ours/flr", "check");
+  const auto wanted_dist = [&](device_dist d) {
+    return o.topk_case.empty() || o.topk_case.starts_with(std::string(test::device_dist_name(d)) + ":");
+  };
   for (const device_dist d : {device_dist::uniform, device_dist::normal, device_dist::sixteen_values}) {
-    if (o.quick && d != device_dist::uniform) continue;
+    if ((o.quick && d != device_dist::uniform) || !wanted_dist(d)) continue;
     device_buffer<float> keys(n);
     test::generate_on_device<float>(keys.data(), n, d, 2026, stream);
     device_buffer<std::int32_t> iota(n);
@@ -102,6 +105,7 @@ bool run_topk_benchmarks(const bench_options& o, cudaStream_t stream, nlohmann::
       }
     }
     for (const topk_case& c : cases) {
+      if (!o.topk_case.empty() && o.topk_case != std::string(test::device_dist_name(d)) + ":" + c.name) continue;
       const std::int64_t m = c.hi - c.lo;
       device::topk_config cfg;
       cfg.largest = c.largest;

@@ -15,6 +15,7 @@ namespace kselect::bench {
 struct bench_options : run_options {
   std::string only;  ///< "TYPE:LOG2N:DIST" runs that case alone
   bool topk_only = false;
+  std::string topk_case;  ///< "DIST:CASE" (a row's dist and case columns) runs that top-k row alone
 };
 
 /// Times device::topk / rank_range on 2^28 floats against the floor and CUB's
