@@ -97,6 +97,9 @@ struct float_key_traits {
     if (k == nan_key) return from_bits(exponent_mask | ((mantissa_mask >> 1) + 1));  // quiet NaN
     return from_bits((k & sign_bit) ? (k & ~sign_bit) : ~k);
   }
+  /// Whether from_key(k) is, bit for bit, every value whose key is k: all but the
+  /// zeros' key (-0.0 and +0.0) and the NaNs'.
+  KSELECT_HD static bool restores_bits(U k) { return k != sign_bit && k != nan_key; }
 };
 
 template <class I, class U>
@@ -109,6 +112,7 @@ struct int_key_traits {
   KSELECT_HD static U plain_key(I x) { return to_key(x); }
   KSELECT_HD static bool has_plain_key(I) { return true; }
   KSELECT_HD static I from_key(U k) { return static_cast<I>(k ^ flip); }
+  KSELECT_HD static bool restores_bits(U) { return true; }
   // Integers: the key itself (see float_key_traits::pre_key).
   KSELECT_HD static U pre_key(I x) { return to_key(x); }
   KSELECT_HD static U pre_key_first(U k) { return k; }
@@ -138,6 +142,7 @@ struct half_key_traits {
     if (k == nan_key) return H{static_cast<std::uint16_t>(exponent_mask | ((mantissa_mask >> 1) + 1))};
     return H{static_cast<std::uint16_t>((k & sign_bit) ? (k & ~sign_bit) : ~k)};
   }
+  KSELECT_HD static bool restores_bits(std::uint16_t k) { return k != sign_bit && k != nan_key; }
   KSELECT_HD static std::uint16_t pre_key(H x) { return to_key(x); }
   KSELECT_HD static std::uint16_t pre_key_first(std::uint16_t k) { return k; }
   KSELECT_HD static std::uint16_t pre_key_last(std::uint16_t k) { return k; }

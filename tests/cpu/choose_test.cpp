@@ -265,6 +265,22 @@ TEST(Choose, RangeNextAndFinish) {
   }
 }
 
+// The candidates' take instead of their sort: a top-k's candidates (positions
+// from 0), ties in any order, from 2^20 of them, not where sorted output sorts
+// them with the output so far.
+TEST(Choose, CandidateTake) {
+  const tuning::range_policy& p = hopper.range;
+  for (const std::int64_t cand : {std::int64_t(1), (std::int64_t(1) << 20) - 1, std::int64_t(1) << 20,
+                                  std::int64_t(1) << 28})
+    for (const std::int64_t first : {0, 1, 5000})
+      for (const bool deterministic : {false, true})
+        for (const bool one_sort : {false, true}) {
+          const bool want = first == 0 && !deterministic && !one_sort && cand >= (std::int64_t(1) << 20);
+          EXPECT_EQ(choose_candidate_take(cand, first, deterministic, one_sort, p), want)
+              << cand << " " << first << " " << deterministic << " " << one_sort;
+        }
+}
+
 TEST(Choose, BucketExpandGroup) {
   const tuning::range_policy& p = hopper.range;
   for (const std::int64_t tiles : {1, 3, 65536})

@@ -143,6 +143,7 @@ TYPED_TEST(HalfConversion, KeysOrderAsTheFloats) {
     const float fx = to_float(x);
     // from_key(to_key(x)) is x, except -0.0 (+0.0) and NaNs (the canonical quiet NaN).
     const H round_trip = traits::from_key(traits::to_key(x));
+    EXPECT_EQ(traits::restores_bits(traits::to_key(x)), !std::isnan(fx) && fx != 0.0f) << std::hex << a;
     if (std::isnan(fx)) {
       EXPECT_EQ(traits::to_key(x), traits::nan_key);
       const auto quiet_bit = static_cast<std::uint16_t>(1u << (half_format<H>::mantissa_bits - 1));

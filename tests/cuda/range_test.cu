@@ -135,7 +135,8 @@ range_output gpu_range(const T* d_in, std::int64_t n, std::int64_t lo, std::int6
 /// which path it took).
 struct driver_output {
   std::vector<std::int64_t> indices;
-  bool ok = false, exact = false, one_sort = false, tied_boundary = false, kept_ties = false;
+  bool ok = false, exact = false, one_sort = false, tied_boundary = false, kept_ties = false,
+       took_candidates = false;
   core::range_counts counts;
 };
 
@@ -169,6 +170,7 @@ driver_output run_driver(const T* d_in, std::int64_t n, std::int64_t lo, std::in
   r.tied_boundary = driver.took_tied_boundary();
   r.kept_ties = driver.took_kept_ties();
   r.one_sort = driver.sorted_with_candidates();
+  r.took_candidates = driver.took_candidates();
   r.counts = driver.counts();
   values = out.to_host();
   r.indices = idx.to_host();
@@ -506,6 +508,57 @@ TEST(RangeGpu, TiedBoundaryWithoutTheSelection) {
   }
 }
 
+// Heavy ties among the last candidates (16 values, 2 values: a level no longer
+// narrows a window of two values): a top-k whose ties may come in any order
+// selects the candidates' boundary key and takes, instead of sorting them
+// (take_candidates), from 2^20 candidates; smallest and largest, unsorted and
+// sorted, int64 and int32 indices and none; deterministic output still sorts them.
+// Against the stable sort, tie-aware.
+TEST(RangeGpu, TiedCandidatesTakenWithoutASort) {
+  const std::int64_t n = (std::int64_t{1} << 24) + 3;
+  for (const dist d : {dist::sixteen_values, dist::two_values}) {
+    const std::vector<float> host = generate<float>(d, n, 29);
+    device_buffer<float> dev(host);
+    int taken = 0;
+    for (const bool descending : {false, true}) {
+      const std::vector<std::int64_t> order = stable_order(host.data(), n, descending);
+      for (const std::int64_t k : {n / 2, n / 2 + 12345, 3 * n / 8}) {
+        for (const bool sorted : {false, true}) {
+          for (const bool deterministic : {false, true}) {
+            device::topk_config cfg;
+            cfg.sorted = sorted;
+            cfg.deterministic = deterministic;
+            std::vector<float> values;
+            const driver_output r = run_driver(dev.data(), n, 0, k, descending, cfg, values);
+            ASSERT_TRUE(r.ok);
+            SCOPED_TRACE(testing::Message() << name(d) << " k = " << k << " descending " << descending << " sorted "
+                                            << sorted << " deterministic " << deterministic);
+            EXPECT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(order), 0, k, descending,
+                                           sorted, deterministic, values.data(), r.indices.data()));
+            if (deterministic) EXPECT_FALSE(r.took_candidates);
+            taken += r.took_candidates;
+          }
+        }
+      }
+    }
+    // Which k meet a level that no longer narrows depends on the sample; at n/2
+    // of 16 values (a window of two values' runs) most calls do.
+    if (d == dist::sixteen_values) EXPECT_GE(taken, 4);
+    // The public call, int32 indices and none (the take writes the indices at the
+    // output's offset in either width).
+    for (const int index_bytes : {4, 0}) {
+      std::vector<float> values;
+      mode md;
+      md.index_bytes = index_bytes;
+      const range_output r = gpu_range(dev.data(), n, 0, n / 2 + 7, false, md, values);
+      ASSERT_TRUE(r.ok);
+      EXPECT_TRUE(check_range_result(host.data(), n, 0, n / 2 + 7, false, false, false, values.data(),
+                                     r.indices.empty() ? nullptr : r.indices.data()))
+          << name(d) << " index bytes " << index_bytes;
+    }
+  }
+}
+
 // Sorted output: where the output so far and the last candidates fit a
 // candidate buffer (k = 2^15 of 2^22 here), one sort of both
 // (sort_with_candidates); else (k = n/2: the output is larger than the buffer)
@@ -537,6 +590,42 @@ TEST(RangeGpu, SortedOutputWithAndWithoutTheCandidates) {
     }
   }
 }
+
+// Sorted output too large for the candidates' one sort takes its values from the
+// sorted keys, and from the input only for the keys of several bit patterns
+// (range_sorted_output_kernel): -0.0 beside +0.0, NaNs of both signs and payloads,
+// infinities, denormals, in float and double, both directions, deterministic
+// (input order first, then a stable key sort) and not, with int64 indices, int32
+// and none; the bits checked against the input.
+template <class T>
+void check_sorted_output_bits() {
+  const std::int64_t n = (std::int64_t{1} << 21) + 7;
+  const std::vector<T> host = generate<T>(dist::special, n, 31);
+  device_buffer<T> dev(host);
+  for (const bool largest : {false, true}) {
+    const std::vector<std::int64_t> order = stable_order(host.data(), n, largest);
+    for (const std::int64_t k : {n / 2, n - 3}) {
+      for (const bool deterministic : {false, true}) {
+        for (const int index_bytes : {8, 4, 0}) {
+          mode md;
+          md.sorted = true;
+          md.deterministic = deterministic;
+          md.index_bytes = index_bytes;
+          std::vector<T> values;
+          const range_output r = gpu_range(dev.data(), n, 0, k, largest, md, values);
+          ASSERT_TRUE(r.ok);
+          EXPECT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(order), 0, k, largest, true,
+                                         deterministic, values.data(), r.indices.empty() ? nullptr : r.indices.data()))
+              << "k = " << k << " largest " << largest << " deterministic " << deterministic << " index bytes "
+              << index_bytes;
+        }
+      }
+    }
+  }
+}
+
+TEST(RangeGpu, SortedOutputKeepsEveryBitPatternFloat) { check_sorted_output_bits<float>(); }
+TEST(RangeGpu, SortedOutputKeepsEveryBitPatternDouble) { check_sorted_output_bits<double>(); }
 
 // Deterministic ties after the candidates' sort by key alone
 // (range_tie_kernels.cuh): integer keys of few distinct values, so the run of

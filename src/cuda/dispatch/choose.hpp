@@ -116,6 +116,16 @@ constexpr range_next choose_range_next(std::int64_t candidates, std::int64_t siz
                                                                                        : range_next::narrow;
 }
 
+/// Whether the last `candidates` (whose sorted positions [first, last) complete
+/// the output) are finished by a selection of their boundary key and a take
+/// instead of a sort: positions from 0 (the smallest of them), ties in any order
+/// (not deterministic), at least range.candidate_take_min of them, and not where
+/// sorted output takes them in its one sort with the output so far (`one_sort`).
+constexpr bool choose_candidate_take(std::int64_t candidates, std::int64_t first, bool deterministic, bool one_sort,
+                                     const tuning::range_policy& p) {
+  return first == 0 && !deterministic && !one_sort && candidates >= p.candidate_take_min;
+}
+
 /// How the last candidates are sorted: with the output so far, in one sort, when
 /// the output is to be sorted and both fit a candidate buffer of `capacity`; else
 /// in one block when they fit its sort; else by a radix sort.

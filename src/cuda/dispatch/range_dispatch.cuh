@@ -11,7 +11,9 @@
 //          candidates); then sort the few left by key and range_pick_kernel
 //          copies the run that completes the range (deterministic: of a run
 //          of equal keys straddling its ends, range_tie_pick_kernel takes the
-//          elements of the smaller indices)
+//          elements of the smaller indices); many left that a level no longer
+//          narrows (heavy ties) and complete a top-k in any order: their
+//          boundary key selected, then one pass takes (take_candidates)
 //   exact: (a prediction missed, or too many candidates: heavy ties) exact
 //          boundary keys by selection (for lo = 0 only position hi - 1's), then
 //          count, scan and write in input order (range_exact_kernels.cuh); a
@@ -30,14 +32,16 @@
 //          request takes the exact path, the boundary keys selected by
 //          select_async or multiselect_async; an unsorted top-k of every key
 //          copies the input (range_take_kernels.cuh)
-//   then, when asked: sorted output (sort by key, deterministic ties by index
-//   first: when the fast path ends with a candidate sort and the output so far
-//   fits a candidate buffer beside them, one sort of both instead of two,
-//   sort_with_candidates), deterministic unsorted output (input order: from
+//   then, when asked: deterministic output in input order (from
 //   range.order_bitmap_min_per_tile output keys per tile on average, a bitmap of
 //   the input positions that level 0 writes; below, and after the exact path,
-//   buckets of input positions: range_order_kernels.cuh), the payload gathered by
-//   index. The choices are dispatch/choose.hpp's, with the device's policy.
+//   buckets of input positions: range_order_kernels.cuh); sorted output by a
+//   stable sort by key after it (ties by index when deterministic), the values
+//   from the sorted keys (when the fast path ends with a candidate sort and the
+//   output so far fits a candidate buffer beside them, one sort of both instead
+//   of two, sort_with_candidates, ties by an index sort first); the payload
+//   gathered by index. The choices are dispatch/choose.hpp's, with the device's
+//   policy.
 #pragma once
 
 #include <algorithm>
@@ -168,6 +172,11 @@ cudaError_t plan_range_layout(std::int64_t n, const kselect::detail::range_reque
       : order_method == range_order_method::bitmap  ? std::optional(range_order::bitmap)
                                                     : std::optional(range_order::buckets);
   const range_order order = choose_range_order(cfg.sorted, cfg.deterministic, w.m, w.tiles, forced, p.range);
+  // Deterministic sorted output is put in input order first, as unsorted output is
+  // (order_output): a stable sort by key then leaves ties by index.
+  const range_order input_order = cfg.sorted && cfg.deterministic
+                                      ? choose_range_order(false, true, w.m, w.tiles, forced, p.range)
+                                      : order;
   w.post_sort = order != range_order::none;
   const bool need_indices = req.indices_out != nullptr || w.post_sort || req.values_in != nullptr;
   w.own_indices = need_indices && req.indices_out == nullptr;
@@ -179,8 +188,8 @@ cudaError_t plan_range_layout(std::int64_t n, const kselect::detail::range_reque
                                                                         p.range.all_candidates_max);
   const auto cap = static_cast<std::size_t>(w.cand_capacity);
   // The bitmap order runs the buckets after the exact path: both are carved.
-  w.bucket_order = order == range_order::buckets || order == range_order::bitmap;
-  w.bitmap_order = order == range_order::bitmap;
+  w.bucket_order = input_order == range_order::buckets || input_order == range_order::bitmap;
+  w.bitmap_order = input_order == range_order::bitmap;
 
   // CUB's temporary storage: the largest of the sorts and the scan this call may run.
   std::size_t temp = 0, bytes = 0;
@@ -326,7 +335,14 @@ class range_driver {
       // Few candidates left, or a level that no longer narrows (ties at a
       // boundary): sort them. Else narrow them like the input.
       if (choose_range_next(cand, size, level, policy_.range) == range_next::sort) {
-        const range_finish finish = choose_range_finish(cand, cfg_.sorted, out_at, w_.cand_capacity, policy_.range);
+        // Not with the output so far where level 0 only marked it in the bitmap.
+        const range_finish finish =
+            choose_range_finish(cand, cfg_.sorted && !w_.bitmap_order, out_at, w_.cand_capacity, policy_.range);
+        bool taken = false;
+        if (choose_candidate_take(cand, pick.first, cfg_.deterministic, finish == range_finish::sort_with_output,
+                                  policy_.range))
+          KSELECT_CUDA_TRY(take_candidates(buf, cand, pick, out_at, taken));
+        if (taken) break;
         if (finish == range_finish::sort_with_output) {
           KSELECT_CUDA_TRY(sort_with_candidates(buf, cand, pick, out_at));
           ordered_ = true;
@@ -353,6 +369,7 @@ class range_driver {
   bool took_tied_boundary() const { return tied_boundary_; }
   bool took_kept_ties() const { return kept_ties_; }
   bool sorted_with_candidates() const { return ordered_; }
+  bool took_candidates() const { return candidates_taken_; }
   int extra_levels() const { return levels_; }
   core::range_counts counts() const { return {state_.below, state_.lo_cand, state_.cand, state_.inside}; }
 
@@ -450,6 +467,47 @@ class range_driver {
     prof_.stop(stream_);
     KSELECT_CUDA_TRY(cudaMemcpyAsync(&state_, state, sizeof state_, cudaMemcpyDeviceToHost, stream_));
     KSELECT_CUDA_TRY(cudaStreamSynchronize(stream_));
+    return cudaSuccess;
+  }
+
+  /// The `count` candidates of buffer `buf` whose sorted positions [0,
+  /// pick.last) complete the output from out_at, without sorting them (heavy
+  /// ties: a level no longer narrows them): the candidate at position pick.last
+  /// - 1 selected exactly, then one pass over them takes the keys below it to
+  /// the output and its ties to the other buffer, and the ties the output still
+  /// needs are copied after (range_take_kernels.cuh). `taken` false (nothing
+  /// run) where the selection's workspace exceeds the call's.
+  cudaError_t take_candidates(int buf, std::int64_t count, const core::range_pick& pick, std::int64_t out_at,
+                              bool& taken) {
+    taken = false;
+    const auto* vals = reinterpret_cast<const T*>(ws_ + w_.cand_vals[buf]);
+    // In ascending order: position pick.last - 1 of the flipped order.
+    const std::int64_t rank = req_.descending ? count - pick.last : pick.last - 1;
+    const device::select_config sel = exact_path_select_config(cfg_);
+    std::size_t bytes = 0;
+    KSELECT_CUDA_TRY(device::select<T>(nullptr, bytes, vals, nullptr, count, rank, stream_, sel));
+    if (bytes > w_.select_bytes) return cudaSuccess;
+    T* boundary = reinterpret_cast<T*>(ws_ + w_.thresholds);
+    prof_.start(stream_, "range candidate take: select");
+    KSELECT_CUDA_TRY(device::select<T>(ws_ + w_.select_ws, bytes, vals, boundary, count, rank, stream_, sel));
+    prof_.stop(stream_);
+    auto* state = reinterpret_cast<range_state<K>*>(ws_ + w_.state);
+    auto* ties = reinterpret_cast<T*>(ws_ + w_.cand_vals[buf ^ 1]);
+    auto* tie_idx = reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[buf ^ 1]);
+    void* indices_at = indices_ ? static_cast<char*>(indices_) + out_at * w_.index_bytes : nullptr;
+    const range_pass_out<T> out{out_keys_, indices_, w_.index_bytes, out_at, w_.m - out_at, ties, tie_idx,
+                                w_.cand_capacity, nullptr, nullptr, nullptr};
+    prof_.start(stream_, "range candidate take");
+    range_take_tests_kernel<T><<<1, 1, 0, stream_>>>(state, boundary, flip_, nullptr);
+    KSELECT_LAUNCH_CHECK();
+    range_pass_kernel<T, true><<<grid_, tuning::stream_threads, 0, stream_>>>(
+        state, vals, reinterpret_cast<const std::uint64_t*>(ws_ + w_.cand_idx[buf]), count, out);
+    KSELECT_LAUNCH_CHECK();
+    range_take_finish_kernel<T><<<grid_for(gather, pick.last), gather.threads, 0, stream_>>>(
+        state, ties, tie_idx, pick.last, out_keys_ + out_at, indices_at, w_.index_bytes, nullptr);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    taken = candidates_taken_ = true;
     return cudaSuccess;
   }
 
@@ -761,12 +819,13 @@ class range_driver {
     return cudaSuccess;
   }
 
-  /// Sorted: by key (ties by index when deterministic), then the keys gathered
-  /// from the input by index. Deterministic unsorted: in input order, by bitmap
-  /// or by buckets.
+  /// Deterministic: in input order, by bitmap or by buckets. Sorted: then by key,
+  /// stably (ties stay in input order when deterministic: no sort by index), the
+  /// values taken from the sorted keys.
   cudaError_t order_output() {
     if (!w_.post_sort || ordered_) return cudaSuccess;
-    if (!cfg_.sorted) return w_.bitmap_order && !exact_ ? order_by_bitmap() : order_by_buckets();
+    if (cfg_.deterministic) KSELECT_CUDA_TRY(w_.bitmap_order && !exact_ ? order_by_bitmap() : order_by_buckets());
+    if (!cfg_.sorted) return cudaSuccess;
     return w_.index_bytes == 4 ? order_output_as<std::uint32_t>() : order_output_as<std::uint64_t>();
   }
 
@@ -841,19 +900,12 @@ class range_driver {
     range_output_keys_kernel<T><<<grid_for(gather, w_.m), gather.threads, 0, stream_>>>(out_keys_, w_.m, flip_,
                                                                                          keys.Current());
     KSELECT_LAUNCH_CHECK();
-    if (cfg_.deterministic)
-      KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, idx, keys, w_.m, 0, index_bits(), stream_));
     KSELECT_CUDA_TRY(sort_pairs(ws_ + w_.temp, temp_bytes, keys, idx, w_.m, 0, 8 * int(sizeof(K)), stream_));
-    return gather_ordered(idx);
-  }
-
-  /// The output in the order of the sorted indices: keys gathered from the
-  /// input, the indices copied back where the sort left them in the workspace.
-  template <class I>
-  cudaError_t gather_ordered(cub::DoubleBuffer<I>& idx) {
-    range_gather_kernel<T><<<grid_for(gather, w_.m), gather.threads, 0, stream_>>>(
-        in_, idx.Current(), w_.index_bytes, w_.m, out_keys_, idx.Current() != indices_ ? indices_ : nullptr, nullptr,
-        nullptr, 0);
+    // The values from the sorted keys, the indices copied back where the sort
+    // left them in the workspace.
+    range_sorted_output_kernel<T><<<grid_for(gather, w_.m), gather.threads, 0, stream_>>>(
+        in_, keys.Current(), idx.Current(), w_.index_bytes, w_.m, flip_, out_keys_,
+        idx.Current() != indices_ ? indices_ : nullptr);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     return cudaSuccess;
@@ -877,6 +929,7 @@ class range_driver {
   bool exact_ = false;
   bool tied_boundary_ = false;  ///< take_kept_ties or take_tied_boundary answered
   bool kept_ties_ = false;      ///< take_kept_ties answered (one read)
+  bool candidates_taken_ = false;  ///< take_candidates finished the last candidates
   bool ordered_ = false;  ///< the output is already in the order asked (sort_with_candidates, take_all)
   launch_profiler prof_;
 };
