@@ -522,9 +522,10 @@ TEST(RangeGpu, TiedCandidatesTakenWithoutASort) {
     int taken = 0;
     for (const bool descending : {false, true}) {
       const std::vector<std::int64_t> order = stable_order(host.data(), n, descending);
-      for (const std::int64_t k : {n / 2, n / 2 + 12345, 3 * n / 8}) {
+      for (const std::int64_t k : {n / 2 + 12345, 3 * n / 8}) {
         for (const bool sorted : {false, true}) {
           for (const bool deterministic : {false, true}) {
+            if (deterministic && (!sorted || k != 3 * n / 8)) continue;  // one deterministic case: it sorts
             device::topk_config cfg;
             cfg.sorted = sorted;
             cfg.deterministic = deterministic;
@@ -541,7 +542,7 @@ TEST(RangeGpu, TiedCandidatesTakenWithoutASort) {
         }
       }
     }
-    // Which k meet a level that no longer narrows depends on the sample; at n/2
+    // Which k meet a level that no longer narrows depends on the sample; near n/2
     // of 16 values (a window of two values' runs) most calls do.
     if (d == dist::sixteen_values) EXPECT_GE(taken, 4);
     // The public call, int32 indices and none (the take writes the indices at the

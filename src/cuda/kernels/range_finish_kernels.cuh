@@ -127,7 +127,8 @@ __global__ void range_output_keys_kernel(const T* out, std::int64_t count, core:
 /// key stands for several bit patterns (zeros, NaNs: key_traits::restores_bits),
 /// so that the output costs no gather of scattered input elements (a 2^27-key
 /// output's gather took about 3 ms of the sorted top-k: docs/performance.md, issue
-/// 25); the index copied to idx_out when not null.
+/// 25); the index copied to idx_out when not null. An index is read only where
+/// one of the two needs it.
 template <class T>
 __global__ void range_sorted_output_kernel(const T* input, const core::key_t<T>* keys, const void* idx,
                                            int index_bytes, std::int64_t count, core::key_t<T> flip, T* out_keys,
@@ -136,8 +137,9 @@ __global__ void range_sorted_output_kernel(const T* input, const core::key_t<T>*
   for (std::int64_t j = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; j < count;
        j += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     const auto key = static_cast<core::key_t<T>>(keys[j] ^ flip);
-    const std::int64_t pos = load_index(idx, index_bytes, j);
-    out_keys[j] = traits::restores_bits(key) ? traits::from_key(key) : load_readonly(input + pos);
+    const bool exact = traits::restores_bits(key);
+    const std::int64_t pos = exact && !idx_out ? 0 : load_index(idx, index_bytes, j);
+    out_keys[j] = exact ? traits::from_key(key) : load_readonly(input + pos);
     if (idx_out) store_index(idx_out, index_bytes, j, pos);
   }
 }
