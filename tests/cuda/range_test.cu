@@ -177,6 +177,23 @@ driver_output run_driver(const T* d_in, std::int64_t n, std::int64_t lo, std::in
   return r;
 }
 
+/// gpu_range for the top-k [0, k) of `host` (on the device at d_in) in mode md,
+/// checked against `order` (stable_order of host in the direction asked); `what`
+/// names the case in a failure. The output, for the caller's further checks.
+template <class T>
+range_output checked_topk(const std::vector<T>& host, const T* d_in, std::span<const std::int64_t> order,
+                          std::int64_t k, bool largest, const mode& md, const std::string& what) {
+  const auto n = static_cast<std::int64_t>(host.size());
+  std::vector<T> values;
+  const range_output r = gpu_range(d_in, n, 0, k, largest, md, values);
+  EXPECT_TRUE(r.ok) << what;
+  EXPECT_TRUE(check_range_result(host.data(), n, order, 0, k, largest, md.sorted, md.deterministic, values.data(),
+                                 r.indices.empty() ? nullptr : r.indices.data()))
+      << what << ", k = " << k << " largest " << largest << " sorted " << md.sorted << " deterministic "
+      << md.deterministic << " index bytes " << md.index_bytes;
+  return r;
+}
+
 std::vector<std::int64_t> k_values(std::int64_t n) {
   std::vector<std::int64_t> ks;
   for (const std::int64_t k : {std::int64_t{0}, std::int64_t{1}, std::int64_t{32}, std::int64_t{1000}, n / 2, n - 1, n})
@@ -259,12 +276,7 @@ void check_large_inputs(bool stream_ordered) {
       for (const std::int64_t k : {std::int64_t{1024}, std::int64_t{1} << 20, n / 2, n / 3}) {
         mode md = modes[turn++ % std::size(modes)];
         md.stream_ordered = stream_ordered;
-        std::vector<float> values;
-        const range_output r = gpu_range(dev.data(), n, 0, k, largest, md, values);
-        EXPECT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(order), 0, k, largest, md.sorted,
-                                       md.deterministic, values.data(),
-                                       r.indices.empty() ? nullptr : r.indices.data()))
-            << name(d) << " k = " << k << " largest " << largest;
+        checked_topk(host, dev.data(), order, k, largest, md, name(d));
       }
     }
   }
@@ -293,12 +305,7 @@ void check_one_pass_topk() {
           mode md;
           md.index_bytes = index_bytes;
           md.stream_ordered = true;
-          std::vector<T> values;
-          const range_output r = gpu_range(dev.data(), n, 0, k, largest, md, values);
-          ASSERT_TRUE(r.ok);
-          EXPECT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(order), 0, k, largest, false,
-                                         false, values.data(), r.indices.empty() ? nullptr : r.indices.data()))
-              << name(d) << " k = " << k << " largest " << largest << " index bytes " << index_bytes;
+          const range_output r = checked_topk(host, dev.data(), order, k, largest, md, name(d));
           if (d == dist::uniform || d == dist::normal || d == dist::all_equal || d == dist::sixteen_values)
             EXPECT_EQ(r.status, device::async_answered) << name(d) << " k = " << k;
         }
@@ -331,13 +338,7 @@ void check_grid_take_topk() {
           md.index_bytes = index_bytes;
           md.stream_ordered = true;
           md.sorted = index_bytes == 4;  // the output ordered after the grid finish too
-          std::vector<T> values;
-          const range_output r = gpu_range(dev.data(), n, 0, k, largest, md, values);
-          ASSERT_TRUE(r.ok);
-          EXPECT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(order), 0, k, largest,
-                                         md.sorted, false, values.data(),
-                                         r.indices.empty() ? nullptr : r.indices.data()))
-              << name(d) << " k = " << k << " largest " << largest << " index bytes " << index_bytes;
+          const range_output r = checked_topk(host, dev.data(), order, k, largest, md, name(d));
           if (d == dist::uniform || d == dist::normal)
             EXPECT_EQ(r.status, device::async_answered) << name(d) << " k = " << k;
           if (d == dist::all_equal) EXPECT_EQ(r.status, device::async_answered) << name(d) << " k = " << k;
@@ -612,13 +613,7 @@ void check_sorted_output_bits() {
           md.sorted = true;
           md.deterministic = deterministic;
           md.index_bytes = index_bytes;
-          std::vector<T> values;
-          const range_output r = gpu_range(dev.data(), n, 0, k, largest, md, values);
-          ASSERT_TRUE(r.ok);
-          EXPECT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(order), 0, k, largest, true,
-                                         deterministic, values.data(), r.indices.empty() ? nullptr : r.indices.data()))
-              << "k = " << k << " largest " << largest << " deterministic " << deterministic << " index bytes "
-              << index_bytes;
+          checked_topk(host, dev.data(), order, k, largest, md, "special");
         }
       }
     }
@@ -697,12 +692,7 @@ TEST(RangeGpu, DeterministicBitmapOrder) {
           cuda::range_layout layout;
           ASSERT_EQ(cuda::plan_range_layout<float>(size, req, cfg, layout), cudaSuccess);
           EXPECT_TRUE(layout.bitmap_order) << "k = " << k;
-          std::vector<float> values;
-          const range_output r = gpu_range(dev.data() + skip, size, 0, k, largest, md, values);
-          ASSERT_TRUE(r.ok);
-          EXPECT_TRUE(check_range_result(sub.data(), size, std::span<const std::int64_t>(order), 0, k, largest, false,
-                                         true, values.data(), r.indices.data()))
-              << name(d) << " offset " << skip << " k = " << k << " largest " << largest;
+          checked_topk(sub, dev.data() + skip, order, k, largest, md, name(d) + " offset " + std::to_string(skip));
         }
       }
     }
