@@ -70,9 +70,9 @@ std::size_t selection_workspace_bytes(dtype t, std::int64_t n, std::int64_t num_
 /// Maps `bytes` of the current device's default memory pool now, and makes the pool
 /// keep what it maps from here on (this process runs one command, then exits). The
 /// library's owning calls take their workspace from that pool (cudaMallocAsync): a
-/// pool that grows at the call maps its pages then, about 3 ms for 2 GB on an H200
-/// (docs/performance.md, issue 25), which the tool instead pays while it reads the
-/// input. Takes and frees the bytes on the default stream and waits for it. Throws
+/// pool that grows at the call maps its pages then, a cost that grows with the
+/// workspace (docs/performance.md, issue 25), which the tool instead pays while it
+/// reads the input. Takes and frees the bytes on the default stream and waits for it. Throws
 /// kselect::error on a CUDA failure.
 void map_pool_memory(std::size_t bytes);
 

@@ -165,10 +165,9 @@ struct range_policy {
   /// come in any order, from this many they are not sorted: their boundary key is
   /// selected and one pass takes the keys below it and the ties still needed
   /// (range_driver::take_candidates). Measured at 2^25 candidates only (16 values,
-  /// k = n/2 of 2^28, H200): sort and pick 1.47 ms, selection and take 0.45 ms
-  /// (docs/performance.md, issue 25). The bound is reasoned, not swept: from 2^20
-  /// a radix sort of (key, index) pairs costs more than the take's four reads of
-  /// them plus a selection's fixed cost (about 0.1 ms).
+  /// k = n/2 of 2^28: docs/performance.md, "Issue 25, sorted and tied top-k"). The
+  /// bound is reasoned, not swept: from 2^20 a radix sort of (key, index) pairs
+  /// costs more than the take's four reads of them plus a selection's fixed cost.
   std::int64_t candidate_take_min = std::int64_t(1) << 20;
   /// The second sampling round: the keys it aims to keep in the windows, and the
   /// largest second sample (a few microseconds of gathers).

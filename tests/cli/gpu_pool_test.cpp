@@ -1,7 +1,7 @@
 // The tool maps the owning call's workspace while it reads the input
 // (loaded_input.cpp: gpu::map_pool_memory with gpu::selection_workspace_bytes), so
-// that the call takes memory the device's pool already holds instead of mapping it
-// (about 3 ms for 2 GB). Here: after map_pool_memory the pool holds at least those
+// that the call takes memory the device's pool already holds instead of mapping it.
+// Here: after map_pool_memory the pool holds at least those
 // bytes, and a selection of that size then grows it by less than its workspace (and
 // answers as std::nth_element). Skipped without a usable CUDA device.
 #include <gtest/gtest.h>

@@ -125,9 +125,9 @@ __global__ void range_output_keys_kernel(const T* out, std::int64_t count, core:
 /// Sorted output from the sorted keys and their indices: out_keys[j] is keys[j]'s
 /// value (the flip undone, from_key), read from the input by index only where the
 /// key stands for several bit patterns (zeros, NaNs: key_traits::restores_bits),
-/// so that the output costs no gather of scattered input elements (a 2^27-key
-/// output's gather took about 3 ms of the sorted top-k: docs/performance.md, issue
-/// 25); the index copied to idx_out when not null. An index is read only where
+/// so that the output costs no gather of scattered input elements (one scattered
+/// read per output element: docs/performance.md, "Issue 25, sorted and tied
+/// top-k"); the index copied to idx_out when not null. An index is read only where
 /// one of the two needs it.
 template <class T>
 __global__ void range_sorted_output_kernel(const T* input, const core::key_t<T>* keys, const void* idx,
