@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "commands.hpp"
 #include "gpu.hpp"
 #include "host_array.hpp"
 #include "progress.hpp"
@@ -18,12 +19,28 @@ struct backend {
   bool cuda = false;
   /// One line for people, e.g. "CPU backend: no CUDA device found".
   std::string description;
+  /// --gpu-memory-limit in bytes (0: not given).
+  std::size_t device_memory_limit = 0;
   std::string_view name() const noexcept { return cuda ? "cuda" : "cpu"; }
 };
 
 /// --device auto|cpu|cuda. auto: CUDA when this build has it and a device is
 /// usable, else the CPU. Throws input_error for "cuda" when CUDA is not usable.
 backend choose_backend(std::string_view device_option);
+
+/// choose_backend(common.device), with --gpu-memory-limit parsed (input_error when
+/// malformed).
+backend choose_backend(const common_options& common);
+
+/// "512M", "8G", "1048576": bytes (K, M, G, T: powers of 1024; "KiB" and so on too).
+/// Throws input_error naming `option` for anything else, and for 0.
+std::size_t parse_byte_count(const std::string& text, const std::string& option);
+
+/// Whether an input of `bytes` stays in host memory and is streamed through the GPU
+/// (the library's options::device_memory_limit) instead of being copied there whole:
+/// on CUDA, when it is larger than half of --gpu-memory-limit or, without it, of the
+/// device's free memory (the other half for the selection's workspace).
+bool streams_through_gpu(const backend& b, std::size_t bytes);
 
 struct timings {
   double read_ms = 0;      // reading the input file
@@ -42,17 +59,20 @@ struct placed_input {
 
 /// Places `data` where `b` runs: the host array itself, or a device copy (the
 /// owning API then runs on CUDA), whose transfer time goes to t.transfer_ms. An
-/// array already in device memory (read for the CUDA backend) is used as it is.
+/// array already in device memory (read for the CUDA backend) is used as it is; one
+/// that streams_through_gpu stays in host memory, and the library streams it (select
+/// and quantile; the other calls refuse it with a message).
 template <class T>
 placed_input<T> place_on_backend(const backend& b, const host_array<T>& data, timings& t) {
   placed_input<T> placed;
   placed.values = data.data();
   placed.n = data.size();
   placed.options.device = b.cuda ? kselect::device_kind::cuda : kselect::device_kind::cpu;
+  placed.options.device_memory_limit = b.device_memory_limit;
   if (data.device_data() != nullptr) {
     if (!b.cuda) throw std::logic_error("an input read into device memory reached the CPU backend");
     placed.values = data.device_data();
-  } else if (b.cuda) {
+  } else if (b.cuda && !streams_through_gpu(b, static_cast<std::size_t>(data.size()) * sizeof(T))) {
     const std::size_t bytes = static_cast<std::size_t>(data.size()) * sizeof(T);
     placed.copy = gpu::device_buffer(bytes);
     stopwatch transfer;

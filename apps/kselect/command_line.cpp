@@ -116,6 +116,11 @@ void command_line::add_common_options(CLI::App& cmd, bool input) {
                      {"auto", "cpu", "cuda"}});
   cmd.add_flag("--json", common.json, "Print one JSON object instead of plain text");
   if (!input) return;
+  cmd.add_option("--gpu-memory-limit", common.gpu_memory_limit,
+                 "With CUDA: the device memory select and quantile may take (e.g. 512M, 8G). An input larger "
+                 "than half of it (default: of the GPU's free memory) stays in host memory and is streamed "
+                 "through the GPU in chunks")
+      ->type_name("BYTES");
   const std::vector<std::string> dtypes{"float32", "float64", "int32", "uint32", "int64", "uint64"};
   choices.push_back({cmd.add_option("--dtype", common.dtype,
                                     "Element type of a raw file (required for raw files; must match a .npy header)")

@@ -16,6 +16,7 @@ struct common_options {
   bool json = false;
   std::string dtype;  // empty: not given
   bool raw = false;
+  std::string gpu_memory_limit;  // --gpu-memory-limit BYTES, as typed; empty: not given
 };
 
 /// --distributed and its options: select, quantile and topk as the processes of

@@ -71,7 +71,7 @@ int run_filter(const common_options& common, const filter_command_options& opts)
   if (opts.output && opts.output->empty()) throw input_error("-o: the output file name is empty");
   if (opts.indices && !opts.output)
     throw input_error("--indices: needs -o OUT.npy (without -o only the count is printed)");
-  const backend b = choose_backend(common.device);
+  const backend b = choose_backend(common);
   // The output is checked and opened once the input is open and before it is
   // read: refusing it (it is the input, a directory, ...) then costs no work.
   std::optional<output_file> target;

@@ -129,6 +129,12 @@ std::string device_name() {
   return std::string(prop.name) + " (device " + std::to_string(dev) + ")";
 }
 
+std::size_t free_memory() {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  return free_bytes;
+}
+
 std::size_t selection_workspace_bytes(dtype t, std::int64_t n, std::int64_t num_ranks) {
   return visit_dtype(t, [&](auto tag) -> std::size_t {
     using T = typename decltype(tag)::type;

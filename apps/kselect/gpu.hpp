@@ -28,6 +28,9 @@ int bind_device(int local_rank);
 /// Name of the current CUDA device, e.g. "NVIDIA H100 80GB HBM3".
 std::string device_name();
 
+/// Free memory of the current CUDA device, in bytes (cudaMemGetInfo).
+std::size_t free_memory();
+
 /// Device memory from cudaMalloc, freed on destruction. Operations throw
 /// kselect::error with the CUDA error's text on failure.
 class device_buffer {

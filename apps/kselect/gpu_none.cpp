@@ -14,6 +14,7 @@ bool built_with_cuda() noexcept { return false; }
 void initialize() { unavailable(); }
 int bind_device(int) { unavailable(); }
 std::string device_name() { unavailable(); }
+std::size_t free_memory() { unavailable(); }
 
 device_buffer::device_buffer(std::size_t) { unavailable(); }
 device_buffer::~device_buffer() = default;

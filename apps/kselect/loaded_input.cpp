@@ -72,6 +72,9 @@ loaded_input load_backend_input(const common_options& common, const std::string&
   if (!l) return read_into_host(source, file);  // a stream: read into host memory, copied after
   if (l->count == 0) throw input_error(input_display_name(file) + ": holds no values");
   const std::size_t bytes = static_cast<std::size_t>(l->count) * dtype_size(l->type);
+  // Too large for the GPU (or --gpu-memory-limit): host memory, streamed by the library.
+  // (A fresh read: the layout's probe moved this source past the header.)
+  if (streams_through_gpu(b, bytes)) return load_command_input(common, file);
   progress shown("reading " + input_display_name(file), progress::kind::bytes, bytes);
   gpu::device_buffer on_device(bytes);
   {

@@ -36,7 +36,8 @@ loaded_input load_command_input(const common_options& common, const std::string&
 /// pinned staging buffers, chunk by chunk, each chunk's copy overlapping the
 /// reading of the next (gpu::device_buffer::fill_staged): read_ms then covers
 /// the copy too, and no host array is made. Anything else is read as
-/// load_command_input() reads it.
+/// load_command_input() reads it, as is a file too large for the GPU
+/// (streams_through_gpu: the library then streams it from host memory).
 /// `workspace`, when given, says how many bytes of device workspace the command's
 /// call will take for n values of type t: they are mapped while the file is read
 /// (gpu::map_pool_memory), so that the call does not map them itself.

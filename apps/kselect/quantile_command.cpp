@@ -23,7 +23,7 @@ namespace {
 /// One q (-q Q) gives one answer per segment; several, or --percentiles, (m, r).
 int run_segmented_quantile(const common_options& common, const quantile_options& opts, const std::vector<double>& qs,
                            kselect::quantile_method method) {
-  const backend b = choose_backend(common.device);
+  const backend b = choose_backend(common);
   segmented_session s(common, opts.file, opts.segments);
   timings t;
   t.read_ms = s.input().read_ms;
@@ -51,7 +51,7 @@ int run_quantile(const common_options& common, const quantile_options& opts) {
       opts.percentiles ? percentile_quantiles() : parse_quantiles(opts.quantiles, opts.quantile_option);
   const kselect::quantile_method method = kselect::parse_quantile_method(opts.method);
   if (opts.segments.any()) return run_segmented_quantile(common, opts, qs, method);
-  const backend b = choose_backend(common.device);
+  const backend b = choose_backend(common);
   // The call's workspace, mapped while the file is read: its selection takes at most
   // two ranks a quantile and one for the NaN check (core/quantile_recipe.hpp).
   const workspace_estimate workspace = [&](dtype t, std::int64_t n) {

@@ -29,7 +29,7 @@ int run_segmented_select(const common_options& common, const select_options& opt
   // -k or --ks-file, exactly one: usage_check.cpp says so before this runs.
   const std::vector<std::int64_t> ranks =
       opts.ks_file ? std::vector<std::int64_t>{} : parse_ranks(opts.ranks, opts.rank_option);
-  const backend b = choose_backend(common.device);
+  const backend b = choose_backend(common);
   segmented_session s(common, opts.file, opts.segments, opts.ks_file);
 
   timings t;
@@ -70,7 +70,7 @@ int run_select(const common_options& common, const select_options& opts) {
   // Without --max-rank-error, --approx allows no error: exact selection.
   const rank_error_spec error_spec =
       opts.max_rank_error_given ? parse_max_rank_error(opts.max_rank_error) : rank_error_spec{0, -1};
-  const backend b = choose_backend(common.device);
+  const backend b = choose_backend(common);
   // The exact call's workspace, mapped while the file is read.
   workspace_estimate workspace;
   if (!opts.approx)

@@ -22,7 +22,7 @@ int run_segmented_topk(const common_options& common, const topk_command_options&
     throw input_error("--indices prints the indices; with -o write them to a file with --indices-output IDX.npy");
   const bool with_indices = opts.flags.indices || opts.indices_output.has_value();
   const kselect::topk_options to{opts.largest, opts.flags.sorted, opts.flags.deterministic, with_indices};
-  const backend b = choose_backend(common.device);
+  const backend b = choose_backend(common);
   segmented_session s(common, opts.file, opts.segments, std::nullopt, opts.indices_output);
   timings t;
   t.read_ms = s.input().read_ms;
@@ -46,7 +46,7 @@ int run_segmented_topk(const common_options& common, const topk_command_options&
 int run_topk(const common_options& common, const topk_command_options& opts) {
   const std::int64_t k = parse_count("-k", opts.k);
   if (opts.segments.any() || opts.indices_output) return run_segmented_topk(common, opts, k);
-  const backend b = choose_backend(common.device);
+  const backend b = choose_backend(common);
   const loaded_input in = load_backend_input(common, opts.file, b);
   check_at_most_n("-k", k, size_of(in.values));
 

@@ -1,6 +1,7 @@
 // kselect: common public types (errors, options, enums). No CUDA headers needed.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -18,7 +19,9 @@ class error : public std::runtime_error {
 };
 
 /// Where the owning API runs. `automatic`: CUDA when the input pointer is
-/// device memory, CPU otherwise.
+/// device memory, CPU otherwise. `cuda` with an input in host memory streams it
+/// through the GPU (select, multiselect, quantile, nanquantile; see
+/// options::device_memory_limit); the other calls refuse host input on CUDA.
 enum class device_kind { automatic, cpu, cuda };
 
 /// Selection algorithm. Every algorithm is exact; they differ in speed.
@@ -80,6 +83,12 @@ struct options {
   int cpu_threads = 0;
   /// CUDA stream (a cudaStream_t) for the CUDA backend; nullptr = default stream.
   void* stream = nullptr;
+  /// With device = cuda and values in host memory (select, multiselect, quantile,
+  /// nanquantile): the most device memory, in bytes, the call takes while it streams
+  /// the array through the GPU in chunks (so an array larger than the GPU is
+  /// answered exactly); 0 = most of the device's free memory. A limit too small for
+  /// one chunk throws std::invalid_argument saying how many bytes are needed.
+  std::size_t device_memory_limit = 0;
 };
 
 /// Options of kselect::topk (and device::topk).

@@ -10,6 +10,7 @@
 #include "cpu/filter.hpp"
 #ifdef KSELECT_WITH_CUDA
 #include "cuda/backend.hpp"
+#include "cuda/streamed/streamed_select.hpp"
 #endif
 
 namespace kselect::detail {
@@ -37,7 +38,7 @@ void check_input(const void* values, std::int64_t n, const options& opt) {
   check_array(values, n, opt, "values");
 }
 
-backend choose_backend(const void* values, const options& opt) {
+backend choose_backend(const void* values, const options& opt, host_input host) {
 #ifdef KSELECT_WITH_CUDA
   const bool on_device = cuda_backend::is_device_pointer(values);
 #else
@@ -54,9 +55,12 @@ backend choose_backend(const void* values, const options& opt) {
       return backend::cpu;
     case device_kind::cuda:
 #ifdef KSELECT_WITH_CUDA
-      if (!on_device)
+      if (!on_device) {
+        if (host == host_input::stream) return backend::cuda_host;
         throw std::invalid_argument(
-            "kselect: options.device is cuda but values points to host memory");
+            "kselect: options.device is cuda but values points to host memory (only select, multiselect, "
+            "quantile and nanquantile stream host arrays through the GPU)");
+      }
       return backend::cuda;
 #else
       throw std::invalid_argument("kselect was built without CUDA");
@@ -72,6 +76,13 @@ void run_multiselect(backend b, const T* values, std::int64_t n, const std::int6
   if (num_ranks == 0) return;
 #ifdef KSELECT_WITH_CUDA
   if (b == backend::cuda) cuda_backend::multiselect(values, n, ranks, num_ranks, out, opt);
+  if (b == backend::cuda_host) {
+    // Host input streamed through the GPU: the pass saw whether any element has bits
+    // other than its key's value; if so, zeros and NaNs are looked up on the host.
+    if (!cuda_backend::streamed_multiselect(values, n, ranks, num_ranks, out, opt))
+      restore_input_elements(backend::cpu, values, n, ranks, num_ranks, out, opt);
+    return;
+  }
 #endif
   if (b == backend::cpu) cpu_call([&] { cpu::multiselect(values, n, ranks, num_ranks, out, opt.cpu_threads); });
   restore_input_elements(b, values, n, ranks, num_ranks, out, opt);
@@ -127,6 +138,7 @@ std::int64_t run_count_nan(backend b, const T* values, std::int64_t n, const opt
 #else
     (void)b;
 #endif
+    // The CPU also counts the NaNs of host input streamed through the GPU (cuda_host).
     return cpu_call([&] { return cpu::count_nan(values, n, opt.cpu_threads); });
   }
 }

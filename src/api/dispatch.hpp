@@ -13,7 +13,12 @@
 
 namespace kselect::detail {
 
-enum class backend { cpu, cuda };
+/// cuda_host: the CUDA backend on an array in host memory, streamed through the GPU
+/// (select, multiselect, quantile and nanquantile only).
+enum class backend { cpu, cuda, cuda_host };
+
+/// Whether a call takes host input on CUDA (backend::cuda_host).
+enum class host_input { refuse, stream };
 
 /// Throws std::invalid_argument for a null or empty input ("values is null",
 /// "n = 0: the input is empty") and for a negative options::cpu_threads.
@@ -23,10 +28,11 @@ void check_input(const void* values, std::int64_t n, const options& opt);
 /// negative n, a null `name` array when n > 0, a negative options::cpu_threads.
 void check_array(const void* array, std::int64_t n, const options& opt, const char* name = "values");
 
-/// automatic: CUDA for device memory, else the CPU. Throws std::invalid_argument when
-/// options::device asks for the CPU with device memory, for CUDA with host memory, or
-/// for CUDA in a build without it ("kselect was built without CUDA").
-backend choose_backend(const void* values, const options& opt);
+/// automatic: CUDA for device memory, else the CPU. options::device = cuda with host
+/// memory: cuda_host where the call streams host input, else std::invalid_argument.
+/// Also throws std::invalid_argument when options::device asks for the CPU with device
+/// memory, or for CUDA in a build without it ("kselect was built without CUDA").
+backend choose_backend(const void* values, const options& opt, host_input host = host_input::refuse);
 
 /// out[i] = value of rank ranks[i]; ranks ascending, unique, in [0, n); out is host memory.
 /// Each answer is an element of the input, bit for bit: of elements that compare equal

@@ -21,7 +21,7 @@ std::vector<quantile_value_t<T>> quantiles_of(const T* values, std::int64_t n,
   detail::check_input(values, n, opt);
   core::validate_quantiles(qs);
   (void)core::quantile_point_for(1, 0.0, m);  // throws for an invalid method value, before any work
-  const detail::backend b = detail::choose_backend(values, opt);
+  const detail::backend b = detail::choose_backend(values, opt, detail::host_input::stream);
   if (qs.empty()) return {};
   const std::int64_t valid =
       std::is_floating_point_v<T> && ignore_nan ? n - detail::run_count_nan(b, values, n, opt) : n;

@@ -16,7 +16,7 @@ T select(const T* values, std::int64_t n, std::int64_t k, const options& opt) {
   KSELECT_NVTX_RANGE("kselect::select");
   detail::check_input(values, n, opt);
   core::check_rank(k, 0, n);
-  const detail::backend b = detail::choose_backend(values, opt);
+  const detail::backend b = detail::choose_backend(values, opt, detail::host_input::stream);
   T out{};
   detail::run_multiselect(b, values, n, &k, 1, &out, opt);
   return out;
@@ -28,7 +28,7 @@ std::vector<T> multiselect(const T* values, std::int64_t n, std::span<const std:
   KSELECT_NVTX_RANGE("kselect::multiselect");
   detail::check_input(values, n, opt);
   const core::rank_set set = core::normalize_ranks(ranks, n);
-  const detail::backend b = detail::choose_backend(values, opt);
+  const detail::backend b = detail::choose_backend(values, opt, detail::host_input::stream);
   std::vector<T> by_rank(set.sorted.size());
   detail::run_multiselect(b, values, n, set.sorted.data(),
                           static_cast<std::int64_t>(set.sorted.size()), by_rank.data(), opt);

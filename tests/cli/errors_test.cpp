@@ -25,6 +25,18 @@ TEST_F(CliErrors, MissingFile) {
   expect_error({"select", "-k", "0", "--dtype", "float32", path("nope.bin").string()}, "cannot open");
 }
 
+// --gpu-memory-limit takes a positive byte count with an optional K, M, G or T; the
+// CPU backend accepts and ignores a valid one.
+TEST_F(CliErrors, GpuMemoryLimit) {
+  for (const char* bad : {"4X", "0", "M", "-5", "1.5G", "99999999999999999"})
+    expect_error({"select", "--device", "cpu", "--gpu-memory-limit", bad, "-k", "0", good_},
+                 std::string("--gpu-memory-limit ") + bad + ": expected a positive number of bytes");
+  for (const char* good : {"4096", "512K", "64MiB", "8G", "1T"})
+    EXPECT_EQ(run_ok({"select", "--device", "cpu", "--gpu-memory-limit", good, "-k", "0", good_}),
+              std::vector<std::string>{"1"})
+        << good;
+}
+
 TEST_F(CliErrors, DirectoryAsInput) {
   expect_error({"select", "-k", "0", "--dtype", "int32", dir_.string()}, "is a directory");
 }

@@ -102,5 +102,25 @@ TEST_F(CliGpuInput, StandardInputAndBadFilesAsOnTheCpu) {
                "not a multiple");
 }
 
+// --gpu-memory-limit far below the file: select and quantile stream it from host
+// memory through the GPU and answer as the CPU does; topk refuses it with a message.
+TEST_F(CliGpuInput, LimitBelowTheFileStreamsIt) {
+  const std::size_t n = (std::size_t{24} << 20) / sizeof(float) + 7;  // 24 MiB
+  write_npy(path("big.npy"), awkward_floats(n, 12));
+  const std::string file = path("big.npy").string(), mid = std::to_string(n / 2);
+  for (const char* limit : {"4M", "16MiB"}) {
+    SCOPED_TRACE(limit);
+    expect_same_on_both({"select", "--gpu-memory-limit", limit, "-k", "0,1," + mid + "," + std::to_string(n - 1), file});
+    expect_same_on_both({"quantile", "--gpu-memory-limit", limit, "--percentiles", file});
+    expect_same_on_both({"quantile", "--gpu-memory-limit", limit, "--percentiles", "--nan-ignore", file});
+  }
+  expect_error({"topk", "--device", "cuda", "--gpu-memory-limit", "4M", "-k", "5", file},
+               "only select, multiselect, quantile and nanquantile");
+  expect_error({"select", "--device", "cuda", "--gpu-memory-limit", "4X", "-k", "5", file},
+               "--gpu-memory-limit 4X: expected a positive number of bytes");
+  expect_error({"select", "--device", "cuda", "--gpu-memory-limit", "1000", "-k", "5", file},
+               "is too small");
+}
+
 }  // namespace
 }  // namespace kselect_cli_test

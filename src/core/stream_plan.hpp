@@ -1,0 +1,333 @@
+// Host-side planning of selection over an array streamed through the GPU in chunks
+// (an array in host memory, possibly larger than the GPU): which key intervals each
+// pass over the array counts and which it keeps, and what the counts then say about
+// every rank. Plain C++ on order-preserving keys (core/key_traits.hpp), so the CPU
+// tests drive it through simulated passes; src/cuda/streamed/ runs the passes.
+//
+// Each pass reads the whole array once. Its table is a list of ascending, disjoint key
+// intervals, each cut into buckets of 2^shift keys and counted (keys outside every
+// interval are ignored); the keys of a `keep` interval are also copied into a device
+// buffer of `capacity` keys. A rank is answered when its bucket is one key wide, or
+// when its bucket lies in a kept interval and the buffer did not overflow (the answer
+// is then a selection among the kept keys, on the GPU).
+//
+// The first pass comes from a sample of the host array: a window of keys around each
+// rank's expected position, with the keys between windows counted in one bucket each
+// (so every count below a window is exact), and the windows kept while their expected
+// size fits half the buffer. On most inputs that one pass answers every rank. Where a
+// rank fell outside its window, or the buffer overflowed, the counts still place it in
+// one bucket with an exact count below it; later passes keep that bucket when it fits
+// the buffer and cut it into more buckets otherwise, so every pass either answers a
+// rank or narrows its interval by the number of buckets it gets.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kselect::core {
+
+/// One interval of a pass's table: keys [lo, hi], counted into `buckets` buckets of
+/// 2^shift keys (key k into first + ((k - lo) >> shift)); kept when `keep`.
+template <class U>
+struct stream_interval {
+  U lo = 0, hi = 0;
+  std::uint32_t first = 0, buckets = 1;
+  int shift = 0;
+  bool keep = false;
+};
+
+/// A rank's state: its answer's key lies in [lo, hi], which holds `inside` keys with
+/// `below` keys of the whole array below lo.
+template <class U>
+struct stream_rank {
+  std::int64_t rank = 0;
+  U lo = 0, hi = static_cast<U>(~U(0));
+  std::int64_t below = 0, inside = 0;
+  bool answered = false;
+  U key = 0;  ///< the answer's key, once answered by the counts
+};
+
+/// A rank the kept keys answer: the element at position `kept_rank` of the kept keys
+/// in ascending order is the answer of ranks()[index].
+struct kept_answer {
+  std::size_t index = 0;
+  std::int64_t kept_rank = 0;
+};
+
+/// Tuning of the first pass, with where it comes from.
+struct stream_sampling {
+  /// Half a window, in standard deviations of a sample rank (sqrt(s p (1 - p)) for s
+  /// sample keys and the rank's quantile p): a rank falls outside its window with a
+  /// probability of about 6e-7 per side.
+  double deviations = 5.0;
+  /// Sample keys: keys_per_rank for each rank, at least min_keys and at most
+  /// max_keys (and the array's size). A window takes about 10 sqrt(p (1 - p)) /
+  /// sqrt(s) of the array: 0.5 % for a median from 2^20 keys, and 101 percentiles
+  /// together about 10 % from 2^24. The host reads the sample at random positions of
+  /// the array and sorts it (docs/performance.md, issue 25, has its cost), against one
+  /// pass more when the windows do not fit half the buffer.
+  std::int64_t min_keys = std::int64_t{1} << 20;
+  std::int64_t keys_per_rank = std::int64_t{1} << 20;
+  std::int64_t max_keys = std::int64_t{1} << 24;
+  /// Arrays of at most this many keys are kept whole in one pass when the buffer
+  /// holds them (no sample); larger ones are sampled, so that the buffer (and its
+  /// allocation, which maps device memory) holds the windows only.
+  std::int64_t keep_whole_max = std::int64_t{1} << 24;
+};
+
+/// Buckets a table aims at: the histogram a block of the count kernel keeps in shared
+/// memory (8192 four-byte words, 32 KiB). Tables over many ranks may hold more (at
+/// least two buckets per interval cut); the kernel then counts in global memory.
+inline constexpr std::uint32_t stream_max_buckets = 8192;
+
+template <class U>
+class stream_planner {
+ public:
+  /// ranks: ascending, unique, in [0, n); capacity: keys the device's kept buffer holds.
+  stream_planner(std::int64_t n, std::span<const std::int64_t> ranks, std::int64_t capacity)
+      : n_(n), capacity_(capacity) {
+    if (n <= 0 || capacity < 1) throw std::invalid_argument("stream_planner: empty array or no room to keep keys");
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      if (ranks[i] < 0 || ranks[i] >= n || (i > 0 && ranks[i] <= ranks[i - 1]))
+        throw std::invalid_argument("stream_planner: ranks must be ascending, unique and in [0, n)");
+      stream_rank<U> r;
+      r.rank = ranks[i];
+      r.inside = n;
+      ranks_.push_back(r);
+    }
+  }
+
+  const std::vector<stream_rank<U>>& ranks() const { return ranks_; }
+  bool done() const {
+    return std::all_of(ranks_.begin(), ranks_.end(), [](const stream_rank<U>& r) { return r.answered; });
+  }
+
+  /// How many sample keys the first pass wants (0: none, the array is kept whole).
+  std::int64_t sample_keys(const stream_sampling& s = {}) const {
+    if (keeps_whole(s)) return 0;
+    const auto wanted = static_cast<std::int64_t>(ranks_.size()) * s.keys_per_rank;
+    return std::min(n_, std::min(s.max_keys, std::max(s.min_keys, wanted)));
+  }
+
+  /// Keys the kept buffer must hold for the table last planned (first_table or
+  /// next_table): the kernel stores that many at most; more mean an overflow.
+  std::int64_t room() const { return room_; }
+
+  /// The first pass: everything kept when the buffer holds the array; otherwise a
+  /// window around each rank from the ascending sample of sample_keys() keys.
+  std::vector<stream_interval<U>> first_table(std::span<const U> sorted_sample, const stream_sampling& s = {}) {
+    constexpr U top = static_cast<U>(~U(0));
+    if (keeps_whole(s) || sorted_sample.empty()) {
+      room_ = std::min(n_, capacity_);
+      return {stream_interval<U>{U(0), top, 0, 1, 0, room_ == n_}};
+    }
+    const auto count = static_cast<std::int64_t>(sorted_sample.size());
+    // Windows in sample positions [a, b]; key lo of the first sample key (0 at the
+    // sample's start), hi of the last (the top key at its end); merged where they meet.
+    std::vector<U> lo, hi;
+    std::vector<double> expected, positions;  // array keys each window should hold, its sample positions
+    double last_b = -1;
+    for (const stream_rank<U>& r : ranks_) {
+      if (r.answered) continue;
+      const double p = (static_cast<double>(r.rank) + 0.5) / static_cast<double>(n_);
+      const double at = p * static_cast<double>(count);
+      const double half = s.deviations * std::sqrt(static_cast<double>(count) * p * (1.0 - p)) + 2.0;
+      const auto a = static_cast<std::int64_t>(std::max(0.0, std::floor(at - half)));
+      const auto b = static_cast<std::int64_t>(std::min(static_cast<double>(count - 1), std::ceil(at + half)));
+      const U wlo = a == 0 ? U(0) : sorted_sample[static_cast<std::size_t>(a)];
+      const U whi = b == count - 1 ? top : sorted_sample[static_cast<std::size_t>(b)];
+      const double keys = static_cast<double>(b - a + 1) / static_cast<double>(count) * static_cast<double>(n_);
+      if (!lo.empty() && (wlo <= hi.back() || wlo - hi.back() == 1)) {
+        // Overlapping windows: the union's positions, from the last window's end on.
+        const double added = std::min(static_cast<double>(b - a + 1), static_cast<double>(b) - last_b);
+        hi.back() = std::max(hi.back(), whi);
+        expected.back() += added / static_cast<double>(count) * static_cast<double>(n_);
+        positions.back() += added;
+      } else {
+        lo.push_back(wlo);
+        hi.push_back(whi);
+        expected.push_back(keys);
+        positions.push_back(static_cast<double>(b - a + 1));
+      }
+      last_b = static_cast<double>(b);
+    }
+    // The gaps between windows (and at the ends) get one bucket each; the windows
+    // share the rest, each a power of two.
+    std::size_t gaps = 0;
+    for (std::size_t w = 0; w <= lo.size(); ++w) gaps += gap_exists(lo, hi, w) ? 1 : 0;
+    const std::uint32_t per_window = bucket_share(static_cast<std::int64_t>(stream_max_buckets) - gaps, lo.size());
+    std::vector<stream_interval<U>> table;
+    double kept = 0, kept_positions = 0;
+    for (std::size_t w = 0; w <= lo.size(); ++w) {
+      if (gap_exists(lo, hi, w))
+        table.push_back(stream_interval<U>{w == 0 ? U(0) : static_cast<U>(hi[w - 1] + 1),
+                                           w == lo.size() ? top : static_cast<U>(lo[w] - 1), 0, 1, 8 * sizeof(U) - 1,
+                                           false});
+      if (w == lo.size()) break;
+      stream_interval<U> iv = split(lo[w], hi[w], per_window);
+      // A window one key wide is answered by its count; the others are kept while
+      // their expected keys fit half the buffer (the sample's estimate may be short).
+      iv.keep = lo[w] != hi[w] && kept + expected[w] <= 0.5 * static_cast<double>(capacity_);
+      if (iv.keep) {
+        kept += expected[w];
+        kept_positions += positions[w];
+      }
+      table.push_back(iv);
+    }
+    number(table);
+    // The kept windows hold about `kept` keys: the array's keys between sample order
+    // statistics that many positions apart, with a standard deviation of about
+    // sqrt(positions) n / s. Room for eight of them more (and 2^16), within the buffer.
+    const double spread = std::sqrt(kept_positions) * static_cast<double>(n_) / static_cast<double>(count);
+    room_ = kept == 0 ? 0
+                      : std::min(capacity_, static_cast<std::int64_t>(std::ceil(kept + 8 * spread)) + (std::int64_t{1} << 16));
+    return table;
+  }
+
+  /// A later pass: each pending rank's interval, kept while the kept keys fit the
+  /// buffer, cut into buckets otherwise.
+  std::vector<stream_interval<U>> next_table() {
+    std::vector<stream_interval<U>> table;
+    std::size_t cut = 0;
+    std::int64_t kept = 0;
+    for (const stream_rank<U>& r : ranks_) {
+      if (r.answered || (!table.empty() && table.back().lo == r.lo)) continue;
+      stream_interval<U> iv{r.lo, r.hi, 0, 1, 8 * sizeof(U) - 1, false};
+      iv.keep = kept + r.inside <= capacity_;
+      if (iv.keep) kept += r.inside;
+      else ++cut;
+      table.push_back(iv);
+    }
+    const std::uint32_t share =
+        bucket_share(static_cast<std::int64_t>(stream_max_buckets) - static_cast<std::int64_t>(table.size() - cut), cut);
+    for (stream_interval<U>& iv : table)
+      if (!iv.keep) iv = split(iv.lo, iv.hi, share);
+    number(table);
+    room_ = kept;
+    return table;
+  }
+
+  /// Takes a pass's counts (table's buckets, in order) and the number of keys the kept
+  /// intervals sent to the buffer (more than room(): it overflowed and kept nothing
+  /// usable). Narrows every pending rank to its bucket, answers those whose
+  /// bucket is one key wide, and returns those the kept keys answer. Throws
+  /// std::logic_error when the counts contradict what earlier passes counted.
+  std::vector<kept_answer> apply(std::span<const stream_interval<U>> table, std::span<const std::uint64_t> counts,
+                                 std::int64_t kept_keys) {
+    std::vector<kept_answer> from_kept;
+    // Keys of the kept intervals before each interval, and the sum (the buffer's size).
+    std::vector<std::int64_t> kept_before(table.size() + 1, 0);
+    for (std::size_t i = 0; i < table.size(); ++i) {
+      std::int64_t in = 0;
+      for (std::uint32_t b = 0; b < table[i].buckets; ++b) in += static_cast<std::int64_t>(counts[table[i].first + b]);
+      kept_before[i + 1] = kept_before[i] + (table[i].keep ? in : 0);
+    }
+    if (kept_keys != kept_before.back())
+      throw std::logic_error("stream_planner: the pass kept " + std::to_string(kept_keys) + " keys, its counts say " +
+                             std::to_string(kept_before.back()));
+    const bool kept_usable = kept_keys <= room_;
+    for (std::size_t index = 0; index < ranks_.size(); ++index) {
+      stream_rank<U>& r = ranks_[index];
+      if (r.answered) continue;
+      // Walk the table's buckets inside [r.lo, r.hi] from r.below until the rank's.
+      std::int64_t at = r.below;
+      bool placed = false;
+      for (std::size_t i = 0; i < table.size() && !placed; ++i) {
+        const stream_interval<U>& iv = table[i];
+        if (iv.hi < r.lo || iv.lo > r.hi) continue;
+        if (iv.lo < r.lo || iv.hi > r.hi)
+          throw std::logic_error("stream_planner: a table interval straddles a rank's interval");
+        const std::int64_t interval_below = at;
+        for (std::uint32_t b = 0; b < iv.buckets; ++b) {
+          const auto c = static_cast<std::int64_t>(counts[iv.first + b]);
+          if (r.rank < at + c) {
+            r.lo = bucket_lo(iv, b);
+            r.hi = bucket_hi(iv, b);
+            r.below = at;
+            r.inside = c;
+            if (r.lo == r.hi) {
+              r.answered = true;
+              r.key = r.lo;
+            } else if (iv.keep && kept_usable) {
+              from_kept.push_back({index, r.rank - interval_below + kept_before[i]});
+            }
+            placed = true;
+            break;
+          }
+          at += c;
+        }
+      }
+      if (!placed)
+        throw std::logic_error("stream_planner: rank " + std::to_string(r.rank) +
+                               " lies in no bucket of the pass (counts below " + std::to_string(at) + ")");
+    }
+    return from_kept;
+  }
+
+  /// Records the answer of ranks()[index] (a key the kept keys gave).
+  void answer(std::size_t index, U key) {
+    ranks_[index].answered = true;
+    ranks_[index].key = key;
+  }
+
+ private:
+  /// Whether there is a gap before window w (w == size(): after the last).
+  static bool gap_exists(const std::vector<U>& lo, const std::vector<U>& hi, std::size_t w) {
+    if (lo.empty()) return w == 0;
+    if (w == 0) return lo[0] > U(0);
+    if (w == lo.size()) return hi.back() < static_cast<U>(~U(0));
+    return lo[w] - hi[w - 1] > 1;
+  }
+
+  /// The largest power of two with `parts` of it within `total` (at least 2: many
+  /// ranks may take a table past stream_max_buckets, which the kernel then counts in
+  /// global memory).
+  static std::uint32_t bucket_share(std::int64_t total, std::size_t parts) {
+    if (parts == 0 || total <= 0) return 2;
+    const auto each = static_cast<std::uint64_t>(std::max<std::int64_t>(2, total / static_cast<std::int64_t>(parts)));
+    return static_cast<std::uint32_t>(std::bit_floor(each));
+  }
+
+  /// [lo, hi] in at most `buckets` buckets of 2^shift keys (at least 2 unless one key).
+  static stream_interval<U> split(U lo, U hi, std::uint32_t buckets) {
+    const U span = static_cast<U>(hi - lo);  // width - 1
+    int shift = 0;
+    while (shift < static_cast<int>(8 * sizeof(U)) - 1 && (span >> shift) >= buckets) ++shift;
+    return stream_interval<U>{lo, hi, 0, static_cast<std::uint32_t>(span >> shift) + 1, shift, false};
+  }
+
+  static void number(std::vector<stream_interval<U>>& table) {
+    std::uint32_t first = 0;
+    for (stream_interval<U>& iv : table) {
+      if (iv.buckets == 1) iv.shift = 8 * sizeof(U) - 1;  // every key of the interval in bucket 0
+      iv.first = first;
+      first += iv.buckets;
+    }
+  }
+
+  static U bucket_lo(const stream_interval<U>& iv, std::uint32_t b) {
+    return iv.buckets == 1 ? iv.lo : static_cast<U>(iv.lo + (static_cast<U>(b) << iv.shift));
+  }
+  static U bucket_hi(const stream_interval<U>& iv, std::uint32_t b) {
+    return b + 1 == iv.buckets ? iv.hi : static_cast<U>(bucket_lo(iv, b + 1) - 1);
+  }
+
+  bool keeps_whole(const stream_sampling& s) const { return n_ <= capacity_ && n_ <= s.keep_whole_max; }
+
+  std::int64_t n_, capacity_, room_ = 0;
+  std::vector<stream_rank<U>> ranks_;
+};
+
+/// Total buckets of a table.
+template <class U>
+std::uint32_t stream_table_buckets(std::span<const stream_interval<U>> table) {
+  return table.empty() ? 0 : table.back().first + table.back().buckets;
+}
+
+}  // namespace kselect::core
