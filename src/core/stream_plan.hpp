@@ -69,12 +69,13 @@ struct stream_sampling {
   /// Sample keys: keys_per_rank for each rank, at least min_keys and at most
   /// max_keys (and the array's size). A window takes about 10 sqrt(p (1 - p)) /
   /// sqrt(s) of the array: 0.5 % for a median from 2^20 keys, and 101 percentiles
-  /// together about 10 % from 2^24. The host reads the sample at random positions of
+  /// together about 20 % from 2^22 (the windows are kept on the device, whose
+  /// bandwidth is tens of times the host link's, so wide windows cost little). The host reads the sample at random positions of
   /// the array and sorts it (docs/performance.md, issue 25, has its cost), against one
   /// pass more when the windows do not fit half the buffer.
   std::int64_t min_keys = std::int64_t{1} << 20;
   std::int64_t keys_per_rank = std::int64_t{1} << 20;
-  std::int64_t max_keys = std::int64_t{1} << 24;
+  std::int64_t max_keys = std::int64_t{1} << 22;
   /// Arrays of at most this many keys are kept whole in one pass when the buffer
   /// holds them (no sample); larger ones are sampled, so that the buffer (and its
   /// allocation, which maps device memory) holds the windows only.

@@ -1,5 +1,6 @@
 // Page-locked host memory for the CUDA shard's per-round copies (the table up, the
-// counts and extremes back), kept between calls. From pageable memory each copy was
+// counts and extremes back) and the streamed selection's chunks
+// (src/cuda/streamed/chunk_pump.hpp), kept between calls. From pageable memory each copy was
 // staged by the driver and waited for; page-locked, a round's copies are plain DMA.
 // Allocating page-locked memory is slow (it maps and pins pages), so freed blocks go to
 // a process-wide list instead of back to the system: a call takes one (the smallest that

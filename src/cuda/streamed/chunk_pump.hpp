@@ -16,10 +16,9 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <mutex>
-#include <utility>
 #include <vector>
 
+#include "cuda/distributed/pinned_staging.hpp"
 #include "cuda/owning_support.hpp"
 
 namespace kselect::cuda_backend {
@@ -34,62 +33,16 @@ inline bool is_pinned(const void* p) {
   return attributes.type == cudaMemoryTypeHost;
 }
 
-/// Pinned staging buffers kept between calls: pinning memory costs more than a pass
-/// over a small array takes (docs/performance.md, issue 25). At most `kept` buffers stay; they are never freed (at exit the CUDA
-/// runtime may be gone before a static destructor could free them).
-class staging_cache {
- public:
-  static constexpr std::size_t kept = 2;
-  static void* take(std::size_t bytes) {
-    {
-      const std::lock_guard<std::mutex> lock(mutex());
-      auto& cached = buffers();
-      for (std::size_t i = 0; i < cached.size(); ++i)
-        if (cached[i].second >= bytes) {
-          void* p = cached[i].first;
-          cached.erase(cached.begin() + static_cast<std::ptrdiff_t>(i));
-          return p;
-        }
-    }
-    void* p = nullptr;
-    check(cudaHostAlloc(&p, bytes, cudaHostAllocPortable), "cudaHostAlloc (pinned staging)");
-    return p;
+/// memcpy over the host threads (one thread copies less than a PCIe 5 link carries).
+inline void parallel_copy(void* dst, const void* src, std::size_t bytes, int threads) {
+  constexpr std::size_t piece = std::size_t{1} << 20;
+  const auto pieces = static_cast<std::int64_t>((bytes + piece - 1) / piece);
+#pragma omp parallel for num_threads(threads) schedule(static) if (pieces > 1)
+  for (std::int64_t p = 0; p < pieces; ++p) {
+    const std::size_t at = static_cast<std::size_t>(p) * piece;
+    std::memcpy(static_cast<char*>(dst) + at, static_cast<const char*>(src) + at, std::min(piece, bytes - at));
   }
-  static void give(void* p, std::size_t bytes) noexcept {
-    {
-      const std::lock_guard<std::mutex> lock(mutex());
-      auto& cached = buffers();
-      if (cached.size() < kept) {
-        cached.emplace_back(p, bytes);
-        return;
-      }
-    }
-    cudaFreeHost(p);
-  }
-
- private:
-  static std::mutex& mutex() {
-    static std::mutex m;
-    return m;
-  }
-  static std::vector<std::pair<void*, std::size_t>>& buffers() {
-    static auto* cached = new std::vector<std::pair<void*, std::size_t>>();  // never destroyed, as above
-    return *cached;
-  }
-};
-
-class pinned_buffer {
- public:
-  explicit pinned_buffer(std::size_t bytes) : ptr_(staging_cache::take(bytes)), bytes_(bytes) {}
-  ~pinned_buffer() { staging_cache::give(ptr_, bytes_); }
-  pinned_buffer(const pinned_buffer&) = delete;
-  pinned_buffer& operator=(const pinned_buffer&) = delete;
-  void* get() const { return ptr_; }
-
- private:
-  void* ptr_ = nullptr;
-  std::size_t bytes_ = 0;
-};
+}
 
 class event {
  public:
@@ -102,17 +55,6 @@ class event {
  private:
   cudaEvent_t e_{};
 };
-
-/// memcpy over the host threads (one thread copies less than a PCIe 5 link carries).
-inline void parallel_copy(void* dst, const void* src, std::size_t bytes, int threads) {
-  constexpr std::size_t piece = std::size_t{1} << 20;
-  const auto pieces = static_cast<std::int64_t>((bytes + piece - 1) / piece);
-#pragma omp parallel for num_threads(threads) schedule(static) if (pieces > 1)
-  for (std::int64_t p = 0; p < pieces; ++p) {
-    const std::size_t at = static_cast<std::size_t>(p) * piece;
-    std::memcpy(static_cast<char*>(dst) + at, static_cast<const char*>(src) + at, std::min(piece, bytes - at));
-  }
-}
 
 class cuda_stream {
  public:
@@ -142,7 +84,7 @@ class chunk_pump {
     const std::size_t bytes = static_cast<std::size_t>(chunk_keys) * element_bytes;
     for (int j = 0; j < 2; ++j) {
       device_[j] = std::make_unique<stream_buffer>(bytes, stream);
-      if (!pinned_input_) staging_[j] = std::make_unique<pinned_buffer>(bytes);
+      if (!pinned_input_) staging_[j].reserve(bytes);
     }
     // The copy stream may use the device buffers once their allocation is done.
     check(cudaEventRecord(consumed_[0].get(), stream), "cudaEventRecord");
@@ -171,8 +113,8 @@ class chunk_pump {
       if (!pinned_input_) {
         // The staging buffer's previous copy to the device must be done.
         check(cudaEventSynchronize(staged_[j].get()), "waiting for a staging buffer");
-        parallel_copy(staging_[j]->get(), source, bytes, threads_);
-        source = static_cast<const char*>(staging_[j]->get());
+        parallel_copy(staging_[j].data(), source, bytes, threads_);
+        source = reinterpret_cast<const char*>(staging_[j].data());
       }
       // The device buffer's previous kernel must be done.
       check(cudaStreamWaitEvent(copy_.get(), consumed_[j].get(), 0), "cudaStreamWaitEvent");
@@ -194,7 +136,9 @@ class chunk_pump {
   bool pinned_input_;
   cuda_stream copy_;
   std::array<std::unique_ptr<stream_buffer>, 2> device_;
-  std::array<std::unique_ptr<pinned_buffer>, 2> staging_;
+  /// Pinned memory is slow to allocate: these come from (and go back to) a list kept
+  /// between calls.
+  std::array<cuda::distributed::pinned_staging, 2> staging_;
   std::array<event, 2> staged_;    ///< a chunk's copy from staging_[j] to device_[j] is done
   std::array<event, 2> consumed_;  ///< the kernel reading device_[j] is done
 };

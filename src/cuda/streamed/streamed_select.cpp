@@ -12,10 +12,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
-#include <memory>
-#include <mutex>
-#include <utility>
 #include <span>
 #include <stdexcept>
 #include <string>
