@@ -24,7 +24,9 @@ MEASURED = {"correct", "check", "gbps", "copy_gbps", "pct_copy", "vs_cub", "idea
             "max_error_fraction", "bytes", "status",
             # kselect-mpi-bench: the call's report and its description
             "call", "runs", "rounds", "rounds_min", "collectives", "bytes_sent_max", "bytes_sent_mean",
-            "bytes_sent_per_process", "candidates_after_round", "gathered_keys", "per_process_median_ms"}
+            "bytes_sent_per_process", "candidates_after_round", "gathered_keys", "per_process_median_ms",
+            # kselect-host-stream-bench: rates derived from ms and the same run's copy bandwidth
+            "gbs", "of_pinned", "pinned_h2d_gbs"}
 
 
 def rows_of(path):
