@@ -222,12 +222,15 @@ class stream_planner {
   std::vector<kept_answer> apply(std::span<const stream_interval<U>> table, std::span<const std::uint64_t> counts,
                                  std::int64_t kept_keys) {
     std::vector<kept_answer> from_kept;
-    // Keys of the kept intervals before each interval, and the sum (the buffer's size).
+    // Counts before each bucket (in table order), and the keys of the kept intervals
+    // before each interval, with their sum (the buffer's keys).
+    const std::uint32_t buckets = stream_table_buckets<U>(table);
+    std::vector<std::int64_t> before(static_cast<std::size_t>(buckets) + 1, 0);
+    for (std::uint32_t b = 0; b < buckets; ++b) before[b + 1] = before[b] + static_cast<std::int64_t>(counts[b]);
     std::vector<std::int64_t> kept_before(table.size() + 1, 0);
     for (std::size_t i = 0; i < table.size(); ++i) {
-      std::int64_t in = 0;
-      for (std::uint32_t b = 0; b < table[i].buckets; ++b) in += static_cast<std::int64_t>(counts[table[i].first + b]);
-      kept_before[i + 1] = kept_before[i] + (table[i].keep ? in : 0);
+      const stream_interval<U>& iv = table[i];
+      kept_before[i + 1] = kept_before[i] + (iv.keep ? before[iv.first + iv.buckets] - before[iv.first] : 0);
     }
     if (kept_keys != kept_before.back())
       throw std::logic_error("stream_planner: the pass kept " + std::to_string(kept_keys) + " keys, its counts say " +
@@ -236,37 +239,46 @@ class stream_planner {
     for (std::size_t index = 0; index < ranks_.size(); ++index) {
       stream_rank<U>& r = ranks_[index];
       if (r.answered) continue;
-      // Walk the table's buckets inside [r.lo, r.hi] from r.below until the rank's.
-      std::int64_t at = r.below;
-      bool placed = false;
-      for (std::size_t i = 0; i < table.size() && !placed; ++i) {
-        const stream_interval<U>& iv = table[i];
-        if (iv.hi < r.lo || iv.lo > r.hi) continue;
-        if (iv.lo < r.lo || iv.hi > r.hi)
-          throw std::logic_error("stream_planner: a table interval straddles a rank's interval");
-        const std::int64_t interval_below = at;
-        for (std::uint32_t b = 0; b < iv.buckets; ++b) {
-          const auto c = static_cast<std::int64_t>(counts[iv.first + b]);
-          if (r.rank < at + c) {
-            r.lo = bucket_lo(iv, b);
-            r.hi = bucket_hi(iv, b);
-            r.below = at;
-            r.inside = c;
-            if (r.lo == r.hi) {
-              r.answered = true;
-              r.key = r.lo;
-            } else if (iv.keep && kept_usable) {
-              from_kept.push_back({index, r.rank - interval_below + kept_before[i]});
-            }
-            placed = true;
-            break;
-          }
-          at += c;
-        }
-      }
-      if (!placed)
+      // The table's intervals inside [r.lo, r.hi] are consecutive, their buckets too:
+      // the rank's bucket is the one whose counts, from r.below at the first, pass it
+      // (binary searches, so that many ranks cost no walk over many buckets each).
+      const auto first_iv = static_cast<std::size_t>(
+          std::lower_bound(table.begin(), table.end(), r.lo,
+                           [](const stream_interval<U>& iv, U key) { return iv.hi < key; }) -
+          table.begin());
+      const auto end_iv = static_cast<std::size_t>(
+          std::upper_bound(table.begin(), table.end(), r.hi,
+                           [](U key, const stream_interval<U>& iv) { return key < iv.lo; }) -
+          table.begin());
+      if (first_iv == end_iv || table[first_iv].lo != r.lo || table[end_iv - 1].hi != r.hi)
+        throw std::logic_error("stream_planner: the table does not cover rank " + std::to_string(r.rank) +
+                               "'s interval");
+      const std::uint32_t first_bucket = table[first_iv].first;
+      const std::uint32_t end_bucket = table[end_iv - 1].first + table[end_iv - 1].buckets;
+      const std::int64_t target = r.rank - r.below + before[first_bucket];  // in `before`'s terms
+      const auto b = static_cast<std::uint32_t>(
+          std::upper_bound(before.begin() + first_bucket + 1, before.begin() + end_bucket + 1, target) -
+          before.begin() - 1);
+      if (b >= end_bucket || target < before[first_bucket])
         throw std::logic_error("stream_planner: rank " + std::to_string(r.rank) +
-                               " lies in no bucket of the pass (counts below " + std::to_string(at) + ")");
+                               " lies in no bucket of the pass (counts below " + std::to_string(r.below) + ")");
+      const auto i = static_cast<std::size_t>(
+          std::upper_bound(table.begin() + static_cast<std::ptrdiff_t>(first_iv),
+                           table.begin() + static_cast<std::ptrdiff_t>(end_iv), b,
+                           [](std::uint32_t bucket, const stream_interval<U>& iv) { return bucket < iv.first; }) -
+          table.begin() - 1);
+      const stream_interval<U>& iv = table[i];
+      const std::int64_t interval_below = r.below + before[iv.first] - before[first_bucket];
+      r.lo = bucket_lo(iv, b - iv.first);
+      r.hi = bucket_hi(iv, b - iv.first);
+      r.below = r.below + before[b] - before[first_bucket];
+      r.inside = before[b + 1] - before[b];
+      if (r.lo == r.hi) {
+        r.answered = true;
+        r.key = r.lo;
+      } else if (iv.keep && kept_usable) {
+        from_kept.push_back({index, r.rank - interval_below + kept_before[i]});
+      }
     }
     return from_kept;
   }

@@ -160,6 +160,26 @@ TEST(StreamPlanPasses, SpreadDataTakesOnePass) {
   }
 }
 
+// Twenty thousand ranks of two hundred thousand keys (windows that merge into few,
+// tables past stream_max_buckets in later passes), with a buffer too small for them.
+TEST(StreamPlanPasses, ManyRanks) {
+  core::stream_sampling sampling;
+  sampling.max_keys = 1 << 14;
+  const std::int64_t n = 200003;
+  std::vector<std::int64_t> ranks;
+  for (std::int64_t r = 0; r < n; r += 10) ranks.push_back(r);
+  for (const test::dist d : {test::dist::uniform, test::dist::sixteen_values, test::dist::clustered}) {
+    const std::vector<double> values = test::generate<double>(d, n, 21);
+    for (const std::int64_t capacity : {n, n / 16}) {
+      const streamed_result got = select_streamed(values, ranks, capacity, sampling);
+      const std::vector<double> want = test::reference_multiselect(values, ranks);
+      ASSERT_EQ(got.keys.size(), ranks.size());
+      for (std::size_t i = 0; i < ranks.size(); ++i)
+        ASSERT_EQ(got.keys[i], core::key_traits<double>::to_key(want[i])) << test::name(d) << ", rank " << ranks[i];
+    }
+  }
+}
+
 TEST(StreamPlanPasses, RefusesBadRanks) {
   const std::vector<std::int64_t> unsorted = {3, 1}, outside = {5};
   EXPECT_THROW(stream_planner<std::uint32_t>(5, unsorted, 10), std::invalid_argument);
