@@ -21,8 +21,9 @@ backend choose_backend(std::string_view device_option) {
   return {true, "CUDA backend: " + gpu::device_name()};
 }
 
-backend choose_backend(const common_options& common) {
+backend choose_backend(const common_options& common, bool streams_host_input) {
   backend b = choose_backend(common.device);
+  b.streams_host_input = streams_host_input;
   if (!common.gpu_memory_limit.empty()) b.device_memory_limit = parse_byte_count(common.gpu_memory_limit, "--gpu-memory-limit");
   return b;
 }
@@ -48,7 +49,7 @@ std::size_t parse_byte_count(const std::string& text, const std::string& option)
 }
 
 bool streams_through_gpu(const backend& b, std::size_t bytes) {
-  if (!b.cuda) return false;
+  if (!b.cuda || !b.streams_host_input) return false;
   const std::size_t budget = b.device_memory_limit != 0 ? b.device_memory_limit : gpu::free_memory();
   return bytes > budget / 2;
 }

@@ -21,6 +21,9 @@ struct backend {
   std::string description;
   /// --gpu-memory-limit in bytes (0: not given).
   std::size_t device_memory_limit = 0;
+  /// Whether the command's call streams host input through the GPU (the library's
+  /// exact select and quantile); the others copy their input to the GPU whole.
+  bool streams_host_input = false;
   std::string_view name() const noexcept { return cuda ? "cuda" : "cpu"; }
 };
 
@@ -29,8 +32,8 @@ struct backend {
 backend choose_backend(std::string_view device_option);
 
 /// choose_backend(common.device), with --gpu-memory-limit parsed (input_error when
-/// malformed).
-backend choose_backend(const common_options& common);
+/// malformed); streams_host_input as the command's call allows.
+backend choose_backend(const common_options& common, bool streams_host_input = false);
 
 /// "512M", "8G", "1048576": bytes (K, M, G, T: powers of 1024; "KiB" and so on too).
 /// Throws input_error naming `option` for anything else, and for 0.
@@ -38,8 +41,9 @@ std::size_t parse_byte_count(const std::string& text, const std::string& option)
 
 /// Whether an input of `bytes` stays in host memory and is streamed through the GPU
 /// (the library's options::device_memory_limit) instead of being copied there whole:
-/// on CUDA, when it is larger than half of --gpu-memory-limit or, without it, of the
-/// device's free memory (the other half for the selection's workspace).
+/// on CUDA, for a call that streams host input, when it is larger than half of
+/// --gpu-memory-limit or, without it, of the device's free memory (the other half for
+/// the selection's workspace).
 bool streams_through_gpu(const backend& b, std::size_t bytes);
 
 struct timings {
@@ -60,8 +64,7 @@ struct placed_input {
 /// Places `data` where `b` runs: the host array itself, or a device copy (the
 /// owning API then runs on CUDA), whose transfer time goes to t.transfer_ms. An
 /// array already in device memory (read for the CUDA backend) is used as it is; one
-/// that streams_through_gpu stays in host memory, and the library streams it (select
-/// and quantile; the other calls refuse it with a message).
+/// that streams_through_gpu stays in host memory, and the library streams it.
 template <class T>
 placed_input<T> place_on_backend(const backend& b, const host_array<T>& data, timings& t) {
   placed_input<T> placed;

@@ -51,7 +51,7 @@ int run_quantile(const common_options& common, const quantile_options& opts) {
       opts.percentiles ? percentile_quantiles() : parse_quantiles(opts.quantiles, opts.quantile_option);
   const kselect::quantile_method method = kselect::parse_quantile_method(opts.method);
   if (opts.segments.any()) return run_segmented_quantile(common, opts, qs, method);
-  const backend b = choose_backend(common);
+  const backend b = choose_backend(common, /*streams_host_input=*/true);
   // The call's workspace, mapped while the file is read: its selection takes at most
   // two ranks a quantile and one for the NaN check (core/quantile_recipe.hpp).
   const workspace_estimate workspace = [&](dtype t, std::int64_t n) {

@@ -70,7 +70,8 @@ int run_select(const common_options& common, const select_options& opts) {
   // Without --max-rank-error, --approx allows no error: exact selection.
   const rank_error_spec error_spec =
       opts.max_rank_error_given ? parse_max_rank_error(opts.max_rank_error) : rank_error_spec{0, -1};
-  const backend b = choose_backend(common);
+  // Exact selection streams an input too large for the GPU from host memory.
+  const backend b = choose_backend(common, /*streams_host_input=*/!opts.approx);
   // The exact call's workspace, mapped while the file is read.
   workspace_estimate workspace;
   if (!opts.approx)
