@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU: build everything with all cores, run the whole
-# test suite (GPU tests included) and the GPU benchmark, and print a short table
-# last. Logs and the benchmark's JSON go to $KSELECT_OUT (default: build/gpu-check).
+# test suite (GPU tests included), the GPU benchmark and the host-stream benchmark,
+# and print a short table last. Logs and the benchmark's JSON go to $KSELECT_OUT (default: build/gpu-check).
 #
 #   scripts/gpu-check.sh [--quick]      # --quick: benchmark only the 2^28 cases
 set -euo pipefail
@@ -36,10 +36,16 @@ if python3 -c "import torch" >/dev/null 2>&1; then
   py_json=("$OUT_DIR/python.json")
 fi
 python3 bench/summarize.py "$OUT_DIR/bench.json" "${py_json[@]}" > "$OUT_DIR/results.md" || status=1
+# Host arrays streamed through the GPU, against the pinned copy bandwidth and the CPU
+# backend: 2^30 float32 (4 GiB of host memory; 2^34 with --log2n 34 needs 64 GiB).
+"$BUILD_DIR/bench/kselect-host-stream-bench" --log2n 30 --pinned --cpu --json "$OUT_DIR/host-stream.json" \
+  > "$OUT_DIR/host-stream.txt" 2>&1 || status=1
 
 echo "== tests"
 grep -E "tests passed|tests failed|Failed|\*\*\*" "$OUT_DIR/ctest.log" || true
 [[ -f "$OUT_DIR/python.txt" ]] && { echo "== torch / cupy (ms)"; cat "$OUT_DIR/python.txt"; }
 echo "== benchmark (ms; floor = cub::DeviceReduce over the input, sort = CUB radix sort)"
 cat "$OUT_DIR/bench.txt"
+echo "== host arrays streamed through the GPU (ms; floor = the array at the pinned copy bandwidth)"
+cat "$OUT_DIR/host-stream.txt"
 exit $status
