@@ -17,8 +17,10 @@
 // call answers the same (pageable and pinned input, both limits, and the CPU backend
 // with --cpu, which the test suites check against the sort-based reference).
 //
-// Usage: kselect-host-stream-bench [--json FILE] [--reps N] [--log2n K] [--dist uniform|normal]
+// Usage: kselect-host-stream-bench [--json FILE] [--reps N] [--quick] [--log2n K] [--dist uniform|normal]
 //                                  [--limit-gib G] [--pinned] [--cpu]
+// (--quick: 3 runs a row instead of --reps, a smoke test whose figures are not for
+// the results.)
 #include <cuda_runtime_api.h>
 #include <omp.h>
 
