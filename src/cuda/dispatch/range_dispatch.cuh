@@ -491,22 +491,19 @@ class range_driver {
     prof_.start(stream_, "range candidate take: select");
     KSELECT_CUDA_TRY(device::select<T>(ws_ + w_.select_ws, bytes, vals, boundary, count, rank, stream_, sel));
     prof_.stop(stream_);
-    auto* state = reinterpret_cast<range_state<K>*>(ws_ + w_.state);
-    auto* ties = reinterpret_cast<T*>(ws_ + w_.cand_vals[buf ^ 1]);
-    auto* tie_idx = reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[buf ^ 1]);
-    void* indices_at = indices_ ? static_cast<char*>(indices_) + out_at * w_.index_bytes : nullptr;
-    const range_pass_out<T> out{out_keys_, indices_, w_.index_bytes, out_at, w_.m - out_at, ties, tie_idx,
-                                w_.cand_capacity, nullptr, nullptr, nullptr};
-    prof_.start(stream_, "range candidate take");
-    range_take_tests_kernel<T><<<1, 1, 0, stream_>>>(state, boundary, flip_, nullptr);
-    KSELECT_LAUNCH_CHECK();
-    range_pass_kernel<T, true><<<grid_, tuning::stream_threads, 0, stream_>>>(
-        state, vals, reinterpret_cast<const std::uint64_t*>(ws_ + w_.cand_idx[buf]), count, out);
-    KSELECT_LAUNCH_CHECK();
-    range_take_finish_kernel<T><<<grid_for(gather, pick.last), gather.threads, 0, stream_>>>(
-        state, ties, tie_idx, pick.last, out_keys_ + out_at, indices_at, w_.index_bytes, nullptr);
-    KSELECT_LAUNCH_CHECK();
-    prof_.stop(stream_);
+    const range_pass_out<T> out{out_keys_,
+                                indices_,
+                                w_.index_bytes,
+                                out_at,
+                                w_.m - out_at,
+                                reinterpret_cast<T*>(ws_ + w_.cand_vals[buf ^ 1]),
+                                reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[buf ^ 1]),
+                                w_.cand_capacity,
+                                nullptr,
+                                nullptr,
+                                nullptr};
+    KSELECT_CUDA_TRY(take_below(boundary, vals, reinterpret_cast<const std::uint64_t*>(ws_ + w_.cand_idx[buf]), count,
+                                out, pick.last, "range candidate take"));
     taken = candidates_taken_ = true;
     return cudaSuccess;
   }
@@ -805,15 +802,28 @@ class range_driver {
   /// candidates, then the ties the output still needs. Skipped on the device
   /// where the one-pass path answered.
   cudaError_t run_take(const T* boundary) {
+    return take_below(boundary, in_, nullptr, n_, take_out(w_.m), w_.m, "range take");
+  }
+
+  /// The take itself, over `count` keys of `src` (src_idx: their input positions, or
+  /// null where src is the input): the tests of the boundary key, one pass writing
+  /// the keys below it to the output from out.at and its ties to out's
+  /// candidates, then the ties that complete output positions [out.at, out.at +
+  /// needed). Everything is skipped on the device where out.skip says.
+  cudaError_t take_below(const T* boundary, const T* src, const std::uint64_t* src_idx, std::int64_t count,
+                         const range_pass_out<T>& out, std::int64_t needed, const char* what) {
     auto* state = reinterpret_cast<range_state<K>*>(ws_ + w_.state);
-    const range_pass_out<T> out = take_out(w_.m);
-    prof_.start(stream_, "range take");
+    void* indices_at = indices_ ? static_cast<char*>(indices_) + out.at * w_.index_bytes : nullptr;
+    prof_.start(stream_, what);
     range_take_tests_kernel<T><<<1, 1, 0, stream_>>>(state, boundary, flip_, out.skip);
     KSELECT_LAUNCH_CHECK();
-    range_pass_kernel<T, false><<<grid_, tuning::stream_threads, 0, stream_>>>(state, in_, nullptr, n_, out);
+    if (src_idx)
+      range_pass_kernel<T, true><<<grid_, tuning::stream_threads, 0, stream_>>>(state, src, src_idx, count, out);
+    else
+      range_pass_kernel<T, false><<<grid_, tuning::stream_threads, 0, stream_>>>(state, src, nullptr, count, out);
     KSELECT_LAUNCH_CHECK();
-    range_take_finish_kernel<T><<<grid_for(gather, w_.m), gather.threads, 0, stream_>>>(
-        state, out.cand_vals, out.cand_idx, w_.m, out_keys_, indices_, w_.index_bytes, out.skip);
+    range_take_finish_kernel<T><<<grid_for(gather, needed), gather.threads, 0, stream_>>>(
+        state, out.cand_vals, out.cand_idx, needed, out_keys_ + out.at, indices_at, w_.index_bytes, out.skip);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     return cudaSuccess;
