@@ -168,8 +168,7 @@ class stream_planner {
     for (std::size_t w = 0; w <= lo.size(); ++w) {
       if (gap_exists(lo, hi, w))
         table.push_back(stream_interval<U>{w == 0 ? U(0) : static_cast<U>(hi[w - 1] + 1),
-                                           w == lo.size() ? top : static_cast<U>(lo[w] - 1), 0, 1, 8 * sizeof(U) - 1,
-                                           false});
+                                           w == lo.size() ? top : static_cast<U>(lo[w] - 1), 0, 1, 0, false});
       if (w == lo.size()) break;
       stream_interval<U> iv = split(lo[w], hi[w], per_window);
       // A window one key wide is answered by its count; the others are kept while
@@ -199,7 +198,7 @@ class stream_planner {
     std::int64_t kept = 0;
     for (const stream_rank<U>& r : ranks_) {
       if (r.answered || (!table.empty() && table.back().lo == r.lo)) continue;
-      stream_interval<U> iv{r.lo, r.hi, 0, 1, 8 * sizeof(U) - 1, false};
+      stream_interval<U> iv{r.lo, r.hi, 0, 1, 0, false};
       iv.keep = kept + r.inside <= capacity_;
       if (iv.keep) kept += r.inside;
       else ++cut;
@@ -318,7 +317,9 @@ class stream_planner {
   static void number(std::vector<stream_interval<U>>& table) {
     std::uint32_t first = 0;
     for (stream_interval<U>& iv : table) {
-      if (iv.buckets == 1) iv.shift = 8 * sizeof(U) - 1;  // every key of the interval in bucket 0
+      // One bucket: every key of the interval in bucket 0 (the kernel clamps the
+      // offset to the last bucket; the widest shift keeps it a valid shift).
+      if (iv.buckets == 1) iv.shift = 8 * sizeof(U) - 1;
       iv.first = first;
       first += iv.buckets;
     }
