@@ -22,7 +22,8 @@ struct backend {
   /// --gpu-memory-limit in bytes (0: not given).
   std::size_t device_memory_limit = 0;
   /// Whether the command's call streams host input through the GPU (the library's
-  /// exact select and quantile); the others copy their input to the GPU whole.
+  /// exact select, quantile, topk and range); the others copy their input to the GPU
+  /// whole.
   bool streams_host_input = false;
   std::string_view name() const noexcept { return cuda ? "cuda" : "cpu"; }
 };

@@ -18,7 +18,8 @@ int run_range(const common_options& common, const range_command_options& opts) {
   const std::int64_t hi = parse_count("--hi", opts.hi);
   if (lo > hi)
     throw input_error("--lo " + std::to_string(lo) + " is greater than --hi " + std::to_string(hi));
-  const backend b = choose_backend(common);
+  // An input too large for the GPU is streamed from host memory.
+  const backend b = choose_backend(common, /*streams_host_input=*/true);
   const loaded_input in = load_backend_input(common, opts.file, b);
   const std::int64_t n = size_of(in.values);
   check_at_most_n("--hi", hi, n);

@@ -46,7 +46,8 @@ int run_segmented_topk(const common_options& common, const topk_command_options&
 int run_topk(const common_options& common, const topk_command_options& opts) {
   const std::int64_t k = parse_count("-k", opts.k);
   if (opts.segments.any() || opts.indices_output) return run_segmented_topk(common, opts, k);
-  const backend b = choose_backend(common);
+  // An input too large for the GPU is streamed from host memory.
+  const backend b = choose_backend(common, /*streams_host_input=*/true);
   const loaded_input in = load_backend_input(common, opts.file, b);
   check_at_most_n("-k", k, size_of(in.values));
 

@@ -7,18 +7,22 @@
 //     pinned buffer to the device) and from the pageable array itself (cudaMemcpy),
 //     and the host threads' memcpy from the array into pinned memory: the floor of a
 //     streamed pass is the array's bytes at the pinned bandwidth;
-//   - kselect::select (n / 2) and kselect::multiselect (101 percentiles' ranks) with
-//     options{device = cuda} on the pageable array: the default device memory limit,
-//     and --limit-gib (a limit far below the array: out of core);
+//   - kselect::select (n / 2), kselect::multiselect (101 percentiles' ranks) and
+//     kselect::topk (the 2^LOG2K largest, with indices: one pass when the candidates
+//     fit the device, else three) with options{device = cuda} on the pageable array:
+//     the default device memory limit, and --limit-gib (a limit far below the array:
+//     out of core);
+//     The "ranks|k" column (the JSON's "ranks") holds k for topk.
 //   - with --pinned, the same calls on a pinned copy of the array (the copy engine
 //     reads it without staging); with --cpu, the CPU backend on the same array.
 // Wall-clock time around each call (each synchronises and returns host results),
-// warm-up, median of --reps runs. Checks: the percentiles ascend, and every row of a
-// call answers the same (pageable and pinned input, both limits, and the CPU backend
+// warm-up, median of --reps runs. Checks: the percentiles ascend, top-k's indices
+// ascend (the streamed and CPU top-k give index order) and point at their values, and
+// every row of a call answers the same (pageable and pinned input, both limits, and the CPU backend
 // with --cpu, which the test suites check against the sort-based reference).
 //
-// Usage: kselect-host-stream-bench [--json FILE] [--reps N] [--quick] [--log2n K] [--dist uniform|normal]
-//                                  [--limit-gib G] [--pinned] [--cpu]
+// Usage: kselect-host-stream-bench [--json FILE] [--reps N] [--quick] [--log2n K] [--log2k LOG2K]
+//                                  [--dist uniform|normal] [--limit-gib G] [--pinned] [--cpu]
 // (--quick: 3 runs a row instead of --reps, a smoke test whose figures are not for
 // the results.)
 #include <cuda_runtime_api.h>
@@ -74,11 +78,12 @@ struct row {
 
 int main(int argc, char** argv) {
   kselect::bench::run_options o;
-  int log2n = 34, limit_gib = 4;
+  int log2n = 34, log2k = 20, limit_gib = 4;
   std::string dist_name = "uniform";
   bool pinned = false, cpu = false;
   kselect::bench::arguments args("kselect-host-stream-bench");
   args.value("--log2n", "K", &log2n, 10, 35);
+  args.value("--log2k", "LOG2K", &log2k, 0, 34);
   args.value("--dist", "uniform|normal", &dist_name);
   args.value("--limit-gib", "G", &limit_gib, 1, 1024);
   args.flag("--pinned", &pinned);
@@ -96,8 +101,9 @@ int main(int argc, char** argv) {
   const double gb = static_cast<double>(n) * sizeof(float) / 1e9;
   const int reps = o.quick ? 3 : std::max(o.reps, 3);  // each run reads the whole array from the host
 
-  // The bandwidth anchors: 1 GiB pinned -> device, pageable -> device, host memcpy.
-  const std::size_t probe = std::size_t{1} << 30;
+  // The bandwidth anchors: 1 GiB (at most half the array) pinned -> device, pageable
+  // -> device (from the array's middle half), host memcpy (from its second quarter on).
+  const std::size_t probe = std::min(std::size_t{1} << 30, static_cast<std::size_t>(n) * sizeof(float) / 2);
   float* h_pinned_probe = nullptr;
   kselect::test::cuda_check(cudaMallocHost(&h_pinned_probe, probe), "cudaMallocHost");
   std::memset(h_pinned_probe, 1, probe);
@@ -114,7 +120,7 @@ int main(int argc, char** argv) {
     });
   };
   const double pinned_gbs = static_cast<double>(probe) / 1e6 / copy_ms(h_pinned_probe);
-  const double pageable_gbs = static_cast<double>(probe) / 1e6 / copy_ms(values.data() + n / 2 - probe / 8);
+  const double pageable_gbs = static_cast<double>(probe) / 1e6 / copy_ms(values.data() + n / 4);
   const int threads = omp_get_max_threads();
   // The streamed pass's own staging copy (src/cuda/streamed/chunk_pump.hpp).
   const double memcpy_ms = wall_median_ms(
@@ -127,7 +133,7 @@ int main(int argc, char** argv) {
               pageable_gbs, memcpy_gbs);
   std::printf("floor (the array once at the pinned bandwidth): %.1f ms; median of %d runs after 1 warm-up\n",
               floor_ms, reps);
-  std::printf("%-12s %-9s %-10s %6s %10s %8s %10s  %s\n", "call", "input", "limit", "ranks", "ms", "GB/s",
+  std::printf("%-12s %-9s %-10s %8s %10s %8s %10s  %s\n", "call", "input", "limit", "ranks|k", "ms", "GB/s",
               "of pinned", "check");
 
   std::vector<std::int64_t> percentile_ranks;
@@ -135,18 +141,32 @@ int main(int argc, char** argv) {
   percentile_ranks.erase(std::unique(percentile_ranks.begin(), percentile_ranks.end()), percentile_ranks.end());
   std::vector<row> rows;
   std::vector<std::vector<float>> answers;  // per row, to compare across rows
+  const std::int64_t topk_k = std::min<std::int64_t>(n, std::int64_t{1} << log2k);
   const auto run = [&](const std::string& call, const std::string& input, const float* data, kselect::options opt,
                        const std::string& limit) {
     const std::vector<std::int64_t> ranks =
         call == "select" ? std::vector<std::int64_t>{n / 2} : percentile_ranks;
     std::vector<float> got;
-    const double ms = wall_median_ms(reps, 1, [&] { got = kselect::multiselect(data, n, ranks, opt); });
-    row r{call, input, limit, n, static_cast<std::int64_t>(ranks.size()), ms, gb * 1e3 / ms, 0, true};
+    bool correct = true;
+    double ms = 0;
+    if (call == "topk") {
+      kselect::selection<float> top;
+      const kselect::topk_options largest{true, false, false, true};
+      ms = wall_median_ms(reps, 1, [&] { top = kselect::topk(data, n, topk_k, largest, opt); });
+      for (std::size_t i = 0; i < top.indices.size(); ++i)
+        correct = correct && (i == 0 || top.indices[i - 1] < top.indices[i]) &&
+                  std::memcmp(&top.values[i], &data[top.indices[i]], sizeof(float)) == 0;
+      got = std::move(top.values);
+    } else {
+      ms = wall_median_ms(reps, 1, [&] { got = kselect::multiselect(data, n, ranks, opt); });
+      for (std::size_t i = 1; i < got.size(); ++i) correct = correct && got[i - 1] <= got[i];
+    }
+    const std::int64_t asked = call == "topk" ? topk_k : static_cast<std::int64_t>(ranks.size());
+    row r{call, input, limit, n, asked, ms, gb * 1e3 / ms, 0, correct};
     r.of_pinned = r.gbs / pinned_gbs;
-    for (std::size_t i = 1; i < got.size(); ++i) r.correct = r.correct && got[i - 1] <= got[i];
     answers.push_back(got);
     rows.push_back(r);
-    std::printf("%-12s %-9s %-10s %6lld %10.1f %8.1f %9.0f%%  %s\n", call.c_str(), input.c_str(), limit.c_str(),
+    std::printf("%-12s %-9s %-10s %8lld %10.1f %8.1f %9.0f%%  %s\n", call.c_str(), input.c_str(), limit.c_str(),
                 static_cast<long long>(r.ranks), ms, r.gbs, 100 * r.of_pinned, r.correct ? "ok" : "WRONG");
     std::fflush(stdout);
   };
@@ -156,7 +176,7 @@ int main(int argc, char** argv) {
   kselect::options limited = on_gpu;
   limited.device_memory_limit = static_cast<std::size_t>(limit_gib) << 30;
   const std::string limit_name = std::to_string(limit_gib) + " GiB";
-  for (const char* call : {"select", "percentiles"}) {
+  for (const char* call : {"select", "percentiles", "topk"}) {
     run(call, "pageable", values.data(), on_gpu, "free");
     run(call, "pageable", values.data(), limited, limit_name);
   }
@@ -164,13 +184,13 @@ int main(int argc, char** argv) {
     float* h_pinned = nullptr;
     kselect::test::cuda_check(cudaMallocHost(&h_pinned, static_cast<std::size_t>(n) * sizeof(float)), "cudaMallocHost");
     std::memcpy(h_pinned, values.data(), static_cast<std::size_t>(n) * sizeof(float));
-    for (const char* call : {"select", "percentiles"}) run(call, "pinned", h_pinned, limited, limit_name);
+    for (const char* call : {"select", "percentiles", "topk"}) run(call, "pinned", h_pinned, limited, limit_name);
     cudaFreeHost(h_pinned);
   }
   if (cpu) {
     kselect::options on_cpu;
     on_cpu.device = kselect::device_kind::cpu;
-    for (const char* call : {"select", "percentiles"}) run(call, "cpu", values.data(), on_cpu, "-");
+    for (const char* call : {"select", "percentiles", "topk"}) run(call, "cpu", values.data(), on_cpu, "-");
   }
   // Every row of a call answers the same.
   bool agree = true;

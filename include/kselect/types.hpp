@@ -20,8 +20,8 @@ class error : public std::runtime_error {
 
 /// Where the owning API runs. `automatic`: CUDA when the input pointer is
 /// device memory, CPU otherwise. `cuda` with an input in host memory streams it
-/// through the GPU (select, multiselect, quantile, nanquantile; see
-/// options::device_memory_limit); the other calls refuse host input on CUDA.
+/// through the GPU (select, multiselect, quantile, nanquantile, topk, rank_range;
+/// see options::device_memory_limit); the other calls refuse host input on CUDA.
 enum class device_kind { automatic, cpu, cuda };
 
 /// Selection algorithm. Every algorithm is exact; they differ in speed.
@@ -84,7 +84,7 @@ struct options {
   /// CUDA stream (a cudaStream_t) for the CUDA backend; nullptr = default stream.
   void* stream = nullptr;
   /// With device = cuda and values in host memory (select, multiselect, quantile,
-  /// nanquantile): the most device memory, in bytes, the call takes while it streams
+  /// nanquantile, topk, rank_range): the most device memory, in bytes, the call takes while it streams
   /// the array through the GPU in chunks (so an array larger than the GPU is
   /// answered exactly); 0 = most of the device's free memory. A limit too small for
   /// one chunk throws std::invalid_argument saying how many bytes are needed.

@@ -10,6 +10,7 @@
 #include "cpu/filter.hpp"
 #ifdef KSELECT_WITH_CUDA
 #include "cuda/backend.hpp"
+#include "cuda/streamed/streamed_range.hpp"
 #include "cuda/streamed/streamed_select.hpp"
 #endif
 
@@ -59,7 +60,7 @@ backend choose_backend(const void* values, const options& opt, host_input host) 
         if (host == host_input::stream) return backend::cuda_host;
         throw std::invalid_argument(
             "kselect: options.device is cuda but values points to host memory (only select, multiselect, "
-            "quantile and nanquantile stream host arrays through the GPU)");
+            "quantile, nanquantile, topk and rank_range stream host arrays through the GPU)");
       }
       return backend::cuda;
 #else
@@ -97,6 +98,11 @@ void run_range_select(backend b, const T* values, std::int64_t n, std::int64_t l
   if (b == backend::cuda) {
     cuda_backend::range_select(values, n, lo, hi, descending, sorted, deterministic, out_values, out_indices,
                                opt);
+    return;
+  }
+  if (b == backend::cuda_host) {
+    // Streamed through the GPU: the CPU backend's answer, so always deterministic.
+    cuda_backend::streamed_range_select(values, n, lo, hi, descending, sorted, out_values, out_indices, opt);
     return;
   }
 #else

@@ -14,7 +14,7 @@
 namespace kselect::detail {
 
 /// cuda_host: the CUDA backend on an array in host memory, streamed through the GPU
-/// (select, multiselect, quantile and nanquantile only).
+/// (select, multiselect, quantile, nanquantile, topk and rank_range only).
 enum class backend { cpu, cuda, cuda_host };
 
 /// Whether a call takes host input on CUDA (backend::cuda_host).
@@ -42,7 +42,8 @@ template <class T>
 void run_multiselect(backend b, const T* values, std::int64_t n, const std::int64_t* ranks,
                      std::int64_t num_ranks, T* out, const options& opt);
 
-/// cpu::range_select or cuda_backend::range_select; outputs in host memory.
+/// cpu::range_select, cuda_backend::range_select or (cuda_host)
+/// cuda_backend::streamed_range_select; outputs in host memory.
 template <class T>
 void run_range_select(backend b, const T* values, std::int64_t n, std::int64_t lo, std::int64_t hi,
                       bool descending, bool sorted, bool deterministic, T* out_values,

@@ -36,7 +36,7 @@ void check_max_rank_error(std::int64_t max_rank_error) {
 template <class T>
 selection<T> run_range(const T* values, std::int64_t n, std::int64_t lo, std::int64_t hi, bool descending,
                        bool sorted, bool deterministic, bool with_indices, const options& opt) {
-  const detail::backend b = detail::choose_backend(values, opt);
+  const detail::backend b = detail::choose_backend(values, opt, detail::host_input::stream);
   selection<T> out;
   out.values.resize(static_cast<std::size_t>(hi - lo));
   if (with_indices) out.indices.resize(static_cast<std::size_t>(hi - lo));

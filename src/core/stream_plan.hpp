@@ -30,6 +30,8 @@
 #include <string>
 #include <vector>
 
+#include "sampling.hpp"
+
 namespace kselect::core {
 
 /// One interval of a pass's table: keys [lo, hi], counted into `buckets` buckets of
@@ -82,6 +84,54 @@ struct stream_sampling {
   std::int64_t keep_whole_max = std::int64_t{1} << 24;
 };
 
+/// Sample keys for `ranks` ranks of an array of n keys (stream_sampling's bounds).
+inline std::int64_t stream_sample_keys(std::int64_t n, std::int64_t ranks, const stream_sampling& s) {
+  return std::min(n, std::min(s.max_keys, std::max(s.min_keys, ranks * s.keys_per_rank)));
+}
+
+/// A rank's window in an ascending sample of `count` keys from an array of n
+/// (core::predict_window with the sampling's deviations and a margin of 2),
+/// clipped to the sample.
+inline sample_window window_in_sample(std::int64_t rank, std::int64_t n, std::int64_t count,
+                                      const stream_sampling& s) {
+  const sample_window w = predict_window(rank, n, count, s.deviations, 2.0);
+  return {std::max<std::int64_t>(0, w.first), std::min(count - 1, w.last)};
+}
+
+/// Room for the keys of windows expected to hold `expected` array keys over
+/// `positions` sample positions: the array's keys between sample order statistics
+/// that many positions apart vary with a standard deviation of about
+/// sqrt(positions) n / count; eight of them more, and 2^16.
+inline std::int64_t expected_room(double expected, double positions, std::int64_t n, std::int64_t count) {
+  const double spread = std::sqrt(positions) * static_cast<double>(n) / static_cast<double>(count);
+  return static_cast<std::int64_t>(std::ceil(expected + 8 * spread)) + (std::int64_t{1} << 16);
+}
+
+/// The keys a streamed rank range keeps in one pass (src/cuda/streamed/
+/// streamed_range.cpp): [lo, hi] from the start of the window of ascending rank r_lo
+/// to the end of that of r_hi (r_lo <= r_hi), 0 and the top key at the sample's ends,
+/// with the array keys it should hold and the room to give them.
+template <class U>
+struct candidate_keys {
+  U lo = 0, hi = 0;
+  double expected = 0;
+  std::int64_t room = 0;
+};
+
+template <class U>
+candidate_keys<U> range_candidate_keys(std::span<const U> sorted_sample, std::int64_t n, std::int64_t r_lo,
+                                       std::int64_t r_hi, const stream_sampling& s = {}) {
+  const auto count = static_cast<std::int64_t>(sorted_sample.size());
+  const std::int64_t a = window_in_sample(r_lo, n, count, s).first, b = window_in_sample(r_hi, n, count, s).last;
+  candidate_keys<U> c;
+  c.lo = a == 0 ? U(0) : sorted_sample[static_cast<std::size_t>(a)];
+  c.hi = b == count - 1 ? static_cast<U>(~U(0)) : sorted_sample[static_cast<std::size_t>(b)];
+  const auto positions = static_cast<double>(b - a + 1);
+  c.expected = positions / static_cast<double>(count) * static_cast<double>(n);
+  c.room = std::min(n, expected_room(c.expected, positions, n, count));
+  return c;
+}
+
 /// Buckets a table aims at: the histogram a block of the count kernel keeps in shared
 /// memory (8192 four-byte words, 32 KiB). Tables over many ranks may hold more (at
 /// least two buckets per interval cut); the kernel then counts in global memory.
@@ -112,8 +162,7 @@ class stream_planner {
   /// How many sample keys the first pass wants (0: none, the array is kept whole).
   std::int64_t sample_keys(const stream_sampling& s = {}) const {
     if (keeps_whole(s)) return 0;
-    const auto wanted = static_cast<std::int64_t>(ranks_.size()) * s.keys_per_rank;
-    return std::min(n_, std::min(s.max_keys, std::max(s.min_keys, wanted)));
+    return stream_sample_keys(n_, static_cast<std::int64_t>(ranks_.size()), s);
   }
 
   /// Keys the kept buffer must hold for the table last planned (first_table or
@@ -136,11 +185,7 @@ class stream_planner {
     double last_b = -1;
     for (const stream_rank<U>& r : ranks_) {
       if (r.answered) continue;
-      const double p = (static_cast<double>(r.rank) + 0.5) / static_cast<double>(n_);
-      const double at = p * static_cast<double>(count);
-      const double half = s.deviations * std::sqrt(static_cast<double>(count) * p * (1.0 - p)) + 2.0;
-      const auto a = static_cast<std::int64_t>(std::max(0.0, std::floor(at - half)));
-      const auto b = static_cast<std::int64_t>(std::min(static_cast<double>(count - 1), std::ceil(at + half)));
+      const auto [a, b] = window_in_sample(r.rank, n_, count, s);
       const U wlo = a == 0 ? U(0) : sorted_sample[static_cast<std::size_t>(a)];
       const U whi = b == count - 1 ? top : sorted_sample[static_cast<std::size_t>(b)];
       const double keys = static_cast<double>(b - a + 1) / static_cast<double>(count) * static_cast<double>(n_);
@@ -181,12 +226,8 @@ class stream_planner {
       table.push_back(iv);
     }
     number(table);
-    // The kept windows hold about `kept` keys: the array's keys between sample order
-    // statistics that many positions apart, with a standard deviation of about
-    // sqrt(positions) n / s. Room for eight of them more (and 2^16), within the buffer.
-    const double spread = std::sqrt(kept_positions) * static_cast<double>(n_) / static_cast<double>(count);
-    room_ = kept == 0 ? 0
-                      : std::min(capacity_, static_cast<std::int64_t>(std::ceil(kept + 8 * spread)) + (std::int64_t{1} << 16));
+    // The kept windows hold about `kept` keys; room for more, within the buffer.
+    room_ = kept == 0 ? 0 : std::min(capacity_, expected_room(kept, kept_positions, n_, count));
     return table;
   }
 

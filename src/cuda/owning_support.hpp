@@ -17,6 +17,9 @@ namespace kselect::cuda_backend {
 /// else the CUDA error's name after `what`.
 inline void check(cudaError_t status, const char* what) {
   if (status == cudaSuccess) return;
+  // The exception reports it: the runtime's last-error state must not report it
+  // again to the caller's next, unrelated call.
+  cudaGetLastError();
   if (status == cudaErrorInvalidValue && *device::last_error_message() != '\0')
     throw error(device::last_error_message());
   throw error(std::string("kselect: ") + what + ": " + cudaGetErrorString(status));

@@ -102,9 +102,8 @@ TEST_F(CliGpuInput, StandardInputAndBadFilesAsOnTheCpu) {
                "not a multiple");
 }
 
-// --gpu-memory-limit far below the file: select and quantile stream it from host
-// memory through the GPU and answer as the CPU does; topk, which does not stream,
-// copies it to the GPU whole as without the limit.
+// --gpu-memory-limit far below the file: select, quantile, topk and range stream it
+// from host memory through the GPU and answer as the CPU does.
 TEST_F(CliGpuInput, LimitBelowTheFileStreamsIt) {
   const std::size_t n = (std::size_t{24} << 20) / sizeof(float) + 7;  // 24 MiB
   write_npy(path("big.npy"), awkward_floats(n, 12));
@@ -116,6 +115,8 @@ TEST_F(CliGpuInput, LimitBelowTheFileStreamsIt) {
     expect_same_on_both({"quantile", "--gpu-memory-limit", limit, "--percentiles", "--nan-ignore", file});
   }
   expect_same_on_both({"topk", "--gpu-memory-limit", "4M", "-k", "5", "--deterministic", "--indices", file});
+  expect_same_on_both({"topk", "--gpu-memory-limit", "4M", "-k", mid, "--largest", "--sorted", "--indices", file});
+  expect_same_on_both({"range", "--gpu-memory-limit", "4M", "--lo", "1000", "--hi", "3000000", "--indices", file});
   expect_error({"select", "--device", "cuda", "--approx", "--gpu-memory-limit", "4X", "-k", "5", file},
                "--gpu-memory-limit 4X");
   expect_error({"select", "--device", "cuda", "--gpu-memory-limit", "4X", "-k", "5", file},

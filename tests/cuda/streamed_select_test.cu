@@ -2,7 +2,7 @@
 // cuda with host input, src/cuda/streamed/): the same answers, bit for bit, as the
 // CPU backend, with device memory limits so small that the array is many times the
 // memory the call may take (the out-of-core case), from pageable and pinned memory,
-// and above 2^31 elements.
+// and above 2^31 elements (with top-k and a rank range, src/cuda/streamed/streamed_range.cpp).
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -134,8 +134,7 @@ TEST(StreamedSelectPaths, CallerMistakes) {
   expect_invalid([&] { select(values, 5, streamed(1000)); }, "takes at least");
   expect_invalid([&] { select(values, 1 << 20, streamed(0)); }, "1048576 is outside [0, n)");
   // Calls that do not stream host input refuse it on CUDA.
-  expect_invalid([&] { topk(values, 5, {}, streamed(0)); }, "only select, multiselect, quantile and nanquantile");
-  expect_invalid([&] { rank_range(values, 0, 5, {}, streamed(0)); }, "values points to host memory");
+  expect_invalid([&] { approx_select(values.data(), 1 << 20, 5, 100, streamed(0)); }, "values points to host memory");
 }
 
 // 2^31 + 12345 floats with NaNs, out of core (256 MiB of device memory for an 8 GiB
@@ -151,6 +150,14 @@ TEST(StreamedSelectLarge, AboveTwoToThe31) {
   cuda_backend::stream_stats stats;
   cuda_backend::streamed_multiselect<float>(values.data(), n, ranks.data(), static_cast<std::int64_t>(ranks.size()),
                                             got.data(), streamed(std::size_t{256} << 20), &stats);
+  // The 2^20 largest (the NaNs among them) and a range around the median, streamed
+  // the same way; sorted and deterministic, so the in-memory answer is the same list.
+  const topk_options largest{true, true, true, true};
+  const std::int64_t k = std::int64_t{1} << 20;
+  const selection<float> top = topk(values, k, largest, streamed(std::size_t{256} << 20));
+  const range_options middle_options{true, true, true};
+  const selection<float> middle = rank_range(values.data(), n, n / 2 - 1000, n / 2 + 1000, middle_options,
+                                             streamed(std::size_t{256} << 20));
   const device_buffer<float> on_device(values);
   values.clear();
   values.shrink_to_fit();
@@ -158,6 +165,13 @@ TEST(StreamedSelectLarge, AboveTwoToThe31) {
   for (std::size_t i = 0; i < ranks.size(); ++i) EXPECT_TRUE(same_value(got[i], want[i])) << "rank " << ranks[i];
   EXPECT_LT(stats.capacity, n / 8);
   RecordProperty("passes", stats.passes);
+  const selection<float> top_in_memory = topk(on_device.data(), n, k, largest);
+  EXPECT_EQ(0, std::memcmp(top.values.data(), top_in_memory.values.data(), static_cast<std::size_t>(k) * sizeof(float)));
+  EXPECT_EQ(top.indices, top_in_memory.indices);
+  EXPECT_TRUE(std::isnan(top.values.front()));
+  const selection<float> middle_in_memory = rank_range(on_device.data(), n, n / 2 - 1000, n / 2 + 1000, middle_options);
+  EXPECT_EQ(0, std::memcmp(middle.values.data(), middle_in_memory.values.data(), 2000 * sizeof(float)));
+  EXPECT_EQ(middle.indices, middle_in_memory.indices);
 }
 
 }  // namespace

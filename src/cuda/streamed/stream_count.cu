@@ -17,7 +17,7 @@ template <class T>
 __global__ void __launch_bounds__(stream_count_threads)
     stream_count_kernel(const T* chunk, std::int64_t count, const core::stream_interval<core::key_t<T>>* table,
                         int intervals, std::uint32_t buckets, unsigned long long* counts, T* kept,
-                        unsigned long long* kept_keys, unsigned long long* noncanonical,
+                        std::int64_t* kept_indices, std::int64_t first_index, unsigned long long* kept_keys, unsigned long long* noncanonical,
                         unsigned long long capacity) {
   using traits = core::key_traits<T>;
   using U = core::key_t<T>;
@@ -64,7 +64,10 @@ __global__ void __launch_bounds__(stream_count_threads)
       if (static_cast<int>(lane) == leader) first = atomicAdd(kept_keys, static_cast<unsigned long long>(__popc(mask)));
       first = __shfl_sync(0xffffffffu, first, leader);
       const unsigned long long at = first + static_cast<unsigned>(__popc(mask & ((1u << lane) - 1u)));
-      if (keep && at < capacity) kept[at] = value;
+      if (keep && at < capacity) {
+        kept[at] = value;
+        if (kept_indices) kept_indices[at] = first_index + i;
+      }
     }
   }
   if (in_shared) {
@@ -80,12 +83,14 @@ template <class T>
 cudaError_t launch_stream_count(const T* d_chunk, std::int64_t count,
                                 const core::stream_interval<core::key_t<T>>* d_table, int intervals,
                                 std::uint32_t buckets, unsigned long long* d_counts, T* d_kept,
+                                std::int64_t* d_kept_indices, std::int64_t first_index,
                                 unsigned long long* d_kept_keys, unsigned long long* d_noncanonical,
                                 std::int64_t capacity, int blocks, cudaStream_t stream) {
   if (count <= 0) return cudaSuccess;
   const std::size_t shared = buckets <= core::stream_max_buckets ? buckets * sizeof(unsigned int) : 0;
   stream_count_kernel<T><<<blocks, stream_count_threads, shared, stream>>>(
-      d_chunk, count, d_table, intervals, buckets, d_counts, d_kept, d_kept_keys, d_noncanonical,
+      d_chunk, count, d_table, intervals, buckets, d_counts, d_kept, d_kept_indices, first_index, d_kept_keys,
+      d_noncanonical,
       static_cast<unsigned long long>(capacity));
   return cudaGetLastError();
 }
@@ -93,8 +98,9 @@ cudaError_t launch_stream_count(const T* d_chunk, std::int64_t count,
 #define KSELECT_INSTANTIATE_STREAM_COUNT(T)                                                              \
   template cudaError_t launch_stream_count<T>(const T*, std::int64_t,                                   \
                                               const core::stream_interval<core::key_t<T>>*, int,         \
-                                              std::uint32_t, unsigned long long*, T*, unsigned long long*, \
-                                              unsigned long long*, std::int64_t, int, cudaStream_t);
+                                              std::uint32_t, unsigned long long*, T*, std::int64_t*,     \
+                                              std::int64_t, unsigned long long*, unsigned long long*,    \
+                                              std::int64_t, int, cudaStream_t);
 KSELECT_FOR_EACH_KEY_TYPE(KSELECT_INSTANTIATE_STREAM_COUNT)
 #undef KSELECT_INSTANTIATE_STREAM_COUNT
 

@@ -6,16 +6,20 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "core/key_traits.hpp"
 #include "core/stream_plan.hpp"
+#include "cuda/owning_support.hpp"
 
 namespace kselect::cuda_backend {
 
 /// Counts d_chunk[0..count) into d_counts (table's buckets; atomically added to) and
 /// appends the elements of kept intervals to d_kept: d_kept_keys counts every such
-/// element, those at positions below `capacity` are stored. d_noncanonical counts the
+/// element, those at positions below `capacity` are stored, and where
+/// d_kept_indices is not null their input positions (first_index + position in the
+/// chunk) beside them. d_noncanonical counts the
 /// elements whose bits are not their key's value's (-0.0, NaNs other than the
 /// canonical one): where there are none, every answer is the input's element as it
 /// is. `blocks` blocks of stream_count_threads threads; enqueued on `stream`, returns
@@ -24,9 +28,25 @@ template <class T>
 cudaError_t launch_stream_count(const T* d_chunk, std::int64_t count,
                                 const core::stream_interval<core::key_t<T>>* d_table, int intervals,
                                 std::uint32_t buckets, unsigned long long* d_counts, T* d_kept,
+                                std::int64_t* d_kept_indices, std::int64_t first_index,
                                 unsigned long long* d_kept_keys, unsigned long long* d_noncanonical,
                                 std::int64_t capacity, int blocks, cudaStream_t stream);
 
 inline constexpr int stream_count_threads = 256;
+
+/// Multiprocessors of the current device.
+inline int current_device_sms() {
+  int device = 0, sms = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  return sms;
+}
+
+/// Blocks of the count kernel for `count` elements on `sms` multiprocessors: a grid
+/// stride over at most 8 blocks per multiprocessor.
+inline int stream_count_blocks(std::int64_t count, int sms) {
+  return static_cast<int>(std::min<std::int64_t>((count + stream_count_threads - 1) / stream_count_threads,
+                                                 static_cast<std::int64_t>(sms) * 8));
+}
 
 }  // namespace kselect::cuda_backend

@@ -20,31 +20,15 @@
 #include "core/key_traits.hpp"
 #include "core/phase_clock.hpp"
 #include "core/stream_plan.hpp"
-#include "cpu/radix_sort.hpp"
 #include "cuda/owning_support.hpp"
 #include "cuda/streamed/chunk_pump.hpp"
+#include "cuda/streamed/host_sample.hpp"
 #include "cuda/streamed/stream_count.hpp"
+#include "cuda/streamed/stream_memory.hpp"
 #include "kselect/device.hpp"
 
 namespace kselect::cuda_backend {
 namespace {
-
-/// Bytes of one chunk: large enough that a chunk's fixed costs (a wait, a parallel
-/// region, a launch) are small against its transfer, small enough that the two
-/// pinned staging buffers are cheap to keep (docs/performance.md, issue 25).
-constexpr std::size_t default_chunk_bytes = std::size_t{32} << 20;
-/// A chunk is at least this large (a limit that leaves less is refused).
-constexpr std::size_t min_chunk_bytes = std::size_t{64} << 10;
-/// The device memory left free when no limit is given (others may need some).
-constexpr std::size_t free_memory_margin = std::size_t{512} << 20;
-
-/// 64-bit finalizer (splitmix64): the sample's positions.
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 /// How the call's device memory is shared out.
 struct stream_layout {
@@ -67,7 +51,7 @@ std::size_t select_workspace_bytes(std::int64_t n, std::int64_t num_ranks) {
 }
 
 template <class T>
-stream_layout plan_layout(std::int64_t n, std::int64_t num_ranks, std::size_t limit, bool limit_given) {
+stream_layout plan_layout(std::int64_t n, std::int64_t num_ranks, std::size_t limit, const options& opt) {
   // The pass's table and counts: at most 2 r + 1 intervals and 8192 + 4 r buckets.
   const std::size_t table_bytes = static_cast<std::size_t>(2 * num_ranks + 1) *
                                       sizeof(core::stream_interval<core::key_t<T>>) +
@@ -75,15 +59,9 @@ stream_layout plan_layout(std::int64_t n, std::int64_t num_ranks, std::size_t li
   const std::size_t one_key = sizeof(T) + select_workspace_bytes<T>(1, 1);
   const std::size_t least = 2 * min_chunk_bytes + table_bytes + one_key;
   const auto n_bytes = static_cast<std::size_t>(n) * sizeof(T);
-  if (limit < least && limit < n_bytes + table_bytes + one_key)
-    throw std::invalid_argument("kselect: options.device_memory_limit = " + std::to_string(limit) +
-                                " bytes is too small" + (limit_given ? "" : " (the device's free memory)") +
-                                ": streaming this array through the GPU takes at least " +
-                                std::to_string(least) + " bytes");
+  if (limit < least && limit < n_bytes + table_bytes + one_key) throw_limit_too_small(opt, limit, least);
   stream_layout layout;
-  const std::size_t chunk_bytes =
-      std::min({default_chunk_bytes, std::max(min_chunk_bytes, limit / 16), n_bytes});
-  layout.chunk_keys = static_cast<std::int64_t>(std::max<std::size_t>(1, chunk_bytes / sizeof(T)));
+  layout.chunk_keys = stream_chunk_keys(limit, n, sizeof(T));
   const std::size_t rest = limit - std::min(limit, 2 * layout.chunk_keys * sizeof(T) + table_bytes);  // two chunks
   // The largest buffer whose keys and their selection's workspace fit the rest.
   std::int64_t lo = 0, hi = std::min<std::int64_t>(n, static_cast<std::int64_t>(rest / sizeof(T)));
@@ -92,27 +70,10 @@ stream_layout plan_layout(std::int64_t n, std::int64_t num_ranks, std::size_t li
     if (static_cast<std::size_t>(mid) * sizeof(T) + select_workspace_bytes<T>(mid, num_ranks) <= rest) lo = mid;
     else hi = mid - 1;
   }
-  if (lo < 1)
-    throw std::invalid_argument("kselect: options.device_memory_limit = " + std::to_string(limit) +
-                                " bytes is too small: streaming this array through the GPU takes at least " +
-                                std::to_string(least) + " bytes");
+  if (lo < 1) throw_limit_too_small(opt, limit, least);
   layout.capacity = lo;
   layout.select_workspace = select_workspace_bytes<T>(lo, num_ranks);
   return layout;
-}
-
-/// Keys at `count` random positions of the host array, ascending.
-template <class T>
-std::vector<core::key_t<T>> host_sample(const T* values, std::int64_t n, std::int64_t count, int threads) {
-  using U = core::key_t<T>;
-  std::vector<U> sample(static_cast<std::size_t>(count));
-#pragma omp parallel for num_threads(threads) schedule(static) if (count >= 4096)
-  for (std::int64_t i = 0; i < count; ++i)
-    sample[static_cast<std::size_t>(i)] =
-        core::key_traits<T>::to_key(values[mix(0x6b73656c656374ull ^ static_cast<std::uint64_t>(i)) %
-                                           static_cast<std::uint64_t>(n)]);
-  cpu::stable_radix_sort<U, U>(sample.data(), nullptr, count, [](U k) { return k; }, threads);
-  return sample;
 }
 
 }  // namespace
@@ -125,18 +86,11 @@ bool streamed_multiselect(const T* h_values, std::int64_t n, const std::int64_t*
   core::phase_clock clock;
   auto stream = static_cast<cudaStream_t>(opt.stream);
   const int threads = opt.cpu_threads > 0 ? opt.cpu_threads : omp_get_max_threads();
-  std::size_t limit = opt.device_memory_limit;
-  if (limit == 0) {
-    std::size_t free_bytes = 0, total_bytes = 0;
-    check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-    limit = free_bytes - std::min(free_bytes, std::max(free_memory_margin, free_bytes / 16));
-  }
-  const stream_layout layout = plan_layout<T>(n, num_ranks, limit, opt.device_memory_limit != 0);
+  const std::size_t limit = stream_memory_limit(opt);
+  const stream_layout layout = plan_layout<T>(n, num_ranks, limit, opt);
   core::stream_planner<U> plan(n, std::span<const std::int64_t>(ranks, static_cast<std::size_t>(num_ranks)),
                                layout.capacity);
-  int sms = 0, device = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  const int sms = current_device_sms();
 
   chunk_pump pump(h_values, n, sizeof(T), layout.chunk_keys, stream, threads);
   clock.mark("allocate");
@@ -170,10 +124,10 @@ bool streamed_multiselect(const T* h_values, std::int64_t n, const std::int64_t*
     check(cudaMemcpyAsync(d_table, table.data(), table_bytes, cudaMemcpyHostToDevice, stream), "copying the table");
     check(cudaMemsetAsync(d_counts, 0, count_words * 8, stream), "cudaMemsetAsync");
     pump.pass([&](const void* chunk, std::int64_t, std::int64_t count) {
-      const int blocks = static_cast<int>(std::min<std::int64_t>(
-          (count + stream_count_threads - 1) / stream_count_threads, static_cast<std::int64_t>(sms) * 8));
+      const int blocks = stream_count_blocks(count, sms);
       check(launch_stream_count<T>(static_cast<const T*>(chunk), count, d_table, static_cast<int>(table.size()), buckets,
-                                   d_counts, static_cast<T*>(kept.get()), d_kept_keys, d_noncanonical, room, blocks,
+                                   d_counts, static_cast<T*>(kept.get()), nullptr, 0, d_kept_keys, d_noncanonical, room,
+                                   blocks,
                                    stream),
             "the count kernel");
     });
