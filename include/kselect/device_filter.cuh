@@ -28,10 +28,10 @@
 // included); payloads (the *_pairs functions): any trivially copyable type.
 //
 // Algorithms (filter_config::algo, kselect/detail/filter_plan.hpp): the single pass
-// (reads the input once) and the paper's three phases (predicate bits saved, counts
-// scanned, then written). automatic takes the one measured faster (bench/results):
-// the single pass for filters, the three phases for partitions. Outputs must not
-// overlap inputs (filter_if_inplace aside).
+// (reads the input once; a partition runs it twice) and the paper's three phases
+// (predicate bits saved, counts scanned, then written). automatic takes the one
+// measured faster (bench/results), the single pass. Outputs must not overlap inputs
+// (filter_if_inplace aside).
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -313,7 +313,6 @@ TEST(FilterPolicy, HopperValues) {
   EXPECT_EQ(single_pass_lookback_wait_ns, 1130u);
   EXPECT_EQ(filter_block_threads, 256);
   EXPECT_EQ(three_phase_block_items, 4096);
-  EXPECT_EQ(filter_hopper.reverse_blocks_per_sm, 8);
   EXPECT_EQ(single_pass_tile_items(1), 16384);
   EXPECT_EQ(single_pass_tile_items(4), 16384);
   EXPECT_EQ(single_pass_tile_items(8), 8192);

@@ -46,6 +46,8 @@ TEST(FilterPlan, SinglePassTilesCoverTheInput) {
       EXPECT_GE(l.tiles * tile, n);
       EXPECT_LT((l.tiles - 1) * tile, n > 0 ? n : 1);
       expect_regions({{l.tile_state, l.tile_state_bytes}}, l.bytes);
+      const single_pass_layout p = plan_single_pass(n, key_bytes, 1000, /*partition=*/true);
+      expect_regions({{p.tile_state, p.tile_state_bytes}, {p.rejected_count, sizeof(std::int64_t)}}, p.bytes);
       // Tile ids are int in the kernel (cub::ScanTileState).
       EXPECT_LT(l.tiles, std::int64_t(1) << 31);
     }
@@ -70,13 +72,10 @@ TEST(FilterPlan, ThreePhaseLayoutHoldsBitsCountsAndScan) {
   }
 }
 
-TEST(FilterPlan, AutomaticPicksSinglePassForFiltersThreePhasesForPartitions) {
-  EXPECT_EQ(choose_filter_algorithm(filter_algorithm::automatic, false), filter_algorithm::single_pass);
-  EXPECT_EQ(choose_filter_algorithm(filter_algorithm::automatic, true), filter_algorithm::three_phase);
-  for (const bool partition : {false, true}) {
-    EXPECT_EQ(choose_filter_algorithm(filter_algorithm::single_pass, partition), filter_algorithm::single_pass);
-    EXPECT_EQ(choose_filter_algorithm(filter_algorithm::three_phase, partition), filter_algorithm::three_phase);
-  }
+TEST(FilterPlan, AutomaticPicksTheSinglePass) {
+  EXPECT_EQ(choose_filter_algorithm(filter_algorithm::automatic), filter_algorithm::single_pass);
+  EXPECT_EQ(choose_filter_algorithm(filter_algorithm::single_pass), filter_algorithm::single_pass);
+  EXPECT_EQ(choose_filter_algorithm(filter_algorithm::three_phase), filter_algorithm::three_phase);
 }
 
 }  // namespace

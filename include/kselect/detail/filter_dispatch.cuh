@@ -105,12 +105,13 @@ cudaError_t run_filter(void* d_workspace, std::size_t& workspace_bytes, const T*
   if (asked != filter_algorithm::automatic && asked != filter_algorithm::single_pass &&
       asked != filter_algorithm::three_phase)
     return reject_argument("kselect: unknown filter_algorithm " + std::to_string(static_cast<int>(asked)));
-  const filter_algorithm algo = choose_filter_algorithm(asked, out.partition);
+  const filter_algorithm algo = choose_filter_algorithm(asked);
   if (algo == filter_algorithm::three_phase && req.in_place)
     return reject_argument("kselect: an in-place filter runs the single pass only");
 
   const bool single = algo == filter_algorithm::single_pass;
-  const single_pass_layout sp = single ? plan_single_pass(n, sizeof(T), single_pass_state_bytes(n, sizeof(T)))
+  const single_pass_layout sp = single ? plan_single_pass(n, sizeof(T), single_pass_state_bytes(n, sizeof(T)),
+                                                          out.partition)
                                        : single_pass_layout{};
   const three_phase_layout tp = single ? three_phase_layout{} : plan_three_phase(n, three_phase_scan_bytes(n));
   bool answered = false;
@@ -123,33 +124,44 @@ cudaError_t run_filter(void* d_workspace, std::size_t& workspace_bytes, const T*
 
   auto* ws = static_cast<char*>(d_workspace);
   if (single) {
-    filter_tile_state state;
-    const int tiles = static_cast<int>(sp.tiles);
-    KSELECT_CUDA_TRY(state.Init(tiles, ws + sp.tile_state, sp.tile_state_bytes));
-    const int init_blocks = (tiles + 32 + filter_block_threads - 1) / filter_block_threads;
-    single_pass_init_kernel<<<init_blocks, filter_block_threads, 0, stream>>>(state, tiles);
-    KSELECT_LAUNCH_CHECK();
     const auto kernel = single_pass_kernel<T, V, IndexT, Selector>;
+    const auto negated_kernel = single_pass_kernel<T, V, IndexT, negated_selector<Selector>>;
     const int tile_bytes = static_cast<int>(single_pass_tile_items(sizeof(T)) * sizeof(T));
     // 64 KiB of dynamic shared memory needs an opt-in, and three such blocks per SM
     // the largest carveout; asked once per kernel.
     static const cudaError_t attributes = [&] {
-      const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, tile_bytes);
-      return e != cudaSuccess ? e
-                              : cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                                     cudaSharedmemCarveoutMaxShared);
+      for (const void* k : {reinterpret_cast<const void*>(kernel), reinterpret_cast<const void*>(negated_kernel)}) {
+        cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, tile_bytes);
+        if (e == cudaSuccess)
+          e = cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
+        if (e != cudaSuccess) return e;
+      }
+      return cudaSuccess;
     }();
     KSELECT_CUDA_TRY(attributes);
     const bool bulk = reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0;
-    kernel<<<tiles, single_pass_threads, tile_bytes, stream>>>(d_in, n, select, out, state, tiles, bulk);
+    const int tiles = static_cast<int>(sp.tiles);
+    const int init_blocks = (tiles + 32 + filter_block_threads - 1) / filter_block_threads;
+    filter_tile_state state;
+    KSELECT_CUDA_TRY(state.Init(tiles, ws + sp.tile_state, sp.tile_state_bytes));
+    // A partition is two passes over the input: the selected keys, then the rejected
+    // ones after them (from the first pass's count, read on the device), each in input
+    // order. Twice the single pass of a filter reads the input once more than the
+    // three phases do, but writes every output once, in whole lines.
+    filter_outputs<T, V, IndexT> selected = out;
+    selected.partition = false;
+    single_pass_init_kernel<<<init_blocks, filter_block_threads, 0, stream>>>(state, tiles);
+    KSELECT_LAUNCH_CHECK();
+    kernel<<<tiles, single_pass_threads, tile_bytes, stream>>>(d_in, n, select, selected, state, tiles, bulk);
     KSELECT_LAUNCH_CHECK();
     if (!out.partition) return cudaSuccess;
-    int sms = 0, device = 0;
-    KSELECT_CUDA_TRY(cudaGetDevice(&device));
-    KSELECT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    const auto reverse_blocks = static_cast<unsigned>(std::min<std::int64_t>(
-        ceil_div(n / 2 + 1, filter_block_threads), std::int64_t(sms) * filter_compiled.reverse_blocks_per_sm));
-    reverse_rejected_kernel<T, V, IndexT><<<reverse_blocks, filter_block_threads, 0, stream>>>(n, out);
+    filter_outputs<T, V, IndexT> rejected = selected;
+    rejected.output_offset = out.num_selected;
+    rejected.num_selected = reinterpret_cast<std::int64_t*>(ws + sp.rejected_count);
+    single_pass_init_kernel<<<init_blocks, filter_block_threads, 0, stream>>>(state, tiles);
+    KSELECT_LAUNCH_CHECK();
+    negated_kernel<<<tiles, single_pass_threads, tile_bytes, stream>>>(d_in, n, negated_selector<Selector>{select},
+                                                                       rejected, state, tiles, bulk);
     return cudaPeekAtLastError();
   }
 

@@ -31,6 +31,9 @@ struct filter_outputs {
   IndexT* indices = nullptr;
   std::int64_t* num_selected = nullptr;
   bool partition = false;  ///< also write the rejected keys after the selected ones
+  /// Single pass: output positions start at *output_offset (device memory) when given
+  /// (a partition's second pass, after the selected keys the first one counted).
+  const std::int64_t* output_offset = nullptr;
 };
 
 /// Writes input element i (key k) to output position pos.
@@ -59,6 +62,17 @@ struct flag_selector {
   template <class T>
   __device__ __forceinline__ bool operator()(T, std::int64_t i) const {
     return static_cast<bool>(flags[i]);
+  }
+};
+
+/// The complement of a selection: a partition's second pass takes what the first
+/// left.
+template <class Selector>
+struct negated_selector {
+  Selector selected;
+  template <class T>
+  __device__ __forceinline__ bool operator()(T key, std::int64_t i) const {
+    return !selected(key, i);
   }
 };
 
@@ -190,12 +204,11 @@ __device__ __forceinline__ void store_packed(Out* dst, std::int64_t warp_out, co
 /// the warps' offsets and the tile's (look-back), then write. Like CUB's
 /// single-pass scans, this relies on blocks being dispatched in index order, so
 /// that a tile's predecessors have all started and the look-back never waits on a
-/// block that is not resident. Safe in place (out.keys == in, no partition): a
-/// tile writes global memory only below its own end, and only after every
-/// predecessor has published its count, which each does after its tile is in
-/// shared memory. A partition writes the rejected keys from the end backwards
-/// (rejected key j at n - 1 - j); reverse_rejected_kernel then puts them in input
-/// order.
+/// block that is not resident. Safe in place (out.keys == in): a tile writes
+/// global memory only below its own end, and only after every predecessor has
+/// published its count, which each does after its tile is in shared memory. A
+/// partition is two passes (filter_dispatch.cuh): the selected keys, then the
+/// rejected ones from the first pass's count on (out.output_offset).
 ///
 /// The members are fixed at construction; what a step computes for a later one is
 /// returned and passed on. A step that stores in a loop reads the members it uses
@@ -335,7 +348,7 @@ struct single_pass_agent {
       prefix = op(tile_total);
     }
     if (lane == 0) {
-      shared().tile_prefix = prefix;
+      shared().tile_prefix = prefix + (out.output_offset ? *out.output_offset : 0);
       if (tile_index == tiles - 1) *out.num_selected = prefix + tile_total;
     }
   }
@@ -369,9 +382,8 @@ struct single_pass_agent {
 
   /// Unstaged write, from the tile after the look-back: round r's selected keys go
   /// after those of the rounds before. A warp with at most SparseRounds busy rounds
-  /// (lane r knows whether round r is; a warp-uniform choice; not partitions, which
-  /// write every key) visits only those (write_sparse_rounds); the others walk
-  /// every round (write_rounds). Shapes and measurements: filter_plan.hpp.
+  /// (lane r knows whether round r is; a warp-uniform choice) visits only those
+  /// (write_sparse_rounds); the others walk every round (write_rounds). Shapes and measurements: filter_plan.hpp.
   __device__ __forceinline__ void write_unstaged(unsigned my_mask) const {
     if (warp == 0) look_back(scan_warp_counts());
     __syncthreads();
@@ -379,17 +391,17 @@ struct single_pass_agent {
     int round_offset;
     warp_scan(shared().scan[warp]).ExclusiveSum(__popc(my_mask), round_offset);
     const unsigned busy_rounds = __ballot_sync(0xffffffffu, my_mask != 0);
-    if (!out.partition && __popc(busy_rounds) <= SparseRounds)
+    if (__popc(busy_rounds) <= SparseRounds)
       write_sparse_rounds(out, keys(), base, warp_base, warp_out, busy_rounds, my_mask, round_offset, lane);
     else
       write_rounds(my_mask, warp_out, round_offset);
   }
 
-  /// The unstaged write of every round, unrolled; a partition's rejected keys too.
+  /// The unstaged write of every round, unrolled.
   __device__ __forceinline__ void write_rounds(unsigned my_mask, std::int64_t warp_out, int round_offset) const {
     const filter_outputs<T, V, IndexT> outputs = out;
-    const std::int64_t first = base, size = n;
-    const int warp_first = warp_base, my_lane = lane, tile_keys = items;
+    const std::int64_t first = base;
+    const int warp_first = warp_base, my_lane = lane;
     const T* const tile = keys();
     const unsigned lanes_below = (1u << my_lane) - 1u;
 #pragma unroll 4
@@ -398,10 +410,7 @@ struct single_pass_agent {
       const int before_round = __shfl_sync(0xffffffffu, round_offset, r);
       const int item = warp_first + r * 32 + my_lane;
       const std::int64_t selected_before = warp_out + before_round + __popc(round_mask & lanes_below);
-      if (round_mask >> my_lane & 1u)
-        filter_emit(outputs, selected_before, first + item, tile[item]);
-      else if (outputs.partition && item < tile_keys)
-        filter_emit(outputs, size - 1 - (first + item - selected_before), first + item, tile[item]);
+      if (round_mask >> my_lane & 1u) filter_emit(outputs, selected_before, first + item, tile[item]);
     }
   }
 };
@@ -422,43 +431,14 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   agent.load_tile(bulk);
   const typename agent_t::warp_ballots ballots = agent.count_selected(select);
   // Keys alone, or positions alone (keys of 4 bytes or more, so that a position
-  // fits a key's slot), are staged. Payloads and partitions, and keys with
-  // positions, have no room in shared memory: they are written from the tile
-  // after the look-back. (The staged path is apart from that write: sharing it
+  // fits a key's slot), are staged. Payloads, and keys with positions, have no
+  // room in shared memory: they are written from the tile after the look-back. (The staged path is apart from that write: sharing it
   // kept more registers live across the pack and spilled.)
-  const bool plain = !out.values_out && !out.partition;
+  const bool plain = !out.values_out;
   const bool stage_keys = plain && out.keys && !out.indices;
   const bool stage_positions = plain && !out.keys && out.indices && sizeof(T) >= sizeof(std::uint32_t);
   if (stage_keys || stage_positions) agent.write_staged(stage_keys, ballots);
   else agent.write_unstaged(ballots.my_mask);
-}
-
-/// After a single-pass partition: reverses out[count, n) (keys, positions, payload),
-/// which the single pass wrote from the end backwards; count = *out.num_selected.
-template <class T, class V, class IndexT>
-__global__ void __launch_bounds__(filter_block_threads)
-    reverse_rejected_kernel(std::int64_t n, filter_outputs<T, V, IndexT> out) {
-  const std::int64_t count = *out.num_selected;
-  const std::int64_t half = (n - count) / 2;
-  for (std::int64_t t = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; t < half;
-       t += std::int64_t(gridDim.x) * blockDim.x) {
-    const std::int64_t a = count + t, b = n - 1 - t;
-    if (out.keys) {
-      const T x = out.keys[a];
-      out.keys[a] = out.keys[b];
-      out.keys[b] = x;
-    }
-    if (out.indices) {
-      const IndexT x = out.indices[a];
-      out.indices[a] = out.indices[b];
-      out.indices[b] = x;
-    }
-    if (out.values_out) {
-      const V x = out.values_out[a];
-      out.values_out[a] = out.values_out[b];
-      out.values_out[b] = x;
-    }
-  }
 }
 
 // ---------------------------------------------------------------------------------

@@ -18,13 +18,13 @@ namespace kselect::device {
 
 /// Which device filter algorithm runs (filter_config::algo).
 ///  - single_pass: reads the input once; each tile's output offset comes from its
-///    predecessors by decoupled look-back. A partition writes its rejected part
-///    backwards from the end, then reverses it (one more read and write of it).
+///    predecessors by decoupled look-back. A partition runs it twice, the selected
+///    keys and then the rejected ones after them.
 ///  - three_phase: the ballot method (bench/results, docs/algorithms.md): predicate
 ///    bits and per-block counts saved, a scan of the counts, then a pass that writes
 ///    using the saved bits (it reads again only the 32-byte sectors holding selected
 ///    keys, all of them for a partition).
-///  - automatic: single_pass for filters, three_phase for partitions.
+///  - automatic: single_pass.
 enum class filter_algorithm { automatic, single_pass, three_phase };
 
 }  // namespace kselect::device
@@ -63,10 +63,8 @@ struct filter_policy {
   unsigned single_pass_lookback_wait_ns = 1130;
   /// Three phases and count_if: 16 keys a thread (loaded 16 bytes at a time when the
   /// input is 16-byte aligned), one predicate bit saved per key. Also the block of
-  /// the single pass's init and reverse kernels.
+  /// the single pass's init kernel.
   launch_shape three_phase{256, 16};
-  /// A partition's reverse of its rejected part: at most this many blocks per SM.
-  int reverse_blocks_per_sm = 8;
 
   constexpr bool operator==(const filter_policy&) const = default;
 };
@@ -121,29 +119,32 @@ inline constexpr std::int64_t three_phase_warp_words = three_phase_warp_items / 
 
 constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-/// The algorithm that runs for a request (automatic resolved): the single pass for
-/// filters (faster at every selectivity measured), the three phases for partitions.
-/// sweep: kselect-filter-bench -> bench/results/h100-filter.txt
-constexpr filter_algorithm choose_filter_algorithm(filter_algorithm asked, bool partition) {
-  if (asked != filter_algorithm::automatic) return asked;
-  return partition ? filter_algorithm::three_phase : filter_algorithm::single_pass;
+/// The algorithm that runs for a request (automatic resolved): the single pass, for
+/// filters (faster at every selectivity measured) and for partitions (two of them).
+/// sweep: kselect-filter-bench -> bench/results/h100-filter.txt (filters),
+/// h200-filter.txt (partitions)
+constexpr filter_algorithm choose_filter_algorithm(filter_algorithm asked) {
+  return asked == filter_algorithm::automatic ? filter_algorithm::single_pass : asked;
 }
 
 /// Workspace of the single pass: the look-back tile states (their size comes from
-/// cub::ScanTileState::AllocationSize, which the caller passes).
+/// cub::ScanTileState::AllocationSize, which the caller passes), and for a partition
+/// the count its second pass writes (the rejected keys).
 struct single_pass_layout {
   std::int64_t tiles = 0;
   std::size_t tile_state = 0, tile_state_bytes = 0;
+  std::size_t rejected_count = 0;
   std::size_t bytes = 0;
 };
 
 constexpr single_pass_layout plan_single_pass(std::int64_t n, std::size_t key_bytes,
-                                              std::size_t tile_state_bytes) {
+                                              std::size_t tile_state_bytes, bool partition = false) {
   single_pass_layout l;
   l.tiles = ceil_div(n, single_pass_tile_items(key_bytes));
   kselect::detail::workspace_carver c;
   l.tile_state = c.take(tile_state_bytes);
   l.tile_state_bytes = tile_state_bytes;
+  if (partition) l.rejected_count = c.take(sizeof(std::int64_t));
   l.bytes = c.end;
   return l;
 }
