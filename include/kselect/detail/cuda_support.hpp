@@ -8,7 +8,10 @@
 namespace kselect::detail {
 
 /// Where a pointer lives, as far as kernels and the host can read it.
-enum class memory_kind { host, device, managed };
+/// Where a pointer points: pageable host memory (or unknown to CUDA), page-locked
+/// host memory (cudaHostAlloc, cudaHostRegister: the copy engine reads it directly),
+/// device memory, managed memory.
+enum class memory_kind { host, pinned_host, device, managed };
 
 /// cudaPointerGetAttributes, with unknown pointers (plain host memory) as host.
 inline memory_kind memory_kind_of(const void* p) {
@@ -19,11 +22,16 @@ inline memory_kind memory_kind_of(const void* p) {
   }
   if (attr.type == cudaMemoryTypeDevice) return memory_kind::device;
   if (attr.type == cudaMemoryTypeManaged) return memory_kind::managed;
+  if (attr.type == cudaMemoryTypeHost) return memory_kind::pinned_host;
   return memory_kind::host;
 }
 
-/// Kernels can read p (device or managed memory).
-inline bool is_device_accessible(const void* p) { return memory_kind_of(p) != memory_kind::host; }
+/// Kernels can read p (device or managed memory; pinned host memory is taken as
+/// host memory, as the device API's checks always have).
+inline bool is_device_accessible(const void* p) {
+  const memory_kind k = memory_kind_of(p);
+  return k == memory_kind::device || k == memory_kind::managed;
+}
 
 }  // namespace kselect::detail
 

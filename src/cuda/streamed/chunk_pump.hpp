@@ -20,18 +20,9 @@
 
 #include "cuda/distributed/pinned_staging.hpp"
 #include "cuda/owning_support.hpp"
+#include "kselect/detail/cuda_support.hpp"
 
 namespace kselect::cuda_backend {
-
-/// Host memory the copy engine reads directly (cudaHostAlloc, cudaHostRegister).
-inline bool is_pinned(const void* p) {
-  cudaPointerAttributes attributes{};
-  if (cudaPointerGetAttributes(&attributes, p) != cudaSuccess) {
-    cudaGetLastError();
-    return false;
-  }
-  return attributes.type == cudaMemoryTypeHost;
-}
 
 /// memcpy over the host threads (one thread copies less than a PCIe 5 link carries).
 inline void parallel_copy(void* dst, const void* src, std::size_t bytes, int threads) {
@@ -107,7 +98,7 @@ class chunk_pump {
         chunk_keys_(chunk_keys),
         stream_(stream),
         threads_(threads),
-        pinned_input_(is_pinned(host)) {
+        pinned_input_(kselect::detail::memory_kind_of(host) == kselect::detail::memory_kind::pinned_host) {
     const std::size_t bytes = static_cast<std::size_t>(chunk_keys) * element_bytes;
     for (int j = 0; j < 2; ++j) {
       device_[j] = std::make_unique<stream_buffer>(bytes, stream);
