@@ -7,10 +7,9 @@
 
 namespace kselect::detail {
 
-/// Where a pointer lives, as far as kernels and the host can read it.
-/// Where a pointer points: pageable host memory (or unknown to CUDA), page-locked
-/// host memory (cudaHostAlloc, cudaHostRegister: the copy engine reads it directly),
-/// device memory, managed memory.
+/// Where a pointer lives: pageable host memory (or memory unknown to CUDA),
+/// page-locked host memory (cudaHostAlloc, cudaHostRegister: the copy engine reads it
+/// directly), device memory, managed memory.
 enum class memory_kind { host, pinned_host, device, managed };
 
 /// cudaPointerGetAttributes, with unknown pointers (plain host memory) as host.

@@ -383,7 +383,8 @@ struct single_pass_agent {
   /// Unstaged write, from the tile after the look-back: round r's selected keys go
   /// after those of the rounds before. A warp with at most SparseRounds busy rounds
   /// (lane r knows whether round r is; a warp-uniform choice) visits only those
-  /// (write_sparse_rounds); the others walk every round (write_rounds). Shapes and measurements: filter_plan.hpp.
+  /// (write_sparse_rounds); the others walk every round (write_rounds). Shapes and
+  /// measurements: filter_plan.hpp.
   __device__ __forceinline__ void write_unstaged(unsigned my_mask) const {
     if (warp == 0) look_back(scan_warp_counts());
     __syncthreads();
@@ -432,8 +433,9 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   const typename agent_t::warp_ballots ballots = agent.count_selected(select);
   // Keys alone, or positions alone (keys of 4 bytes or more, so that a position
   // fits a key's slot), are staged. Payloads, and keys with positions, have no
-  // room in shared memory: they are written from the tile after the look-back. (The staged path is apart from that write: sharing it
-  // kept more registers live across the pack and spilled.)
+  // room in shared memory: they are written from the tile after the look-back.
+  // (The staged path is apart from that write: sharing it kept more registers live
+  // across the pack and spilled.)
   const bool plain = !out.values_out;
   const bool stage_keys = plain && out.keys && !out.indices;
   const bool stage_positions = plain && !out.keys && out.indices && sizeof(T) >= sizeof(std::uint32_t);

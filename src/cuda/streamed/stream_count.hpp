@@ -7,7 +7,10 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <span>
+#include <vector>
 
 #include "core/key_traits.hpp"
 #include "core/stream_plan.hpp"
@@ -33,6 +36,40 @@ cudaError_t launch_stream_count(const T* d_chunk, std::int64_t count,
                                 std::int64_t capacity, int blocks, cudaStream_t stream);
 
 inline constexpr int stream_count_threads = 256;
+
+/// A pass's table and its counters on the device, in one allocation: the table
+/// (copied up on construction), then `words` 64-bit counters set to zero, which the
+/// count kernel adds to (its buckets, then its kept and non-canonical counts).
+template <class U>
+class pass_table {
+ public:
+  pass_table(std::span<const core::stream_interval<U>> table, std::size_t words, cudaStream_t stream)
+      : intervals_(static_cast<int>(table.size())),
+        counters_at_((table.size_bytes() + 15) / 16 * 16),
+        words_(words),
+        buffer_(counters_at_ + words * 8, stream) {
+    check(cudaMemcpyAsync(buffer_.get(), table.data(), table.size_bytes(), cudaMemcpyHostToDevice, stream),
+          "copying the table");
+    check(cudaMemsetAsync(counters(), 0, words * 8, stream), "cudaMemsetAsync");
+  }
+  const core::stream_interval<U>* table() const { return static_cast<const core::stream_interval<U>*>(buffer_.get()); }
+  int intervals() const { return intervals_; }
+  unsigned long long* counters() const {
+    return reinterpret_cast<unsigned long long*>(static_cast<char*>(buffer_.get()) + counters_at_);
+  }
+  /// The counters, once the pass enqueued on `stream` is done.
+  std::vector<std::uint64_t> read(cudaStream_t stream) const {
+    std::vector<std::uint64_t> words(words_);
+    check(cudaMemcpyAsync(words.data(), counters(), words_ * 8, cudaMemcpyDeviceToHost, stream), "copying the counts");
+    check(cudaStreamSynchronize(stream), "a streamed pass");
+    return words;
+  }
+
+ private:
+  int intervals_;
+  std::size_t counters_at_, words_;
+  stream_buffer buffer_;
+};
 
 /// Multiprocessors of the current device.
 inline int current_device_sms() {

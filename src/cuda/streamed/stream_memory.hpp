@@ -41,6 +41,19 @@ inline std::int64_t stream_chunk_keys(std::size_t limit, std::int64_t n, std::si
   return static_cast<std::int64_t>(std::max<std::size_t>(1, bytes / element_bytes));
 }
 
+/// The largest m in [0, most] with bytes(m) <= budget, for a bytes() that grows
+/// with m (a binary search: bytes() may be a workspace query).
+template <class Bytes>
+std::int64_t largest_fitting(std::int64_t most, std::size_t budget, Bytes&& bytes) {
+  std::int64_t lo = 0, hi = most;
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo + 1) / 2;
+    if (bytes(mid) <= budget) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 /// The error for a limit below what a streamed call needs (`least` bytes).
 [[noreturn]] inline void throw_limit_too_small(const options& opt, std::size_t limit, std::size_t least) {
   throw std::invalid_argument("kselect: options.device_memory_limit = " + std::to_string(limit) +

@@ -58,6 +58,7 @@ constexpr std::size_t allocation_slack = std::size_t{64} << 10;
 
 /// How the take pass's device memory is shared out.
 struct range_layout {
+  std::size_t limit = 0;  ///< the call's device memory (stream_memory_limit)
   std::int64_t chunk_keys = 0, chunks = 0;
   std::int64_t capacity = 0;  ///< elements of the output buffer
   std::size_t take_workspace = 0;
@@ -67,6 +68,7 @@ template <class T>
 range_layout plan_range_layout(std::int64_t n, std::int64_t taken, const options& opt) {
   const std::size_t limit = stream_memory_limit(opt);
   range_layout l;
+  l.limit = limit;
   l.chunk_keys = stream_chunk_keys(limit, n, sizeof(T));
   l.chunks = (n + l.chunk_keys - 1) / l.chunk_keys;
   check(stream_take_workspace<T>(l.take_workspace, l.chunk_keys), "workspace query");
@@ -109,13 +111,13 @@ int position_bits(std::int64_t n) {
 /// the caller then runs the three passes.
 template <class T>
 bool one_pass_range(const T* h_values, std::int64_t n, std::int64_t lo, std::int64_t hi, bool descending,
-                    bool sorted, T* h_out_values, std::int64_t* h_out_indices, const options& opt, int threads,
-                    core::phase_clock& clock) {
+                    bool sorted, T* h_out_values, std::int64_t* h_out_indices, const range_layout& layout,
+                    const options& opt, int threads, core::phase_clock& clock) {
   using U = core::key_t<T>;
   auto stream = static_cast<cudaStream_t>(opt.stream);
   const std::int64_t taken = hi - lo;
-  const std::size_t limit = stream_memory_limit(opt);
-  const std::int64_t chunk_keys = stream_chunk_keys(limit, n, sizeof(T));
+  const std::size_t limit = layout.limit;
+  const std::int64_t chunk_keys = layout.chunk_keys;
   // Two chunks, the table and its three counts, the output (values, positions among
   // the kept, input positions), and per kept element its value and position twice
   // (the sort's double buffer) with the sort's and the selection's workspace.
@@ -137,9 +139,7 @@ bool one_pass_range(const T* h_values, std::int64_t n, std::int64_t lo, std::int
            kept_range_workspace<T>(m, r, cfg);
   };
   // The most elements the kept buffer may hold.
-  std::int64_t capacity = 0;
-  for (std::int64_t step = std::int64_t{1} << 62; step > 0; step >>= 1)
-    if (capacity + step <= n && needs(capacity + step) <= limit - fixed) capacity += step;
+  const std::int64_t capacity = largest_fitting(n, limit - fixed, needs);
   if (capacity < taken) return false;
 
   // The candidates' keys: the whole array when it fits and is small (as the streamed
@@ -161,28 +161,22 @@ bool one_pass_range(const T* h_values, std::int64_t n, std::int64_t lo, std::int
   if (keys.lo > 0) table.push_back({U(0), static_cast<U>(keys.lo - 1), 0, 1, 0, false});
   table.push_back({keys.lo, keys.hi, 1, 1, 0, true});
   if (keys.hi < static_cast<U>(~U(0))) table.push_back({static_cast<U>(keys.hi + 1), static_cast<U>(~U(0)), 2, 1, 0, false});
-  const std::size_t table_bytes = table.size() * sizeof(core::stream_interval<U>);
-  const std::size_t counts_at = (table_bytes + 15) / 16 * 16;
-  stream_buffer pass(counts_at + 5 * 8, stream);
-  auto* d_table = static_cast<core::stream_interval<U>*>(pass.get());
-  auto* d_counts = reinterpret_cast<unsigned long long*>(static_cast<char*>(pass.get()) + counts_at);
+  // Three buckets, then the kept and non-canonical counts.
+  const pass_table<U> pass(table, 5, stream);
+  unsigned long long* d_counts = pass.counters();
   stream_buffer kept_values(static_cast<std::size_t>(room) * sizeof(T), stream);
   stream_buffer kept_positions(static_cast<std::size_t>(room) * sizeof(std::int64_t), stream);
-  check(cudaMemcpyAsync(d_table, table.data(), table_bytes, cudaMemcpyHostToDevice, stream), "copying the table");
-  check(cudaMemsetAsync(d_counts, 0, 5 * 8, stream), "cudaMemsetAsync");
   {
     const int sms = current_device_sms();
     chunk_pump pump(h_values, n, sizeof(T), chunk_keys, stream, threads);
     pump.pass([&](const void* chunk, std::int64_t first_index, std::int64_t count) {
-      check(launch_stream_count<T>(static_cast<const T*>(chunk), count, d_table, static_cast<int>(table.size()), 3,
-                                   d_counts, static_cast<T*>(kept_values.get()),
+      check(launch_stream_count<T>(static_cast<const T*>(chunk), count, pass.table(), pass.intervals(), 3, d_counts,
+                                   static_cast<T*>(kept_values.get()),
                                    static_cast<std::int64_t*>(kept_positions.get()), first_index, d_counts + 3,
                                    d_counts + 4, room, stream_count_blocks(count, sms), stream),
             "the count kernel");
     });
-    std::uint64_t counts[5];
-    check(cudaMemcpyAsync(counts, d_counts, sizeof counts, cudaMemcpyDeviceToHost, stream), "copying the counts");
-    check(cudaStreamSynchronize(stream), "the candidate pass");
+    const std::vector<std::uint64_t> counts = pass.read(stream);
     clock.mark("candidate pass");
     const auto kept = static_cast<std::int64_t>(counts[3]);
     // Positions before the kept elements in the range's order.
@@ -238,7 +232,8 @@ void streamed_range_select(const T* h_values, std::int64_t n, std::int64_t lo, s
   const int threads = opt.cpu_threads > 0 ? opt.cpu_threads : omp_get_max_threads();
   const core::range_order_key<T> key{descending};
   const range_layout layout = plan_range_layout<T>(n, hi - lo, opt);
-  if (one_pass_range(h_values, n, lo, hi, descending, sorted, h_out_values, h_out_indices, opt, threads, clock)) {
+  if (one_pass_range(h_values, n, lo, hi, descending, sorted, h_out_values, h_out_indices, layout, opt, threads,
+                     clock)) {
     if (stats) stats->one_pass = true;
     clock.report("streamed range (one pass)");
     return;
@@ -259,29 +254,19 @@ void streamed_range_select(const T* h_values, std::int64_t n, std::int64_t lo, s
 
   // 2. Counts per chunk: the table, the chunks' class counts, and the count kernel's
   //    kept and non-canonical counters (unused here), in one allocation.
-  const std::vector<core::stream_interval<U>> table = core::range_class_table<U>(first, last, descending);
-  const std::size_t table_bytes = table.size() * sizeof(core::stream_interval<U>);
-  const std::size_t counts_at = (table_bytes + 15) / 16 * 16;
-  const std::size_t count_words = static_cast<std::size_t>(layout.chunks) * core::range_classes + 2;
-  std::vector<std::uint64_t> words(count_words);
+  const std::size_t count_words = static_cast<std::size_t>(layout.chunks) * core::range_classes;
+  std::vector<std::uint64_t> words;
   {
-    stream_buffer pass(counts_at + count_words * 8, stream);
-    auto* base = static_cast<char*>(pass.get());
-    auto* d_table = reinterpret_cast<core::stream_interval<U>*>(base);
-    auto* d_counts = reinterpret_cast<unsigned long long*>(base + counts_at);
-    unsigned long long* d_unused = d_counts + count_words - 2;
-    check(cudaMemcpyAsync(d_table, table.data(), table_bytes, cudaMemcpyHostToDevice, stream), "copying the table");
-    check(cudaMemsetAsync(d_counts, 0, count_words * 8, stream), "cudaMemsetAsync");
+    const pass_table<U> pass(core::range_class_table<U>(first, last, descending), count_words + 2, stream);
+    unsigned long long* d_counts = pass.counters();
     pump.pass([&](const void* chunk, std::int64_t first_index, std::int64_t count) {
-      check(launch_stream_count<T>(static_cast<const T*>(chunk), count, d_table, static_cast<int>(table.size()),
+      check(launch_stream_count<T>(static_cast<const T*>(chunk), count, pass.table(), pass.intervals(),
                                    core::range_classes, d_counts + chunk_of(first_index) * core::range_classes,
-                                   nullptr, nullptr, 0, d_unused, d_unused + 1, 0, stream_count_blocks(count, sms),
-                                   stream),
+                                   nullptr, nullptr, 0, d_counts + count_words, d_counts + count_words + 1, 0,
+                                   stream_count_blocks(count, sms), stream),
             "the count kernel");
     });
-    check(cudaMemcpyAsync(words.data(), d_counts, count_words * 8, cudaMemcpyDeviceToHost, stream),
-          "copying the counts");
-    check(cudaStreamSynchronize(stream), "the count pass");
+    words = pass.read(stream);
   }
   std::vector<core::range_chunk_counts> counts(static_cast<std::size_t>(layout.chunks));
   for (std::size_t c = 0; c < counts.size(); ++c) {

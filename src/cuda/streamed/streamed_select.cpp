@@ -64,12 +64,10 @@ stream_layout plan_layout(std::int64_t n, std::int64_t num_ranks, std::size_t li
   layout.chunk_keys = stream_chunk_keys(limit, n, sizeof(T));
   const std::size_t rest = limit - std::min(limit, 2 * layout.chunk_keys * sizeof(T) + table_bytes);  // two chunks
   // The largest buffer whose keys and their selection's workspace fit the rest.
-  std::int64_t lo = 0, hi = std::min<std::int64_t>(n, static_cast<std::int64_t>(rest / sizeof(T)));
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo + 1) / 2;
-    if (static_cast<std::size_t>(mid) * sizeof(T) + select_workspace_bytes<T>(mid, num_ranks) <= rest) lo = mid;
-    else hi = mid - 1;
-  }
+  const std::int64_t lo =
+      largest_fitting(std::min<std::int64_t>(n, static_cast<std::int64_t>(rest / sizeof(T))), rest, [&](std::int64_t m) {
+        return static_cast<std::size_t>(m) * sizeof(T) + select_workspace_bytes<T>(m, num_ranks);
+      });
   if (lo < 1) throw_limit_too_small(opt, limit, least);
   layout.capacity = lo;
   layout.select_workspace = select_workspace_bytes<T>(lo, num_ranks);
@@ -105,36 +103,21 @@ bool streamed_multiselect(const T* h_values, std::int64_t n, const std::int64_t*
   while (true) {
     if (++passes > 8 * static_cast<int>(sizeof(U)) + 2)
       throw error("kselect: streamed selection made no progress (internal error)");
-    // The table, then its counts, the kept count and the non-canonical count, in one
-    // allocation.
+    // The table, then its counts, the kept count and the non-canonical count.
     const std::uint32_t buckets = core::stream_table_buckets<U>(table);
-    const std::size_t table_bytes = table.size() * sizeof(core::stream_interval<U>);
-    const std::size_t counts_at = (table_bytes + 15) / 16 * 16;
-    const std::size_t count_words = static_cast<std::size_t>(buckets) + 2;
-    stream_buffer pass(counts_at + count_words * 8, stream);
-    auto* base = static_cast<char*>(pass.get());
-    auto* d_table = reinterpret_cast<core::stream_interval<U>*>(base);
-    auto* d_counts = reinterpret_cast<unsigned long long*>(base + counts_at);
-    unsigned long long* d_kept_keys = d_counts + buckets;
-    unsigned long long* d_noncanonical = d_kept_keys + 1;
+    const pass_table<U> pass(table, static_cast<std::size_t>(buckets) + 2, stream);
+    unsigned long long* d_counts = pass.counters();
     // The kept buffer: what this table may keep (plan.room()), not the capacity, since
     // an allocation maps its memory, in time that grows with its size.
     const std::int64_t room = plan.room();
     stream_buffer kept(static_cast<std::size_t>(room) * sizeof(T), stream);
-    check(cudaMemcpyAsync(d_table, table.data(), table_bytes, cudaMemcpyHostToDevice, stream), "copying the table");
-    check(cudaMemsetAsync(d_counts, 0, count_words * 8, stream), "cudaMemsetAsync");
     pump.pass([&](const void* chunk, std::int64_t, std::int64_t count) {
-      const int blocks = stream_count_blocks(count, sms);
-      check(launch_stream_count<T>(static_cast<const T*>(chunk), count, d_table, static_cast<int>(table.size()), buckets,
-                                   d_counts, static_cast<T*>(kept.get()), nullptr, 0, d_kept_keys, d_noncanonical, room,
-                                   blocks,
-                                   stream),
+      check(launch_stream_count<T>(static_cast<const T*>(chunk), count, pass.table(), pass.intervals(), buckets,
+                                   d_counts, static_cast<T*>(kept.get()), nullptr, 0, d_counts + buckets,
+                                   d_counts + buckets + 1, room, stream_count_blocks(count, sms), stream),
             "the count kernel");
     });
-    std::vector<std::uint64_t> counts(count_words);
-    check(cudaMemcpyAsync(counts.data(), d_counts, counts.size() * 8, cudaMemcpyDeviceToHost, stream),
-          "copying the counts");
-    check(cudaStreamSynchronize(stream), "a streamed pass");
+    std::vector<std::uint64_t> counts = pass.read(stream);
     clock.mark("pass");
     const auto kept_keys = static_cast<std::int64_t>(counts[buckets]);
     if (passes == 1) noncanonical = static_cast<std::int64_t>(counts[buckets + 1]);
