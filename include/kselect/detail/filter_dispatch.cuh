@@ -94,6 +94,35 @@ cudaError_t check_filter_arrays(const T* d_in, std::int64_t n, const filter_outp
   return cudaSuccess;
 }
 
+/// One single pass over d_in on `stream` (reset the look-back states, then the
+/// kernel of `select`), in the workspace `ws` laid out as `sp` (plan_single_pass);
+/// no checks. Also the write of a top-k whose boundary key and last tie are known
+/// (cuda/dispatch/range_dispatch.cuh).
+template <class T, class V, class IndexT, class Selector>
+cudaError_t launch_single_pass(char* ws, const single_pass_layout& sp, const T* d_in, std::int64_t n, Selector select,
+                               const filter_outputs<T, V, IndexT>& out, cudaStream_t stream) {
+  const int tiles = static_cast<int>(sp.tiles);
+  filter_tile_state state;
+  KSELECT_CUDA_TRY(state.Init(tiles, ws + sp.tile_state, sp.tile_state_bytes));
+  const auto kernel = single_pass_kernel<T, V, IndexT, Selector>;
+  const int tile_bytes = static_cast<int>(single_pass_tile_items(sizeof(T)) * sizeof(T));
+  // 64 KiB of dynamic shared memory needs an opt-in, and three such blocks per SM
+  // the largest carveout; asked once per kernel.
+  static const cudaError_t attributes = [&] {
+    const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, tile_bytes);
+    return e != cudaSuccess ? e
+                            : cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                                   cudaSharedmemCarveoutMaxShared);
+  }();
+  KSELECT_CUDA_TRY(attributes);
+  const int init_blocks = (tiles + 32 + filter_block_threads - 1) / filter_block_threads;
+  single_pass_init_kernel<<<init_blocks, filter_block_threads, 0, stream>>>(state, tiles);
+  KSELECT_LAUNCH_CHECK();
+  const bool bulk = reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0;
+  kernel<<<tiles, single_pass_threads, tile_bytes, stream>>>(d_in, n, select, out, state, tiles, bulk);
+  return cudaPeekAtLastError();
+}
+
 /// Runs a filter: checks, workspace protocol, then the chosen algorithm on `stream`.
 template <class T, class V, class IndexT, class Selector>
 cudaError_t run_filter(void* d_workspace, std::size_t& workspace_bytes, const T* d_in, std::int64_t n,
@@ -124,41 +153,18 @@ cudaError_t run_filter(void* d_workspace, std::size_t& workspace_bytes, const T*
 
   auto* ws = static_cast<char*>(d_workspace);
   if (single) {
-    const int tiles = static_cast<int>(sp.tiles);
-    filter_tile_state state;
-    KSELECT_CUDA_TRY(state.Init(tiles, ws + sp.tile_state, sp.tile_state_bytes));
-    // One single pass: reset the look-back states, then the kernel of `pass_select`.
-    const auto run_pass = [&](auto pass_select, const filter_outputs<T, V, IndexT>& pass_out) -> cudaError_t {
-      const auto kernel = single_pass_kernel<T, V, IndexT, decltype(pass_select)>;
-      const int tile_bytes = static_cast<int>(single_pass_tile_items(sizeof(T)) * sizeof(T));
-      // 64 KiB of dynamic shared memory needs an opt-in, and three such blocks per SM
-      // the largest carveout; asked once per kernel.
-      static const cudaError_t attributes = [&] {
-        const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, tile_bytes);
-        return e != cudaSuccess ? e
-                                : cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                                       cudaSharedmemCarveoutMaxShared);
-      }();
-      KSELECT_CUDA_TRY(attributes);
-      const int init_blocks = (tiles + 32 + filter_block_threads - 1) / filter_block_threads;
-      single_pass_init_kernel<<<init_blocks, filter_block_threads, 0, stream>>>(state, tiles);
-      KSELECT_LAUNCH_CHECK();
-      const bool bulk = reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0;
-      kernel<<<tiles, single_pass_threads, tile_bytes, stream>>>(d_in, n, pass_select, pass_out, state, tiles, bulk);
-      return cudaPeekAtLastError();
-    };
     // A partition is two passes over the input: the selected keys, then the rejected
     // ones after them (from the first pass's count, read on the device), each in input
     // order. Twice the single pass of a filter reads the input once more than the
     // three phases do, but writes every output once, in whole lines.
     filter_outputs<T, V, IndexT> selected = out;
     selected.partition = false;
-    KSELECT_CUDA_TRY(run_pass(select, selected));
+    KSELECT_CUDA_TRY(launch_single_pass(ws, sp, d_in, n, select, selected, stream));
     if (!out.partition) return cudaSuccess;
     filter_outputs<T, V, IndexT> rejected = selected;
     rejected.output_offset = out.num_selected;
     rejected.num_selected = reinterpret_cast<std::int64_t*>(ws + sp.rejected_count);
-    return run_pass(negated_selector<Selector>{select}, rejected);
+    return launch_single_pass(ws, sp, d_in, n, negated_selector<Selector>{select}, rejected, stream);
   }
 
   auto* bits = reinterpret_cast<std::uint32_t*>(ws + tp.bits);
