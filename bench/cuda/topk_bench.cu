@@ -84,6 +84,10 @@ bool run_topk_benchmarks(const bench_options& o, cudaStream_t stream, nlohmann::
     for (const std::int64_t k : {std::int64_t{1024}, std::int64_t{1} << 20, n / 2}) {
       const std::string kn = k == n / 2 ? "n/2" : (k == 1024 ? "1024" : "2^20");
       cases.push_back({"topk k=" + kn, 0, k, false, false, false});
+      if (d == device_dist::sixteen_values && k == n / 2) {  // the tie cut, in input order and reversed
+        cases.push_back({"topk k=n/2 deterministic", 0, k, false, false, true});
+        cases.push_back({"topk k=n/2 largest", 0, k, true, false, false});
+      }
       if (d != device_dist::uniform) continue;
       cases.push_back({"topk k=" + kn + " sorted", 0, k, false, true, false});
       cases.push_back({"topk k=" + kn + " deterministic", 0, k, false, false, true});
@@ -93,10 +97,16 @@ bool run_topk_benchmarks(const bench_options& o, cudaStream_t stream, nlohmann::
     if (d == device_dist::uniform) {
       cases.push_back({"range [n/2, n/2+2^20)", n / 2, n / 2 + (1 << 20), false, false, false});
       cases.push_back({"range [n/4, 3n/4)", n / 4, 3 * n / 4, false, false, false});
+      // Deterministic unsorted output at k around n/4, where the cut from the
+      // selected key takes over (tuning::range_policy::selected_cut_min_share),
+      // beside the levels with each ordering forced below.
+      for (const int lk : {24, 25, 26})
+        cases.push_back({"topk k=2^" + std::to_string(lk) + " deterministic", 0, std::int64_t(1) << lk, false, false,
+                         true});
       // Deterministic unsorted output by buckets and by bitmap at the same k:
       // where tuning::range_policy::order_bitmap_min_per_tile comes from.
       using cuda::range_order_method;
-      for (const int lk : {20, 21, 22, 23, 24}) {
+      for (const int lk : {20, 21, 22, 23, 24, 25, 26}) {
         const std::string kn = "2^" + std::to_string(lk);
         cases.push_back({"topk k=" + kn + " det. (buckets)", 0, std::int64_t(1) << lk, false, false, true,
                          range_order_method::buckets});

@@ -148,6 +148,9 @@ template <class K>
 struct range_windows {
   bool has_lo = false, has_hi = false;
   K lo0 = 0, lo1 = 0, hi0 = 0, hi1 = 0;
+  /// The sample's keys in the high window are exactly two, hi0 and hi1
+  /// (two_key_window; set by the first sample only).
+  bool hi_two_keys = false;
 };
 
 /// A window whose sample keys are all one key (heavy ties around the position:
@@ -162,6 +165,50 @@ KSELECT_HD void tie_window(const K* sorted, std::int64_t count, const sample_win
   const auto clamp = [&](std::int64_t i) { return i < 0 ? 0 : i >= count ? count - 1 : i; };
   const K a = sorted[clamp(sw.first)], b = sorted[clamp(sw.last)];
   if (a == b) w0 = w1 = a;
+}
+
+/// Whether a window's sample keys, positions [sw.first, sw.last] of the `count`
+/// sorted keys, are exactly two keys, the window lying inside the sample: the
+/// boundary position then lies, with the window's confidence, in one of two
+/// runs of ties or where one ends and the other begins (few distinct values),
+/// and a pass that keeps candidates does not narrow them. A top-k then counts
+/// the two keys' ties and takes the boundary's run by position (plan_tie_cut;
+/// range_dispatch.cuh, the tie cut).
+template <class K>
+KSELECT_HD bool two_key_window(const K* sorted, std::int64_t count, const sample_window& sw) {
+  if (sw.first < 0 || sw.last >= count || sw.first >= sw.last) return false;
+  const K a = sorted[sw.first], b = sorted[sw.last];
+  if (a == b) return false;
+  // The first position in the window whose key is above a: the window holds two
+  // keys where that key is b.
+  std::int64_t lo = sw.first, hi = sw.last;
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (sorted[mid] == a) lo = mid + 1;
+    else hi = mid;
+  }
+  return sorted[lo] == b;
+}
+
+/// A top-k's tie cut, from exact counts against two candidate boundary keys a
+/// <= b (flipped keys): `below` keys lie below a, eq_a equal a, between lie
+/// strictly between a and b, eq_b equal b (0 when a == b). Where output
+/// position k - 1 lies among a's or b's ties, the output is every key below
+/// that key (`before` of them) and its first `needed` ties in input order;
+/// otherwise (ok false) the counts refute the sample and the call takes its
+/// usual pass.
+struct tie_cut {
+  bool ok = false;
+  bool high_key = false;  ///< the boundary is b (else a)
+  std::uint64_t before = 0, needed = 0;
+};
+
+KSELECT_HD tie_cut plan_tie_cut(std::uint64_t k, std::uint64_t below, std::uint64_t eq_a, std::uint64_t between,
+                                std::uint64_t eq_b) {
+  if (below < k && k <= below + eq_a) return {true, false, below, k - below};
+  const std::uint64_t before_b = below + eq_a + between;
+  if (eq_b > 0 && before_b < k && k <= before_b + eq_b) return {true, true, before_b, k - before_b};
+  return {};
 }
 
 /// The tests of a pass over keys read as Src. Keys below lo0 are counted;

@@ -169,6 +169,25 @@ struct range_policy {
   /// bound is reasoned, not swept: from 2^20 a radix sort of (key, index) pairs
   /// costs more than the take's four reads of them plus a selection's fixed cost.
   std::int64_t candidate_take_min = std::int64_t(1) << 20;
+  /// A synchronous top-k of k >= n / this many keys reads its sample's verdict
+  /// back before its pass (a host round trip) and, where output position k - 1
+  /// lies in a window of exactly two keys (few distinct values, the boundary
+  /// where one value's run ends and the next begins), takes the tie cut instead
+  /// (range_driver::try_tie_cut: a count, then the filters' single pass). From
+  /// n/32 the round trip (about 10 microseconds) stays near 1 % of the call and
+  /// the cut's extra read below what the pass's scattered writes of k keys cost.
+  /// Reasoned from the k = n/2 profiles of docs/performance.md ("Issue 25, sorted
+  /// and tied top-k"), not swept.
+  std::int64_t tie_cut_min_share = 32;
+  /// A synchronous deterministic top-k of k >= n / this many keys selects the key
+  /// of position k - 1 exactly and takes the cut from it (range_driver::
+  /// try_selected_cut): output in input order without the levels' ordering step.
+  /// Where the two cross on the H200 (2^28 uniform floats, int32 indices): at k =
+  /// 2^25 the cut took 1.52 ms against the levels' 1.42 (bitmap order), at 2^26
+  /// 1.51, at n/2 1.58 against 2.21 (bench/results/h200-topk.txt, the
+  /// "deterministic" rows beside the "det. (buckets)" and "det. (bitmap)" ones;
+  /// docs/performance.md).
+  std::int64_t selected_cut_min_share = 4;
   /// The second sampling round: the keys it aims to keep in the windows, and the
   /// largest second sample (a few microseconds of gathers).
   std::int64_t refine_target_kept = 2048;

@@ -281,6 +281,36 @@ TEST(Choose, CandidateTake) {
         }
 }
 
+// The tie cut: synchronous top-k calls of sampled inputs, k below n and at least
+// n / 32 (the round trip that reads the sample back stays small beside them).
+TEST(Choose, TieCut) {
+  const tuning::range_policy& p = hopper.range;
+  const std::int64_t n = std::int64_t(1) << 28;
+  EXPECT_TRUE(choose_tie_cut(n, 0, n / 2, false, p));
+  EXPECT_TRUE(choose_tie_cut(n, 0, n / 32, false, p));
+  EXPECT_FALSE(choose_tie_cut(n, 0, n / 32 - 1, false, p));
+  EXPECT_FALSE(choose_tie_cut(n, 0, n, false, p));         // every key: no boundary
+  EXPECT_FALSE(choose_tie_cut(n, 0, n / 2, true, p));      // stream-ordered: no round trip
+  EXPECT_FALSE(choose_tie_cut(n, 1, n / 2, false, p));     // a rank range, not a top-k
+  EXPECT_FALSE(choose_tie_cut(1 << 16, 0, 1 << 15, false, p));  // not sampled
+  EXPECT_TRUE(choose_tie_cut((1 << 16) + 1, 0, 1 << 15, false, p));
+}
+
+// The cut from the selected key: synchronous deterministic top-k, k below n and
+// at least n / 4.
+TEST(Choose, SelectedCut) {
+  const tuning::range_policy& p = hopper.range;
+  const std::int64_t n = std::int64_t(1) << 28;
+  EXPECT_TRUE(choose_selected_cut(n, 0, n / 4, true, false, p));
+  EXPECT_TRUE(choose_selected_cut(n, 0, n - 1, true, false, p));
+  EXPECT_TRUE(choose_selected_cut(1000, 0, 500, true, false, p));  // small inputs too
+  EXPECT_FALSE(choose_selected_cut(n, 0, n / 4 - 1, true, false, p));
+  EXPECT_FALSE(choose_selected_cut(n, 0, n / 2, false, false, p));  // not deterministic
+  EXPECT_FALSE(choose_selected_cut(n, 0, n / 2, true, true, p));     // stream-ordered
+  EXPECT_FALSE(choose_selected_cut(n, 1, n / 2, true, false, p));    // a rank range
+  EXPECT_FALSE(choose_selected_cut(n, 0, n, true, false, p));        // every key
+}
+
 TEST(Choose, BucketExpandGroup) {
   const tuning::range_policy& p = hopper.range;
   for (const std::int64_t tiles : {1, 3, 65536})

@@ -9,6 +9,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -140,6 +141,64 @@ TEST(RangePlan, TieWindow) {
   core::tie_window(equal.data(), 4096, core::sample_window{4090, 4200}, w0, w1);
   EXPECT_EQ(w0, 5u);
   EXPECT_EQ(w1, 5u);
+}
+
+// Two keys in the window: both ends inside the sample, exactly two distinct keys
+// between them (a run's end and the next run's start); not one key, not three,
+// not a window reaching past the sample.
+TEST(RangePlan, TwoKeyWindow) {
+  std::vector<std::uint32_t> sample(4096);
+  for (std::size_t i = 0; i < sample.size(); ++i) sample[i] = static_cast<std::uint32_t>(i / 256);  // 16 runs
+  EXPECT_TRUE(core::two_key_window(sample.data(), 4096, core::sample_window{2000, 2100}));   // 7s then 8s
+  EXPECT_TRUE(core::two_key_window(sample.data(), 4096, core::sample_window{2047, 2048}));   // the run's edge
+  EXPECT_FALSE(core::two_key_window(sample.data(), 4096, core::sample_window{2050, 2100}));  // 8s only
+  EXPECT_FALSE(core::two_key_window(sample.data(), 4096, core::sample_window{2000, 2400}));  // 7, 8 and 9
+  EXPECT_FALSE(core::two_key_window(sample.data(), 4096, core::sample_window{-5, 100}));     // past the start
+  EXPECT_FALSE(core::two_key_window(sample.data(), 4096, core::sample_window{4000, 4096}));  // past the end
+  sample[2060] = 100;  // a third key inside the window, after the second run's start
+  std::sort(sample.begin(), sample.end());
+  EXPECT_FALSE(core::two_key_window(sample.data(), 4096, core::sample_window{2000, 4095}));
+  // Against a brute-force count of the window's distinct keys, on random runs.
+  std::uint64_t x = 5;
+  for (int trial = 0; trial < 500; ++trial) {
+    std::vector<std::uint32_t> s(512);
+    for (auto& v : s) v = static_cast<std::uint32_t>((x = mix64(x)) % (1 + trial % 6));
+    std::sort(s.begin(), s.end());
+    const auto a = static_cast<std::int64_t>((x = mix64(x)) % 512);
+    const auto b = static_cast<std::int64_t>((x = mix64(x)) % 512);
+    const core::sample_window sw{std::min(a, b), std::max(a, b)};
+    const std::set<std::uint32_t> keys(s.begin() + sw.first, s.begin() + sw.last + 1);
+    EXPECT_EQ(core::two_key_window(s.data(), 512, sw), keys.size() == 2) << trial;
+  }
+}
+
+// The tie cut's boundary from exact counts: k - 1 among a's ties, among b's, or
+// refuted (among the keys between, below a, above b).
+TEST(RangePlan, TieCut) {
+  // 100 below a, 50 equal to a, 10 between, 40 equal to b (200 up to b).
+  for (std::uint64_t k = 1; k <= 260; ++k) {
+    const core::tie_cut c = core::plan_tie_cut(k, 100, 50, 10, 40);
+    if (k <= 100 || (k > 150 && k <= 160) || k > 200) {
+      EXPECT_FALSE(c.ok) << k;
+    } else if (k <= 150) {
+      ASSERT_TRUE(c.ok) << k;
+      EXPECT_FALSE(c.high_key);
+      EXPECT_EQ(c.before, 100u);
+      EXPECT_EQ(c.needed, k - 100);
+    } else {
+      ASSERT_TRUE(c.ok) << k;
+      EXPECT_TRUE(c.high_key);
+      EXPECT_EQ(c.before, 160u);
+      EXPECT_EQ(c.needed, k - 160);
+    }
+  }
+  // Nothing between: k at a's last tie and at b's first.
+  EXPECT_FALSE(core::plan_tie_cut(150, 100, 50, 0, 40).high_key);
+  EXPECT_TRUE(core::plan_tie_cut(151, 100, 50, 0, 40).high_key);
+  EXPECT_EQ(core::plan_tie_cut(151, 100, 50, 0, 40).needed, 1u);
+  // No keys equal to b (a == b: one key): only a's ties can hold the boundary.
+  EXPECT_FALSE(core::plan_tie_cut(151, 100, 50, 0, 0).ok);
+  EXPECT_TRUE(core::plan_tie_cut(101, 100, 50, 0, 0).ok);
 }
 
 TEST(RangePlan, CandidateCapacity) {

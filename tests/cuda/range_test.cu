@@ -136,16 +136,17 @@ range_output gpu_range(const T* d_in, std::int64_t n, std::int64_t lo, std::int6
 struct driver_output {
   std::vector<std::int64_t> indices;
   bool ok = false, exact = false, one_sort = false, tied_boundary = false, kept_ties = false,
-       took_candidates = false;
+       took_candidates = false, cut = false;
   core::range_counts counts;
 };
 
 /// Runs range_driver on positions [lo, hi) of d_in (int64 indices, the
 /// descending order if asked), as range_select does after its checks; values
-/// into `values`.
+/// into `values`. `tie_cut` false: without the cut from two sampled keys
+/// (range_driver::try_tie_cut), so that the paths it would take over stay tested.
 template <class T>
 driver_output run_driver(const T* d_in, std::int64_t n, std::int64_t lo, std::int64_t hi, bool descending,
-                         const device::topk_config& cfg, std::vector<T>& values) {
+                         const device::topk_config& cfg, std::vector<T>& values, bool tie_cut = true) {
   kselect::detail::range_request req;
   req.lo = lo;
   req.hi = hi;
@@ -159,6 +160,7 @@ driver_output run_driver(const T* d_in, std::int64_t n, std::int64_t lo, std::in
   const cudaError_t planned = cuda::plan_range_layout<T>(n, req, cfg, layout);
   EXPECT_EQ(planned, cudaSuccess);
   if (planned != cudaSuccess) return r;
+  layout.tie_cut = layout.tie_cut && tie_cut;  // (the selected cut shapes the layout: it stays)
   device_buffer<char> ws(layout.total);
   device_buffer<T> out(static_cast<std::size_t>(m));
   cuda::range_driver<T> driver(d_in, n, req, out.data(), nullptr, cfg, ws.data(), layout);
@@ -171,6 +173,7 @@ driver_output run_driver(const T* d_in, std::int64_t n, std::int64_t lo, std::in
   r.kept_ties = driver.took_kept_ties();
   r.one_sort = driver.sorted_with_candidates();
   r.took_candidates = driver.took_candidates();
+  r.cut = driver.took_cut();
   r.counts = driver.counts();
   values = out.to_host();
   r.indices = idx.to_host();
@@ -509,12 +512,139 @@ TEST(RangeGpu, TiedBoundaryWithoutTheSelection) {
   }
 }
 
+// The tie cut: a top-k whose position k - 1 lies where one value's run ends and
+// the next begins (16 and 2 distinct values), at the edge itself, next to it and
+// inside either run; both directions, every output mode (deterministic ones take
+// the cut from the selected key), the driver (which path ran) and the public call
+// (int32 indices and none). Where the two keys' counts refute the sample (the
+// boundary among rare keys between them), the usual pass.
+TEST(RangeGpu, TieCutTakesTheBoundaryRun) {
+  const std::int64_t n = (std::int64_t{1} << 24) + 3;
+  for (const dist d : {dist::sixteen_values, dist::two_values}) {
+    const std::vector<float> host = generate<float>(d, n, 31);
+    device_buffer<float> dev(host);
+    int cuts = 0;
+    for (const bool descending : {false, true}) {
+      const std::vector<std::int64_t> order = stable_order(host.data(), n, descending);
+      // The run edge nearest n/2 in this order: position p holds a key other
+      // than position p - 1's.
+      const auto is_edge = [&](std::int64_t p) { return host[order[p]] != host[order[p - 1]]; };
+      std::int64_t up = n / 2, down = n / 2;
+      while (up < n && !is_edge(up)) ++up;
+      while (down > 1 && !is_edge(down)) --down;
+      const std::int64_t edge = up < n && (up - n / 2 <= n / 2 - down || !is_edge(down)) ? up : down;
+      ASSERT_TRUE(is_edge(edge)) << name(d);
+      int turn = 0;
+      for (const std::int64_t k : {edge, edge + 1, edge - 1, edge - 5000, edge + 5000, n / 2}) {
+        const mode md = modes[turn++ % std::size(modes)];
+        device::topk_config cfg;
+        cfg.sorted = md.sorted;
+        cfg.deterministic = md.deterministic;
+        std::vector<float> values;
+        const driver_output r = run_driver(dev.data(), n, 0, k, descending, cfg, values);
+        ASSERT_TRUE(r.ok);
+        SCOPED_TRACE(testing::Message() << name(d) << " k = " << k << " (edge " << edge << ") descending "
+                                        << descending << " sorted " << md.sorted << " deterministic "
+                                        << md.deterministic);
+        EXPECT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(order), 0, k, descending,
+                                       md.sorted, md.deterministic, values.data(), r.indices.data()));
+        // The cut writes in input order: unsorted output comes out so, deterministic or not.
+        if (r.cut && !md.sorted)
+          EXPECT_TRUE(std::is_sorted(r.indices.begin(), r.indices.end()));
+        cuts += r.cut;
+        if (k == edge || k == edge + 1 || k == edge - 1) {
+          for (const int index_bytes : {4, 0}) {
+            mode pub = md;
+            pub.index_bytes = index_bytes;
+            std::vector<float> pub_values;
+            const range_output p = gpu_range(dev.data(), n, 0, k, descending, pub, pub_values);
+            ASSERT_TRUE(p.ok);
+            EXPECT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(order), 0, k, descending,
+                                           pub.sorted, pub.deterministic, pub_values.data(),
+                                           p.indices.empty() ? nullptr : p.indices.data()))
+                << "public call, index bytes " << index_bytes;
+          }
+        }
+      }
+    }
+    // Next to a run's edge the sample's window holds both runs' keys.
+    EXPECT_GE(cuts, 6) << name(d);
+  }
+  // Refuted: 7s, 64 keys of 7.5 at the edge, then 8s; k - 1 among the 7.5s, which
+  // a 4096-key sample of 2^24 keys almost never holds.
+  std::vector<float> host(static_cast<std::size_t>(n));
+  std::uint64_t x = 17;
+  for (auto& v : host) v = (x = core::mix64(x)) % 2 ? 7.0f : 8.0f;
+  std::int64_t sevens = std::count(host.begin(), host.end(), 7.0f);
+  for (std::int64_t i = 0, changed = 0; changed < 64; ++i)
+    if (host[static_cast<std::size_t>(i)] == 8.0f) host[static_cast<std::size_t>(i)] = 7.5f, ++changed;
+  device_buffer<float> dev(host);
+  const std::vector<std::int64_t> order = stable_order(host.data(), n, false);
+  for (const std::int64_t k : {sevens + 1, sevens + 32, sevens + 64, sevens + 65}) {
+    device::topk_config cfg;
+    std::vector<float> values;
+    const driver_output r = run_driver(dev.data(), n, 0, k, false, cfg, values);
+    ASSERT_TRUE(r.ok);
+    EXPECT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(order), 0, k, false, false, false,
+                                   values.data(), r.indices.data()))
+        << "k = " << k;
+    if (k <= sevens + 64) EXPECT_FALSE(r.cut) << "k = " << k;  // the boundary is 7.5: not one of the two keys
+  }
+}
+
+// The cut from the selected boundary key: deterministic top-k of k >= n/4 on
+// every distribution (ties at the boundary or not, NaN and signed zeros in
+// `special`), sorted or not, both directions, int64 indices through the driver
+// (which path ran) and int32 and none through the public call; the output comes
+// in input order, or sorted with ties by index.
+TEST(RangeGpu, SelectedCutForDeterministicOutput) {
+  const std::int64_t n = (std::int64_t{1} << 20) + 7;
+  for (const dist d : all_dists()) {
+    const std::vector<float> host = generate<float>(d, n, 41);
+    device_buffer<float> dev(host);
+    for (const bool descending : {false, true}) {
+      const std::vector<std::int64_t> order = stable_order(host.data(), n, descending);
+      for (const std::int64_t k : {n / 4, n / 2 + 3, n - 1}) {
+        for (const bool sorted : {false, true}) {
+          device::topk_config cfg;
+          cfg.sorted = sorted;
+          cfg.deterministic = true;
+          std::vector<float> values;
+          const driver_output r = run_driver(dev.data(), n, 0, k, descending, cfg, values);
+          ASSERT_TRUE(r.ok);
+          SCOPED_TRACE(testing::Message() << name(d) << " k = " << k << " descending " << descending << " sorted "
+                                          << sorted);
+          EXPECT_TRUE(r.cut);
+          EXPECT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(order), 0, k, descending,
+                                         sorted, true, values.data(), r.indices.data()));
+          if (!sorted) EXPECT_TRUE(std::is_sorted(r.indices.begin(), r.indices.end()));
+        }
+        for (const int index_bytes : {4, 0}) {
+          mode md;
+          md.deterministic = true;
+          md.sorted = index_bytes == 0;
+          md.index_bytes = index_bytes;
+          std::vector<float> values;
+          const range_output p = gpu_range(dev.data(), n, 0, k, descending, md, values);
+          ASSERT_TRUE(p.ok);
+          EXPECT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(order), 0, k, descending,
+                                         md.sorted, true, values.data(),
+                                         p.indices.empty() ? nullptr : p.indices.data()))
+              << name(d) << " public call, index bytes " << index_bytes;
+        }
+      }
+    }
+  }
+}
+
 // Heavy ties among the last candidates (16 values, 2 values: a level no longer
 // narrows a window of two values): a top-k whose ties may come in any order
 // selects the candidates' boundary key and takes, instead of sorting them
 // (take_candidates), from 2^20 candidates; smallest and largest, unsorted and
-// sorted, int64 and int32 indices and none; deterministic output still sorts them.
-// Against the stable sort, tie-aware.
+// sorted, int64 and int32 indices and none (deterministic output takes the cut
+// from the selected key).
+// Against the stable sort, tie-aware; without the cut from two keys, which would
+// answer these calls first.
 TEST(RangeGpu, TiedCandidatesTakenWithoutASort) {
   const std::int64_t n = (std::int64_t{1} << 24) + 3;
   for (const dist d : {dist::sixteen_values, dist::two_values}) {
@@ -531,7 +661,7 @@ TEST(RangeGpu, TiedCandidatesTakenWithoutASort) {
             cfg.sorted = sorted;
             cfg.deterministic = deterministic;
             std::vector<float> values;
-            const driver_output r = run_driver(dev.data(), n, 0, k, descending, cfg, values);
+            const driver_output r = run_driver(dev.data(), n, 0, k, descending, cfg, values, false);
             ASSERT_TRUE(r.ok);
             SCOPED_TRACE(testing::Message() << name(d) << " k = " << k << " descending " << descending << " sorted "
                                             << sorted << " deterministic " << deterministic);
@@ -655,7 +785,9 @@ TEST(RangeGpu, DeterministicTiesAfterTheKeySort) {
           SCOPED_TRACE(testing::Message() << distinct << " values, [" << rc.lo << ", " << rc.hi << ") largest "
                                           << largest << " sorted " << sorted);
           EXPECT_FALSE(r.exact);
-          if (!r.one_sort) EXPECT_GT(r.counts.cand, 4096u);
+          // (k = n/2 takes the cut from the selected key: no candidates.)
+          if (!r.one_sort && !r.cut) EXPECT_GT(r.counts.cand, 4096u);
+          EXPECT_EQ(r.cut, rc.lo == 0 && rc.hi == n / 2);
           EXPECT_TRUE(check_range_result(host.data(), n, std::span<const std::int64_t>(order), rc.lo, rc.hi, largest,
                                          sorted, true, values.data(), r.indices.data()));
         }
@@ -680,17 +812,19 @@ TEST(RangeGpu, DeterministicBitmapOrder) {
       for (const bool largest : {false, true}) {
         const std::vector<std::int64_t> order = stable_order(sub.data(), size, largest);
         // size / 15: just above the bitmap's threshold (256 keys a 4096-key
-        // tile); size / 2: dense. (Sparser bitmaps, most words skipped:
+        // tile); size / 2: dense, forced (the library's choice there is the cut
+        // from the selected key). (Sparser bitmaps, most words skipped:
         // DeterministicBucketOrder forces them.)
         for (const std::int64_t k : {size / 15, size / 2}) {
-          const mode md{false, true, 4};
+          mode md{false, true, 4};
+          md.order = k == size / 2 ? cuda::range_order_method::bitmap : cuda::range_order_method::automatic;
           kselect::detail::range_request req;
           req.hi = k;
           req.descending = largest;
           device::topk_config cfg;
           cfg.deterministic = true;
           cuda::range_layout layout;
-          ASSERT_EQ(cuda::plan_range_layout<float>(size, req, cfg, layout), cudaSuccess);
+          ASSERT_EQ(cuda::plan_range_layout<float>(size, req, cfg, layout, md.order), cudaSuccess);
           EXPECT_TRUE(layout.bitmap_order) << "k = " << k;
           checked_topk(sub, dev.data() + skip, order, k, largest, md, name(d) + " offset " + std::to_string(skip));
         }

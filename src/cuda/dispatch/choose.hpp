@@ -126,6 +126,22 @@ constexpr bool choose_candidate_take(std::int64_t candidates, std::int64_t first
   return first == 0 && !deterministic && !one_sort && candidates >= p.candidate_take_min;
 }
 
+/// Whether a top-k (positions [0, k) of n keys) may take the tie cut: synchronous
+/// (it reads its sample's verdict back), the input sampled (more than
+/// all_candidates_max keys), k < n and at least n / tie_cut_min_share.
+constexpr bool choose_tie_cut(std::int64_t n, std::int64_t lo, std::int64_t hi, bool stream_ordered,
+                              const tuning::range_policy& p) {
+  return !stream_ordered && lo == 0 && hi < n && n > p.all_candidates_max && hi >= n / p.tie_cut_min_share;
+}
+
+/// Whether a top-k takes the cut from its boundary key selected exactly:
+/// synchronous, deterministic output (in input order, which the cut writes), k < n
+/// and at least n / selected_cut_min_share.
+constexpr bool choose_selected_cut(std::int64_t n, std::int64_t lo, std::int64_t hi, bool deterministic,
+                                   bool stream_ordered, const tuning::range_policy& p) {
+  return !stream_ordered && deterministic && lo == 0 && hi < n && hi >= n / p.selected_cut_min_share;
+}
+
 /// How the last candidates are sorted: with the output so far, in one sort, when
 /// the output is to be sorted and both fit a candidate buffer of `capacity`; else
 /// in one block when they fit its sort; else by a radix sort.

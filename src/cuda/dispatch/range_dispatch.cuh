@@ -2,6 +2,15 @@
 // ascending or, for the largest, descending order; ties by index):
 //
 //   range_plan_kernel   1 block: sample, windows around positions lo and hi - 1
+//   cut:   (synchronous top-k) the boundary key's ties counted per tile,
+//          the last tie the output takes found, and the filters' single pass
+//          writing the keys below that key and its ties up to there, in input
+//          order (range_cut_kernels.cuh). The candidate keys: the two keys of
+//          a sample window over exactly two keys (few distinct values; k >= n /
+//          range.tie_cut_min_share), where the counts confirm one (else the
+//          pass below follows on the same sample); else, for deterministic
+//          output of k >= n / range.selected_cut_min_share, the key of position
+//          k - 1 selected exactly (the output is then already in input order)
 //   range_refine_*      (large inputs) a second, larger sample narrows them
 //   range_pass_kernel   one read of the input: inside keys to the output,
 //                       boundary-window keys to the candidates
@@ -48,6 +57,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "cuda/common.cuh"
 #include "cuda/dispatch/arguments.hpp"
@@ -57,6 +67,7 @@
 #include "cuda/dispatch/full_wave.hpp"
 #include "kselect/detail/workspace_carver.hpp"
 #include "cuda/dispatch/profiler.hpp"
+#include "cuda/kernels/range_cut_kernels.cuh"
 #include "cuda/kernels/range_exact_kernels.cuh"
 #include "cuda/kernels/range_finish_kernels.cuh"
 #include "cuda/kernels/range_order_kernels.cuh"
@@ -68,6 +79,7 @@
 #include "cuda/radix_sort_pairs.hpp"
 #include "cuda/range_hooks.hpp"
 #include "cuda/tuning.hpp"
+#include "kselect/detail/filter_dispatch.cuh"
 #include "kselect/device.hpp"
 #include "core/int_math.hpp"
 #include "core/range_plan.hpp"
@@ -95,13 +107,22 @@ struct range_layout {
   bool take_grid = false;          ///< ... which finishes by a descent over its candidates (else in one block)
   std::int64_t take_capacity = 0;  ///< the take's candidates (ties, or the one-pass path's window)
   std::int64_t grid_capacity = 0;  ///< the grid finish's candidates (core::take_candidate_capacity)
+  bool tie_cut = false;            ///< the tie cut may run (choose_tie_cut)
+  bool selected_cut = false;       ///< the cut from the selected boundary key runs (choose_selected_cut)
   const tuning::policy* policy = nullptr;  ///< the device's, which the layout was planned with
   std::size_t state = 0, cand_vals[2] = {}, cand_idx[2] = {}, sort_keys[2] = {}, temp = 0, temp_bytes = 0, indices = 0,
               post_keys[2] = {}, post_idx = 0, tile_counts[3] = {}, below = 0, thresholds = 0, select_ws = 0,
               select_bytes = 0, refine_kept = 0, order_bits = 0, bucket_keys = 0, bucket_offsets = 0,
               bucket_ranks = 0, ranks = 0, take_vals = 0, take_idx = 0, answered = 0, grid_state = 0,
-              grid_tie_vals = 0, grid_tie_idx = 0, grid_select_ws = 0, grid_select_bytes = 0, total = 0;
+              grid_tie_vals = 0, grid_tie_idx = 0, grid_select_ws = 0, grid_select_bytes = 0, cut_filter = 0,
+              cut_words = 0, total = 0;
 };
+
+/// The cut's write: the filters' single pass over all n keys.
+template <class T>
+kselect::detail::single_pass_layout tie_cut_filter_layout(std::int64_t n) {
+  return kselect::detail::plan_single_pass(n, sizeof(T), kselect::detail::single_pass_state_bytes(n, sizeof(T)));
+}
 
 /// Bytes of the deterministic order's bitmap: a bit per input position, whole tiles.
 inline std::size_t order_bitmap_bytes(std::int64_t tiles) {
@@ -181,15 +202,19 @@ cudaError_t plan_range_layout(std::int64_t n, const kselect::detail::range_reque
   const bool need_indices = req.indices_out != nullptr || w.post_sort || req.values_in != nullptr;
   w.own_indices = need_indices && req.indices_out == nullptr;
   w.index_bytes = req.indices_out ? req.index_bytes : (need_indices ? (detail::fits_int32_indices(n) ? 4 : 8) : 0);
-  // The stream-ordered form takes the exact path only: no candidates.
-  w.cand_capacity = req.stream_ordered ? 0
-                                       : core::range_candidate_capacity(n, req.lo, req.hi, p.common.sample.tile_items(),
-                                                                        p.common.window_sigmas, p.common.window_margin,
-                                                                        p.range.all_candidates_max);
+  // The cut from the selected key answers without the levels and writes
+  // deterministic output in input order itself; the stream-ordered form takes the
+  // exact path only: neither has candidates.
+  w.selected_cut = !forced && choose_selected_cut(n, req.lo, req.hi, cfg.deterministic, req.stream_ordered, p.range);
+  w.cand_capacity = req.stream_ordered || w.selected_cut
+                        ? 0
+                        : core::range_candidate_capacity(n, req.lo, req.hi, p.common.sample.tile_items(),
+                                                         p.common.window_sigmas, p.common.window_margin,
+                                                         p.range.all_candidates_max);
   const auto cap = static_cast<std::size_t>(w.cand_capacity);
   // The bitmap order runs the buckets after the exact path: both are carved.
-  w.bucket_order = input_order == range_order::buckets || input_order == range_order::bitmap;
-  w.bitmap_order = input_order == range_order::bitmap;
+  w.bucket_order = !w.selected_cut && (input_order == range_order::buckets || input_order == range_order::bitmap);
+  w.bitmap_order = !w.selected_cut && input_order == range_order::bitmap;
 
   // CUB's temporary storage: the largest of the sorts and the scan this call may run.
   std::size_t temp = 0, bytes = 0;
@@ -274,6 +299,10 @@ cudaError_t plan_range_layout(std::int64_t n, const kselect::detail::range_reque
   w.grid_tie_idx = carve.take(grid_cap * sizeof(std::uint64_t));
   w.grid_select_ws = carve.take(w.grid_select_bytes);
   w.refine_kept = carve.take(static_cast<std::size_t>(p.range.refine_capacity) * sizeof(K));
+  w.tie_cut = choose_tie_cut(n, req.lo, req.hi, req.stream_ordered, p.range);
+  const bool cut = w.tie_cut || w.selected_cut;
+  w.cut_filter = carve.take(cut ? tie_cut_filter_layout<T>(n).bytes : 0);
+  w.cut_words = carve.take(cut ? sizeof(cut_words) : 0);
   // Cleared, then set by the level-0 pass and for the later levels' and the pick's keys.
   w.order_bits = carve.take(w.bitmap_order ? order_bitmap_bytes(w.tiles) : 0);
   w.total = carve.end;
@@ -306,6 +335,13 @@ class range_driver {
       KSELECT_CUDA_TRY(run_exact());
       return finish_output();
     }
+    // The cut, where the sample allows it (two keys), else from the selected
+    // boundary key where planned; else level 0 (on the same sample).
+    bool cut = false;
+    if (w_.tie_cut) KSELECT_CUDA_TRY(try_tie_cut(cut));
+    if (!cut && w_.selected_cut) KSELECT_CUDA_TRY(try_selected_cut(cut));
+    if (cut) return finish_output();
+    const bool sampled = w_.tie_cut;
     // Level 0 reads the input; each later level the previous level's candidates.
     const T* src = in_;
     const std::uint64_t* src_idx = nullptr;
@@ -318,7 +354,7 @@ class range_driver {
       KSELECT_CUDA_TRY(cudaMemsetAsync(ws_ + w_.order_bits, 0, order_bitmap_bytes(w_.tiles), stream_));
     }
     for (int level = 0;; ++level) {
-      KSELECT_CUDA_TRY(run_level(level, src, src_idx, size, lo, hi, out_at, buf));
+      KSELECT_CUDA_TRY(run_level(level, src, src_idx, size, lo, hi, out_at, buf, sampled && level == 0));
       const core::range_pick pick = core::locate_range(lo, hi, counts(), w_.cand_capacity);
       if (!pick.ok) {
         exact_ = true;
@@ -364,12 +400,14 @@ class range_driver {
 
   /// For tests: whether the exact path ran, whether heavy ties at the boundary
   /// were taken (and from level 0's own candidates), whether sorted output took
-  /// one sort (sort_with_candidates), levels after the first, the last counters.
+  /// one sort (sort_with_candidates), whether the candidates were taken without a
+  /// sort, whether the cut answered, levels after the first, the last counters.
   bool took_exact_path() const { return exact_; }
   bool took_tied_boundary() const { return tied_boundary_; }
   bool took_kept_ties() const { return kept_ties_; }
   bool sorted_with_candidates() const { return ordered_; }
   bool took_candidates() const { return candidates_taken_; }
+  bool took_cut() const { return cut_; }
   int extra_levels() const { return levels_; }
   core::range_counts counts() const { return {state_.below, state_.lo_cand, state_.cand, state_.inside}; }
 
@@ -409,15 +447,25 @@ class range_driver {
     return cudaSuccess;
   }
 
-  /// The plan of a level over [0, size) of src for positions [lo, hi): the
-  /// sample's windows, narrowed by a second sample where planned.
-  cudaError_t queue_plan(int level, const T* src, std::int64_t size, std::int64_t lo, std::int64_t hi) {
+  /// The sample of a level over [0, size) of src for positions [lo, hi): its
+  /// windows and tests in the state (range_plan_kernel).
+  cudaError_t queue_sample(int level, const T* src, std::int64_t size, std::int64_t lo, std::int64_t hi) {
     auto* state = reinterpret_cast<range_state<K>*>(ws_ + w_.state);
     prof_.start(stream_, "range plan");
     range_plan_kernel<T><<<1, tuning::sample_threads, 0, stream_>>>(state, src, size, lo, hi, flip_,
                                                                      cfg_.seed + 7919ull * level);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
+    return cudaSuccess;
+  }
+
+  /// The plan of a level over [0, size) of src for positions [lo, hi): the
+  /// sample's windows (already queued where `sampled`), narrowed by a second
+  /// sample where planned.
+  cudaError_t queue_plan(int level, const T* src, std::int64_t size, std::int64_t lo, std::int64_t hi,
+                         bool sampled = false) {
+    if (!sampled) KSELECT_CUDA_TRY(queue_sample(level, src, size, lo, hi));
+    auto* state = reinterpret_cast<range_state<K>*>(ws_ + w_.state);
     const tuning::policy& p = policy_;
     const std::int64_t refine_size = core::refine_sample_size(
         size, lo, hi, p.common.sample.tile_items(), p.common.window_sigmas, p.common.window_margin,
@@ -439,10 +487,11 @@ class range_driver {
   }
 
   /// Plan and pass over [0, size) of src for positions [lo, hi), candidates into
-  /// buffer `buf`; the state comes back to state_ (one host round trip).
+  /// buffer `buf` (`sampled`: the plan's sample already queued); the state comes
+  /// back to state_ (one host round trip).
   cudaError_t run_level(int level, const T* src, const std::uint64_t* src_idx, std::int64_t size, std::int64_t lo,
-                        std::int64_t hi, std::int64_t out_at, int buf) {
-    KSELECT_CUDA_TRY(queue_plan(level, src, size, lo, hi));
+                        std::int64_t hi, std::int64_t out_at, int buf, bool sampled) {
+    KSELECT_CUDA_TRY(queue_plan(level, src, size, lo, hi, sampled));
     auto* state = reinterpret_cast<range_state<K>*>(ws_ + w_.state);
     // Deterministic order by bitmap: level 0 marks its inside keys there and
     // does not write them (range_order_expand_kernel writes the whole output).
@@ -610,9 +659,7 @@ class range_driver {
     const T* thr_hi = thresholds + bounds.hi_slot;
     if (w_.take) return run_take(thr_hi);
 
-    range_tile_counts counts{reinterpret_cast<unsigned long long*>(ws_ + w_.tile_counts[0]),
-                             reinterpret_cast<unsigned long long*>(ws_ + w_.tile_counts[1]),
-                             reinterpret_cast<unsigned long long*>(ws_ + w_.tile_counts[2])};
+    const range_tile_counts counts = tile_counts();
     auto* below = reinterpret_cast<unsigned long long*>(ws_ + w_.below);
     KSELECT_CUDA_TRY(cudaMemsetAsync(below, 0, sizeof *below, stream_));
     unsigned grid = 1;
@@ -631,6 +678,101 @@ class range_driver {
         in_, n_, thr_lo, thr_hi, flip_, counts, below, req_.lo, req_.hi, out_keys_, indices_, w_.index_bytes);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
+    return cudaSuccess;
+  }
+
+  /// The per-tile counts of the exact path (range_exact_count_kernel) and of the
+  /// tie cut (range_cut_count_kernel: eq_lo and eq_hi).
+  range_tile_counts tile_counts() const {
+    return {reinterpret_cast<unsigned long long*>(ws_ + w_.tile_counts[0]),
+            reinterpret_cast<unsigned long long*>(ws_ + w_.tile_counts[1]),
+            reinterpret_cast<unsigned long long*>(ws_ + w_.tile_counts[2])};
+  }
+
+  /// The tie cut (core::two_key_window): the level-0 sample, read back; where its
+  /// high window is exactly two keys a < b, the cut from them (take_cut).
+  /// Otherwise the level-0 pass follows on the same sample.
+  cudaError_t try_tie_cut(bool& cut) {
+    cut = false;
+    KSELECT_CUDA_TRY(queue_sample(0, in_, n_, 0, w_.m));
+    KSELECT_CUDA_TRY(cudaMemcpyAsync(&state_, ws_ + w_.state, sizeof state_, cudaMemcpyDeviceToHost, stream_));
+    KSELECT_CUDA_TRY(cudaStreamSynchronize(stream_));
+    if (!state_.windows.hi_two_keys) return cudaSuccess;
+    const K keys[2] = {state_.windows.hi0, state_.windows.hi1};
+    for (int i = 0; i < 2; ++i) cut_keys_[i] = core::key_traits<T>::from_key(static_cast<K>(keys[i] ^ flip_));
+    T* thresholds = reinterpret_cast<T*>(ws_ + w_.thresholds);
+    KSELECT_CUDA_TRY(cudaMemcpyAsync(thresholds, cut_keys_, sizeof cut_keys_, cudaMemcpyHostToDevice, stream_));
+    return take_cut(thresholds, thresholds + 1, cut);
+  }
+
+  /// The cut from the key of position k - 1, selected exactly (select_boundaries):
+  /// deterministic output in input order without an ordering step (the layout
+  /// holds none: the counts cannot refute an exactly selected key).
+  cudaError_t try_selected_cut(bool& cut) {
+    const core::boundary_ranks bounds = core::range_selected_boundaries(n_, req_.lo, req_.hi, req_.descending);
+    T* thresholds = reinterpret_cast<T*>(ws_ + w_.thresholds);
+    std::size_t select_bytes = w_.select_bytes;
+    prof_.start(stream_, "range cut: select");
+    KSELECT_CUDA_TRY(select_boundaries<T>(ws_ + w_.select_ws, select_bytes, in_, n_, req_, cfg_, thresholds,
+                                          reinterpret_cast<std::int64_t*>(ws_ + w_.ranks), stream_));
+    prof_.stop(stream_);
+    const T* boundary = thresholds + bounds.hi_slot;
+    KSELECT_CUDA_TRY(take_cut(boundary, boundary, cut));
+    return cut ? cudaSuccess : reject_argument("kselect: internal error: the selected key's counts refute it");
+  }
+
+  /// The cut (core::plan_tie_cut; range_cut_kernels.cuh) from candidate boundary
+  /// keys *key_a <= *key_b (device memory): one read counts the keys below a,
+  /// equal to a, between and equal to b (each key's ties per tile too). Where
+  /// output position k - 1 lies among a's or b's ties, that key is the boundary:
+  /// the input position of the last tie the output takes is found, and the
+  /// filters' single pass writes every key below the boundary and its ties up to
+  /// that position, k keys in input order (ties by index: the deterministic
+  /// output too), in whole lines. `cut` false: the counts refute both keys.
+  cudaError_t take_cut(const T* key_a, const T* key_b, bool& cut) {
+    cut = false;
+    auto* words = reinterpret_cast<cut_words*>(ws_ + w_.cut_words);
+    const range_tile_counts tiles = tile_counts();  // a's ties in eq_lo, b's in eq_hi
+    KSELECT_CUDA_TRY(cudaMemsetAsync(&words->totals, 0, sizeof words->totals, stream_));
+    unsigned grid = 1;
+    KSELECT_CUDA_TRY(full_wave_blocks(range_cut_count_kernel<T>, grid));
+    prof_.start(stream_, "range cut: count");
+    range_cut_count_kernel<T><<<grid, tuning::stream_threads, 0, stream_>>>(
+        in_, n_, key_a, key_b, flip_, reinterpret_cast<std::uintptr_t>(in_) % 16 == 0, tiles.eq_lo, tiles.eq_hi,
+        &words->totals);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    cut_totals totals{};
+    KSELECT_CUDA_TRY(cudaMemcpyAsync(&totals, &words->totals, sizeof totals, cudaMemcpyDeviceToHost, stream_));
+    KSELECT_CUDA_TRY(cudaMemcpyAsync(&cut_keys_[0], key_a, sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    KSELECT_CUDA_TRY(cudaMemcpyAsync(&cut_keys_[1], key_b, sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    KSELECT_CUDA_TRY(cudaStreamSynchronize(stream_));
+    const core::tie_cut plan = core::plan_tie_cut(static_cast<std::uint64_t>(w_.m), totals.below, totals.eq_a,
+                                                  totals.between, totals.eq_b);
+    if (!plan.ok) return cudaSuccess;
+    const K boundary = core::range_key(cut_keys_[plan.high_key ? 1 : 0], flip_);
+    unsigned long long* ties = plan.high_key ? tiles.eq_hi : tiles.eq_lo;
+    prof_.start(stream_, "range cut: position");
+    std::size_t temp_bytes = w_.temp_bytes;
+    KSELECT_CUDA_TRY(exclusive_sum_u64(ws_ + w_.temp, temp_bytes, ties, ties, w_.tiles + 1, stream_));
+    range_cut_position_kernel<T><<<1, tuning::stream_threads, 0, stream_>>>(in_, n_, ties, w_.tiles, boundary, flip_,
+                                                                            plan.needed, &words->last_tie);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    const range_cut_selector<T> select{boundary, flip_, &words->last_tie};
+    const kselect::detail::single_pass_layout sp = tie_cut_filter_layout<T>(n_);
+    auto write = [&](auto* indices) {
+      kselect::detail::filter_outputs<T, T, std::remove_pointer_t<decltype(indices)>> out;
+      out.keys = out_keys_;
+      out.indices = indices;
+      out.num_selected = &words->written;
+      return kselect::detail::launch_single_pass(ws_ + w_.cut_filter, sp, in_, n_, select, out, stream_);
+    };
+    prof_.start(stream_, "range cut: write");
+    KSELECT_CUDA_TRY(w_.index_bytes == 4 ? write(static_cast<std::int32_t*>(indices_))
+                                         : write(static_cast<std::int64_t*>(indices_)));
+    prof_.stop(stream_);
+    cut = cut_ = input_ordered_ = true;
     return cudaSuccess;
   }
 
@@ -834,7 +976,8 @@ class range_driver {
   /// values taken from the sorted keys.
   cudaError_t order_output() {
     if (!w_.post_sort || ordered_) return cudaSuccess;
-    if (cfg_.deterministic) KSELECT_CUDA_TRY(w_.bitmap_order && !exact_ ? order_by_bitmap() : order_by_buckets());
+    if (cfg_.deterministic && !input_ordered_)
+      KSELECT_CUDA_TRY(w_.bitmap_order && !exact_ ? order_by_bitmap() : order_by_buckets());
     if (!cfg_.sorted) return cudaSuccess;
     return w_.index_bytes == 4 ? order_output_as<std::uint32_t>() : order_output_as<std::uint64_t>();
   }
@@ -941,6 +1084,9 @@ class range_driver {
   bool kept_ties_ = false;      ///< take_kept_ties answered (one read)
   bool candidates_taken_ = false;  ///< take_candidates finished the last candidates
   bool ordered_ = false;  ///< the output is already in the order asked (sort_with_candidates, take_all)
+  bool cut_ = false;            ///< take_cut answered
+  bool input_ordered_ = false;  ///< the output is in input order (the cut)
+  T cut_keys_[2] = {};          ///< the cut's two keys, copied to or from the device
   launch_profiler prof_;
 };
 

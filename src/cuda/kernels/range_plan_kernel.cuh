@@ -1,7 +1,8 @@
 // Plans a rank-range pass in one block: samples the input, sorts the sample and
 // predicts a key window around each boundary position of the range (lo and
 // hi - 1), as window_plan_kernel does for one rank; a window whose sample keys are
-// all one key is that key alone (core::tie_window). Small inputs skip the sample:
+// all one key is that key alone (core::tie_window); a high window whose sample keys
+// are exactly two is flagged (core::two_key_window). Small inputs skip the sample:
 // every key becomes a candidate, so the pass plus the candidate sort answer them
 // exactly.
 #pragma once
@@ -50,11 +51,12 @@ __global__ void __launch_bounds__(tuning::sample_threads)
       w0 = sw.first >= 0 ? smem.sorted[sw.first] : K(0);
       w1 = sw.last < S ? smem.sorted[sw.last] : max;
       core::tie_window(smem.sorted, S, sw, w0, w1);
+      return sw;
     };
     w.has_lo = lo > 0;
     w.has_hi = hi < n;
     if (w.has_lo) window(lo, w.lo0, w.lo1);
-    if (w.has_hi) window(hi - 1, w.hi0, w.hi1);
+    if (w.has_hi) w.hi_two_keys = core::two_key_window(smem.sorted, S, window(hi - 1, w.hi0, w.hi1));
   }
   if (threadIdx.x != 0) return;
   st->tests = core::make_range_tests<T>(w, flip);
