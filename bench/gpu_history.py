@@ -5,7 +5,8 @@ usage: bench/gpu_history.py --header
        bench/gpu_history.py FILE.json... >> bench/results/gpu-history.csv
 
 Reads the JSON of kselect-gpu-bench, kselect-filter-bench, kselect-approx-bench,
-kselect-mpi-bench and bench/python/compare_*.py (their list of rows: "results" or "rows") and writes
+kselect-mpi-bench and bench/python/compare_*.py (their list of rows: "results", "rows", or "topk" for
+kselect-gpu-bench --topk) and writes
 one CSV row per run and case: the date, machine, commit and benchmark, the case
 (its non-timing fields, key=value joined by ';') and its timings in ms (the
 fields named ms or *_ms, likewise joined). The commit is the file's own field, or
@@ -36,7 +37,7 @@ def rows_of(path):
     commit = d.get("commit") or (m and m["commit"]) or ""
     machine = (m and m["machine"]) or ""
     bench = (m and m["bench"]) or "select"
-    for r in d.get("results") or d.get("rows") or []:
+    for r in d.get("results") or d.get("rows") or d.get("topk") or []:
         timings = {k: v for k, v in r.items() if (k == "ms" or k.endswith("_ms")) and isinstance(v, (int, float))}
         case = {k: v for k, v in r.items() if k not in timings and k not in MEASURED and v is not None}
         yield [date, machine, commit, bench,
