@@ -120,7 +120,7 @@ struct range_layout {
 
 /// The cut's write: the filters' single pass over all n keys.
 template <class T>
-kselect::detail::single_pass_layout tie_cut_filter_layout(std::int64_t n) {
+kselect::detail::single_pass_layout cut_filter_layout(std::int64_t n) {
   return kselect::detail::plan_single_pass(n, sizeof(T), kselect::detail::single_pass_state_bytes(n, sizeof(T)));
 }
 
@@ -301,7 +301,7 @@ cudaError_t plan_range_layout(std::int64_t n, const kselect::detail::range_reque
   w.refine_kept = carve.take(static_cast<std::size_t>(p.range.refine_capacity) * sizeof(K));
   w.tie_cut = choose_tie_cut(n, req.lo, req.hi, req.stream_ordered, p.range);
   const bool cut = w.tie_cut || w.selected_cut;
-  w.cut_filter = carve.take(cut ? tie_cut_filter_layout<T>(n).bytes : 0);
+  w.cut_filter = carve.take(cut ? cut_filter_layout<T>(n).bytes : 0);
   w.cut_words = carve.take(cut ? sizeof(cut_words) : 0);
   // Cleared, then set by the level-0 pass and for the later levels' and the pick's keys.
   w.order_bits = carve.take(w.bitmap_order ? order_bitmap_bytes(w.tiles) : 0);
@@ -747,8 +747,9 @@ class range_driver {
     KSELECT_CUDA_TRY(cudaMemcpyAsync(&cut_keys_[0], key_a, sizeof(T), cudaMemcpyDeviceToHost, stream_));
     KSELECT_CUDA_TRY(cudaMemcpyAsync(&cut_keys_[1], key_b, sizeof(T), cudaMemcpyDeviceToHost, stream_));
     KSELECT_CUDA_TRY(cudaStreamSynchronize(stream_));
+    // One key (the selected cut): its ties are b's too, which plan_tie_cut must not count twice.
     const core::tie_cut plan = core::plan_tie_cut(static_cast<std::uint64_t>(w_.m), totals.below, totals.eq_a,
-                                                  totals.between, totals.eq_b);
+                                                  totals.between, key_a == key_b ? 0 : totals.eq_b);
     if (!plan.ok) return cudaSuccess;
     const K boundary = core::range_key(cut_keys_[plan.high_key ? 1 : 0], flip_);
     unsigned long long* ties = plan.high_key ? tiles.eq_hi : tiles.eq_lo;
@@ -760,7 +761,7 @@ class range_driver {
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     const range_cut_selector<T> select{boundary, flip_, &words->last_tie};
-    const kselect::detail::single_pass_layout sp = tie_cut_filter_layout<T>(n_);
+    const kselect::detail::single_pass_layout sp = cut_filter_layout<T>(n_);
     auto write = [&](auto* indices) {
       kselect::detail::filter_outputs<T, T, std::remove_pointer_t<decltype(indices)>> out;
       out.keys = out_keys_;

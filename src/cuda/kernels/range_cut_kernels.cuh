@@ -48,16 +48,16 @@ struct cut_words {
 };
 
 /// A warp per 4096-key tile (grid-stride): each key classified against a <= b
-/// (flipped keys; a == b: one key, whose ties both tallies count); the tile's ties of a and of b to tile_eq_a[tile] and
-/// tile_eq_b[tile] (entry [tiles] zeroed, for an exclusive scan's total), the
-/// totals added to *totals (zeroed before). A warp-wide reduction a tile, no
-/// block barrier; 16-byte loads, eight in flight a lane, where `vectors` (the
-/// input 16-byte aligned).
+/// (flipped keys; a == b: one key, whose ties both tallies count); the tile's
+/// ties of a and of b to tile_eq_a[tile] and tile_eq_b[tile] (entry [tiles]
+/// zeroed, for an exclusive scan's total), the totals added to *totals (zeroed
+/// before). A warp-wide reduction a tile, no block barrier; 16-byte loads, eight
+/// in flight a lane, where `vectors` (the input 16-byte aligned).
 template <class T>
 __global__ void __launch_bounds__(tuning::stream_threads)
     range_cut_count_kernel(const T* src, std::int64_t size, const T* key_a, const T* key_b, core::key_t<T> flip,
-                           bool vectors,
-                           unsigned long long* tile_eq_a, unsigned long long* tile_eq_b, cut_totals* totals) {
+                           bool vectors, unsigned long long* tile_eq_a, unsigned long long* tile_eq_b,
+                           cut_totals* totals) {
   using K = core::key_t<T>;
   constexpr std::int64_t tile = tuning::tile_keys;
   constexpr int per_vec = 16 / static_cast<int>(sizeof(T));
