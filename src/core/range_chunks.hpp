@@ -108,7 +108,8 @@ inline range_chunk_take plan_range_chunks(std::span<const range_chunk_counts> co
   for (std::size_t c = 0; c < counts.size(); ++c) {
     const range_chunk_counts& cc = counts[c];
     t.starts[c] = s;
-    s.out += overlap(s.first, cc.first, t.skip_first, t.end_first) + cc.between + overlap(s.last, cc.last, 0, t.take_last);
+    s.out += overlap(s.first, cc.first, t.skip_first, t.end_first) + cc.between +
+             overlap(s.last, cc.last, 0, t.take_last);
     s.first += cc.first;
     s.last += cc.last;
   }

@@ -55,7 +55,8 @@ void range_select(const T* values, std::int64_t n, std::int64_t lo, std::int64_t
   std::vector<core::range_chunk_counts> counts(static_cast<std::size_t>(chunks));
 #pragma omp parallel for num_threads(threads) schedule(static, 1) if (chunks > 1)
   for (std::int64_t c = 0; c < chunks; ++c)
-    counts[static_cast<std::size_t>(c)] = core::count_range_chunk(values, chunk_begin(c), chunk_begin(c + 1), first, last, key);
+    counts[static_cast<std::size_t>(c)] =
+        core::count_range_chunk(values, chunk_begin(c), chunk_begin(c + 1), first, last, key);
 
   // 3. Which boundary-key elements are chosen, and where each chunk's go
   //    (core/range_chunks.hpp).

@@ -174,19 +174,19 @@ struct range_policy {
   /// lies in a window of exactly two keys (few distinct values, the boundary
   /// where one value's run ends and the next begins), takes the tie cut instead
   /// (range_driver::try_tie_cut: a count, then the filters' single pass). From
-  /// n/32 the round trip (about 10 microseconds) stays near 1 % of the call and
-  /// the cut's extra read below what the pass's scattered writes of k keys cost.
-  /// Reasoned from the k = n/2 profiles of docs/performance.md ("Issue 25, sorted
-  /// and tied top-k"), not swept.
+  /// n/32 the round trip is a small part of the call, and the cut's extra read
+  /// costs less than the pass's scattered writes of k keys. Reasoned from the
+  /// k = n/2 profiles of docs/performance.md ("Issue 25, sorted and tied top-k"),
+  /// not swept.
   std::int64_t tie_cut_min_share = 32;
   /// A synchronous deterministic top-k of k >= n / this many keys selects the key
   /// of position k - 1 exactly and takes the cut from it (range_driver::
   /// try_selected_cut): output in input order without the levels' ordering step.
-  /// Where the two cross on the H200 (2^28 uniform floats, int32 indices): at k =
-  /// 2^25 the cut took 1.52 ms against the levels' 1.42 (bitmap order), at 2^26
-  /// 1.51, at n/2 1.58 against 2.21 (bench/results/h200-topk.txt, the
-  /// "deterministic" rows beside the "det. (buckets)" and "det. (bitmap)" ones;
-  /// docs/performance.md).
+  /// Where the two cross on the H200 (2^28 uniform floats, int32 indices): the
+  /// levels with their bitmap ordering were faster at k = 2^25, the cut from 2^26
+  /// on (bench/results/h200-topk.txt, the "deterministic" rows beside the
+  /// "det. (buckets)" and "det. (bitmap)" ones; docs/performance.md, "Issue 25,
+  /// the cut").
   std::int64_t selected_cut_min_share = 4;
   /// The second sampling round: the keys it aims to keep in the windows, and the
   /// largest second sample (a few microseconds of gathers).

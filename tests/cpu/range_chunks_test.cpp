@@ -52,7 +52,8 @@ TEST(RangeChunks, ClassTableCountsEveryKeyInItsClass) {
   for (const bool descending : {false, true})
     for (const auto& [first, last] : bounds) {
       const std::vector<core::stream_interval<U>> table = core::range_class_table<U>(first, last, descending);
-      for (std::size_t i = 1; i < table.size(); ++i) EXPECT_EQ(table[i].lo, table[i - 1].hi + 1) << "ascending, adjacent";
+      for (std::size_t i = 1; i < table.size(); ++i)
+        EXPECT_EQ(table[i].lo, table[i - 1].hi + 1) << "ascending, adjacent";
       EXPECT_EQ(table.front().lo, 0u);
       EXPECT_EQ(table.back().hi, top);
       std::vector<U> keys = {0, 1, top, top - 1, first, last, first - 1, first + 1, last - 1, last + 1};
@@ -114,7 +115,8 @@ test::range_answer<T> take_in_chunks(const std::vector<T>& values, std::int64_t 
 
 TEST(RangeChunks, StreamedTakeMatchesTheStableSort) {
   for (const test::dist d : test::all_dists())
-    for (const std::int64_t n : {std::int64_t{1}, std::int64_t{2}, std::int64_t{33}, std::int64_t{1000}, std::int64_t{4099}}) {
+    for (const std::int64_t n :
+         {std::int64_t{1}, std::int64_t{2}, std::int64_t{33}, std::int64_t{1000}, std::int64_t{4099}}) {
       const std::vector<float> values = test::generate<float>(d, n, 17 + static_cast<std::uint64_t>(n));
       for (const bool descending : {false, true}) {
         const std::vector<std::int64_t> order = test::stable_order(values.data(), n, descending);

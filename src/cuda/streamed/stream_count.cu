@@ -17,8 +17,8 @@ template <class T>
 __global__ void __launch_bounds__(stream_count_threads)
     stream_count_kernel(const T* chunk, std::int64_t count, const core::stream_interval<core::key_t<T>>* table,
                         int intervals, std::uint32_t buckets, unsigned long long* counts, T* kept,
-                        std::int64_t* kept_indices, std::int64_t first_index, unsigned long long* kept_keys, unsigned long long* noncanonical,
-                        unsigned long long capacity) {
+                        std::int64_t* kept_indices, std::int64_t first_index, unsigned long long* kept_keys,
+                        unsigned long long* noncanonical, unsigned long long capacity) {
   using traits = core::key_traits<T>;
   using U = core::key_t<T>;
   extern __shared__ unsigned int histogram[];  // buckets words, when they fit

@@ -160,7 +160,8 @@ bool one_pass_range(const T* h_values, std::int64_t n, std::int64_t lo, std::int
   std::vector<core::stream_interval<U>> table;
   if (keys.lo > 0) table.push_back({U(0), static_cast<U>(keys.lo - 1), 0, 1, 0, false});
   table.push_back({keys.lo, keys.hi, 1, 1, 0, true});
-  if (keys.hi < static_cast<U>(~U(0))) table.push_back({static_cast<U>(keys.hi + 1), static_cast<U>(~U(0)), 2, 1, 0, false});
+  if (keys.hi < static_cast<U>(~U(0)))
+    table.push_back({static_cast<U>(keys.hi + 1), static_cast<U>(~U(0)), 2, 1, 0, false});
   // Three buckets, then the kept and non-canonical counts.
   const pass_table<U> pass(table, 5, stream);
   unsigned long long* d_counts = pass.counters();
@@ -250,7 +251,9 @@ void streamed_range_select(const T* h_values, std::int64_t n, std::int64_t lo, s
 
   const int sms = current_device_sms();
   chunk_pump pump(h_values, n, sizeof(T), layout.chunk_keys, stream, threads);
-  const auto chunk_of = [&](std::int64_t first_index) { return static_cast<std::size_t>(first_index / layout.chunk_keys); };
+  const auto chunk_of = [&](std::int64_t first_index) {
+    return static_cast<std::size_t>(first_index / layout.chunk_keys);
+  };
 
   // 2. Counts per chunk: the table, the chunks' class counts, and the count kernel's
   //    kept and non-canonical counters (unused here), in one allocation.

@@ -25,9 +25,10 @@ struct range_stream_stats {
 /// (key, index). h_out_values and h_out_indices (may be null) are host memory of
 /// hi - lo elements. One streamed pass when the candidates a sample predicts fit the
 /// device; otherwise three: the boundary keys (streamed_multiselect), counts per
-/// chunk, and the take, whose output goes back to the host through a device buffer. Takes at most opt.device_memory_limit bytes of device memory (0:
-/// most of the free memory); throws std::invalid_argument when that is too small,
-/// kselect::error on CUDA failures.
+/// chunk, and the take, whose output goes back to the host through a device buffer.
+/// Takes at most opt.device_memory_limit bytes of device memory (0: most of the
+/// free memory); throws std::invalid_argument when that is too small, kselect::error
+/// on CUDA failures.
 template <class T>
 void streamed_range_select(const T* h_values, std::int64_t n, std::int64_t lo, std::int64_t hi, bool descending,
                            bool sorted, T* h_out_values, std::int64_t* h_out_indices, const options& opt,
