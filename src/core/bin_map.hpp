@@ -63,7 +63,8 @@ template <class K>
 struct bin_map {
   K low;                      ///< smallest sample pre-key; smaller keys count as it
   K high;                     ///< largest sample pre-key; larger keys count as it
-  K dense_first[bin_map_max_dense + 1];  ///< dense range j: pre-keys [first, last], sorted, disjoint
+  K dense_first[bin_map_max_dense + 1];  ///< dense range j: pre-keys [first, last], sorted, disjoint;
+                                         ///< past num_dense (when > 0) the largest pre-key
   K dense_last[bin_map_max_dense + 1];
   std::uint32_t shift;        ///< slot of a key: (pre - low) >> shift
   std::uint32_t frac_right;   ///< 16-bit position in the slot: ((d >> frac_right) << frac_left) & 0xffff
@@ -178,16 +179,18 @@ KSELECT_HD std::uint32_t slot_bin_of(const bin_map<K>& m, K pre) {
 }
 
 /// Dense ranges whose first pre-key is at most `pre` (0..num_dense): a binary
-/// search of 7 steps, unrolled (steps past num_dense load nothing). A loop of
-/// only bit_width(num_dense) steps, not unrolled, measured slower on 16 distinct
-/// values and on clusters (docs/performance.md).
+/// search of 7 steps, unrolled, over dense_first padded past num_dense with the
+/// largest pre-key (plan_dense_ranges), so that a step is a load, a compare and
+/// an add: the count pass is bound by issued instructions, and a step that first
+/// checked j + step <= num_dense issued half as many again. Only the largest
+/// pre-key passes a pad; the clamp keeps it at num_dense.
 template <class K>
 KSELECT_HD int dense_ranges_from(const bin_map<K>& m, K pre, std::uint32_t num_dense) {
   static_assert(bin_map_max_dense < 128, "7 steps");
   int j = 0;
   for (int step = 64; step >= 1; step /= 2)
-    if (static_cast<std::uint32_t>(j + step) <= num_dense && m.dense_first[j + step - 1] <= pre) j += step;
-  return j;
+    if (m.dense_first[j + step - 1] <= pre) j += step;
+  return j < static_cast<int>(num_dense) ? j : static_cast<int>(num_dense);
 }
 
 /// Bin of a pre-key: non-decreasing in `pre`, always < num_bins. `num_dense`:
@@ -344,7 +347,9 @@ KSELECT_HD std::uint32_t plan_dense_ranges(bin_map<key_t<T>>& m, const key_t<T>*
     m.dense_one_key[j] =
         m.dense_shift[j] == 0 || kt::key_of_pre_key(m.dense_first[j]) == kt::key_of_pre_key(m.dense_last[j]);
   }
-  for (int j = used; j < ranges; ++j) m.dense_first[j] = m.dense_last[j] = 0;  // as a map without them
+  // The ranges left out as in a map without them; dense_ranges_from's pads.
+  for (int j = used; j < ranges; ++j) m.dense_last[j] = 0;
+  for (int j = used; j < bin_map_max_dense; ++j) m.dense_first[j] = static_cast<K>(~K(0));
   return after;
 }
 
