@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/generate.hpp"
+#include "core/bin_intervals.hpp"
 #include "core/bin_map.hpp"
 #include "core/bin_reduction.hpp"
 #include "core/key_traits.hpp"
@@ -170,6 +171,96 @@ TYPED_TEST(BinMap, DenseRangesForRanks) {
     }
   }
 }
+
+// first_pre_key_of_bin inverts a monotone map at every bin boundary, and a run of
+// bins becomes the pre-keys between two boundaries (the top run reaches the top
+// pre-key): checked on 16 distinct values with dense ranges, by every pre-key
+// around each boundary.
+TEST(BinIntervals, BoundariesOfRunsOfBins) {
+  using K = std::uint32_t;
+  std::vector<K> sp;
+  for (int i = 0; i < 4096; ++i) sp.push_back(static_cast<K>(1000 + (i % 16) * 37));
+  std::sort(sp.begin(), sp.end());
+  std::vector<std::int64_t> ranks;
+  for (int i = 0; i < 16; ++i) ranks.push_back(i * 1000 + 500);
+  const auto map = core::build_bin_map_for_ranks<std::uint32_t>(sp.data(), 4096, 8191, ranks.data(), 16, 16000);
+  ASSERT_GT(map.num_dense, 0u);
+  for (std::uint32_t b = 1; b < map.num_bins; ++b) {
+    K first = 0;
+    if (!core::first_pre_key_of_bin(map, b, first)) {
+      EXPECT_LT(core::bin_of(map, static_cast<K>(~K(0))), b);
+      continue;
+    }
+    EXPECT_GE(core::bin_of(map, first), b);
+    EXPECT_LT(core::bin_of(map, static_cast<K>(first - 1)), b) << "bin " << b;
+  }
+  std::vector<std::uint32_t> selected(core::bin_map_max_bins / 32, 0);
+  const std::uint32_t b = core::bin_of(map, K(1000 + 5 * 37)), top = core::bin_of(map, static_cast<K>(~K(0)));
+  for (std::uint32_t x : {b, b + 1, top}) selected[x / 32] |= 1u << (x % 32);
+  const core::bin_intervals<K> iv = core::selected_bin_intervals(map, selected.data());
+  ASSERT_EQ(iv.count, 2u);
+  EXPECT_EQ(iv.last[1], static_cast<K>(~K(0)));
+  for (K p = 0; p < 4000; ++p) {
+    const std::uint32_t bp = core::bin_of(map, p);
+    EXPECT_EQ(core::in_bin_intervals(iv, p), bp == b || bp == b + 1 || bp == top) << "pre-key " << p;
+  }
+  // More runs than the filter tests as intervals: count 0 (the filter tests bins).
+  std::vector<std::uint32_t> many(core::bin_map_max_bins / 32, 0);
+  for (int i = 0; i <= core::bin_filter_max_intervals; ++i) many[0] |= 1u << (2 * i);
+  EXPECT_EQ(core::selected_bin_intervals(map, many.data()).count, 0u);
+}
+
+// The benchmark's clustered floats (64 clusters c * 1000 + [0, 1e-3), most of them
+// a few floats wide; doubles: 63 single values and one wide cluster) with 101 percentiles: the ranks in the narrow clusters fall in
+// bins of one key, the copied bins (the others) form few runs, and the filter's
+// pre-key intervals select exactly their keys, over every key and the extremes.
+template <class T>
+void check_clustered_intervals() {
+  using K = core::key_t<T>;
+  using kt = core::key_traits<T>;
+  const std::int64_t n = 1 << 20;
+  std::vector<T> values(static_cast<std::size_t>(n));
+  std::uint64_t h = 99;
+  for (T& v : values) {
+    h = h * 6364136223846793005ull + 1442695040888963407ull;
+    const double u = static_cast<double>(h >> 11) * 0x1.0p-53;
+    const auto c = static_cast<double>((h >> 20) % 64);
+    // Doubles: one value per cluster but the first (a double cluster a few floats
+    // wide spans many pre-keys, so its bins would not hold one key each).
+    v = sizeof(T) == 4 || c == 0 ? static_cast<T>(c * 1000.0 + u * 1e-3) : static_cast<T>(c * 1000.0);
+  }
+  std::vector<K> sp;
+  for (std::int64_t i = 0; i < 4096; ++i) sp.push_back(kt::pre_key_first(kt::to_key(values[static_cast<std::size_t>(i * 255)])));
+  std::sort(sp.begin(), sp.end());
+  std::vector<std::int64_t> ranks;
+  for (int i = 0; i <= 100; ++i) ranks.push_back(i * (n - 1) / 100);
+  const auto map = core::build_bin_map_for_ranks<T>(sp.data(), 4096, 8191, ranks.data(), 101, n);
+  ASSERT_GT(map.num_dense, 0u);
+  std::vector<std::uint64_t> hist(map.num_bins, 0);
+  for (T x : values) ++hist[core::bin_of(map, kt::pre_key(x))];
+  const core::bin_reduction red = core::reduce_to_bins(hist, ranks);
+  // As bin_reduce_kernel marks them: the ranks' bins, except those of one key.
+  std::vector<std::uint32_t> copied(core::bin_map_max_bins / 32, 0);
+  for (std::uint32_t b = 0; b < map.num_bins; ++b)
+    if ((red.selected[b / 32] >> (b % 32) & 1u) && !core::bin_holds_one_key(map, b)) copied[b / 32] |= 1u << (b % 32);
+  const core::bin_intervals<K> iv = core::selected_bin_intervals(map, copied.data());
+  ASSERT_GT(iv.count, 0u);
+  std::vector<K> probes = sorted_pre_keys(values);
+  probes.push_back(K(0));
+  probes.push_back(static_cast<K>(~K(0)));
+  std::int64_t in = 0;
+  for (K p : probes) {
+    const std::uint32_t b = core::bin_of(map, p);
+    const bool selected = (copied[b / 32] >> (b % 32)) & 1u;
+    ASSERT_EQ(core::in_bin_intervals(iv, p), selected) << "pre-key " << +p << ", bin " << b;
+    in += selected;
+  }
+  EXPECT_GT(in, 0);
+  EXPECT_LT(in, n / 16) << "the copy is a small part of the input";
+}
+
+TEST(BinIntervals, ClusteredKeysFloat) { check_clustered_intervals<float>(); }
+TEST(BinIntervals, ClusteredKeysDouble) { check_clustered_intervals<double>(); }
 
 // A value repeated in most keys, -0.0 and +0.0 both present: the dense range
 // takes every zero (both pre-keys), and its bins hold one key each.

@@ -16,6 +16,7 @@
 #include "cuda/dispatch/bin_reduce_dispatch.cuh"
 #include "cuda/gpu_test_util.cuh"
 #include "kselect/device.hpp"
+#include "core/bin_intervals.hpp"
 #include "core/bin_reduction.hpp"
 #include "core/sampling.hpp"
 
@@ -24,8 +25,11 @@ namespace {
 
 // Runs the pre-pass driver on `host` for `ranks`, checks every answer, and says
 // whether the pre-pass ran to the end. capacity > 0 shrinks its copy buffer.
+// Where it ran, the filter's pre-key intervals are the host's for the device's
+// map and selected bins (core::selected_bin_intervals); *intervals gets their count.
 template <class T>
-bool run_prepass(const std::vector<T>& host, std::span<const std::int64_t> ranks, std::int64_t capacity = 0) {
+bool run_prepass(const std::vector<T>& host, std::span<const std::int64_t> ranks, std::int64_t capacity = 0,
+                 std::uint32_t* intervals = nullptr) {
   using K = core::key_t<T>;
   const auto n = static_cast<std::int64_t>(host.size());
   device_buffer<T> data(host);
@@ -47,7 +51,24 @@ bool run_prepass(const std::vector<T>& host, std::span<const std::int64_t> ranks
   for (std::size_t i = 0; i < ranks.size(); ++i)
     EXPECT_TRUE(same_value(expected[i], got[i])) << "rank " << ranks[i] << ": expected " << +expected[i]
                                                  << ", got " << +got[i];
-  return driver.used_prepass();
+  if (!driver.used_prepass()) return false;
+  core::bin_map<K> map{};
+  std::vector<std::uint32_t> selected(core::bin_map_max_bins / 32);
+  core::bin_intervals<K> got_iv{};
+  cuda_check(cudaMemcpy(&map, ws.data() + layout.pre_map, sizeof map, cudaMemcpyDeviceToHost), "map");
+  cuda_check(cudaMemcpy(selected.data(), ws.data() + layout.pre_selected, selected.size() * sizeof(std::uint32_t),
+                        cudaMemcpyDeviceToHost),
+             "selected bins");
+  cuda_check(cudaMemcpy(&got_iv, ws.data() + layout.pre_intervals, sizeof got_iv, cudaMemcpyDeviceToHost),
+             "intervals");
+  const core::bin_intervals<K> expected_iv = core::selected_bin_intervals(map, selected.data());
+  EXPECT_EQ(got_iv.count, expected_iv.count);
+  for (std::uint32_t i = 0; i < std::min(got_iv.count, expected_iv.count); ++i) {
+    EXPECT_EQ(got_iv.first[i], expected_iv.first[i]) << "interval " << i;
+    EXPECT_EQ(got_iv.last[i], expected_iv.last[i]) << "interval " << i;
+  }
+  if (intervals != nullptr) *intervals = got_iv.count;
+  return true;
 }
 
 std::vector<std::int64_t> percentile_ranks(std::int64_t n) {
@@ -207,7 +228,7 @@ TEST(GpuBinReduce, DenseRangesDouble) { dense_ranges_on_device<double>(); }
 // 64 narrow clusters (c * 1000 + [0, 1e-3)), as the benchmarks' "clustered":
 // 101 percentiles hit 63 of them, each of a few distinct floats (the one at 0 is
 // continuous), so the map needs more than 63 dense ranges; exact, and in floats
-// the pre-pass runs to the end.
+// the pre-pass runs to the end, its filter testing pre-key intervals.
 TEST(GpuBinReduce, SixtyFourClusters) {
   const std::int64_t n = (std::int64_t(1) << 22) + 3;
   std::vector<float> f;
@@ -219,7 +240,9 @@ TEST(GpuBinReduce, SixtyFourClusters) {
     d.push_back(v);
   }
   const std::vector<std::int64_t> ranks = percentile_ranks(n);
-  EXPECT_TRUE(run_prepass<float>(f, ranks)) << "63 dense ranges should keep the copy small";
+  std::uint32_t intervals = 0;
+  EXPECT_TRUE(run_prepass<float>(f, ranks, 0, &intervals)) << "63 dense ranges should keep the copy small";
+  EXPECT_GT(intervals, 0u) << "the filter should test the few copied bins as pre-key intervals";
   run_prepass<double>(d, ranks);
 }
 

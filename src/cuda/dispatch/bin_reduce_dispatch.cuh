@@ -8,10 +8,13 @@
 //                        the sample (few distinct values), every later kernel returns at once
 //   bin_count_kernel     one read: a histogram of up to 8192 bins
 //   bin_reduce_kernel    1 block: the bins holding ranks, a region of the copy for each,
-//                        each rank's place in its region; stops if the copy would
-//                        overflow its buffer
-//   bin_extract_kernel    one read: copies those bins' values (~1.7% of uniform input for
-//                        101 percentiles), in any order
+//                        each rank's place in its region, the bins as a few pre-key
+//                        intervals where that spares the filter a search per key;
+//                        stops if the copy would overflow its buffer
+//   bin_extract_kernel   one read: copies those bins' values (~1.7% of uniform input for
+//                        101 percentiles), in any order; where the bins came as
+//                        intervals, bin_extract_intervals_kernel does (the other
+//                        returns at once)
 //   bin_scatter_kernel   moves the copy into one region per selected bin, as keys
 //   bin_finish_kernel    a block per rank: selects it in its region (in L2)
 //   then one device-to-host copy of the state and one stream sync; if a step
@@ -34,6 +37,7 @@
 #include "cuda/kernels/bin_pass_kernel.cuh"
 #include "cuda/kernels/bin_plan_kernels.cuh"
 #include "cuda/tuning.hpp"
+#include "core/bin_intervals.hpp"
 #include "core/bin_map.hpp"
 #include "core/key_traits.hpp"
 
@@ -56,6 +60,7 @@ class bin_reduce_driver {
     d_hist_ = reinterpret_cast<unsigned long long*>(ws_ + w_.pre_hist);
     d_selected_ = reinterpret_cast<std::uint32_t*>(ws_ + w_.pre_selected);
     d_before_word_ = reinterpret_cast<std::uint32_t*>(ws_ + w_.pre_before_word);
+    d_intervals_ = reinterpret_cast<core::bin_intervals<K>*>(ws_ + w_.pre_intervals);
     d_region_ = reinterpret_cast<bin_region<K>*>(ws_ + w_.pre_region);
     d_tasks_ = reinterpret_cast<bin_rank_task*>(ws_ + w_.pre_tasks);
     d_state_ = reinterpret_cast<bin_prepass_state*>(ws_ + w_.pre_state);
@@ -97,13 +102,18 @@ class bin_reduce_driver {
     prof_.stop(stream_);
     prof_.start(stream_, "prepass reduce");
     bin_reduce_kernel<K><<<1, bin_reduce_threads, 0, stream_>>>(
-        d_hist_, d_map_, ranks, num_ranks_, w_.prepass_capacity, d_selected_, d_before_word_, d_region_, d_tasks_,
-        d_state_);
+        d_hist_, d_map_, ranks, num_ranks_, w_.prepass_capacity, d_selected_, d_before_word_, d_intervals_, d_region_,
+        d_tasks_, d_state_);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     prof_.start(stream_, "prepass filter");
-    bin_extract_kernel<T><<<grid_, tuning::stream_threads, 0, stream_>>>(in_, n_, d_map_, d_selected_, d_state_,
-                                                                         d_copy_cursor_, d_copy_);
+    bin_extract_kernel<T><<<grid_, tuning::stream_threads, 0, stream_>>>(in_, n_, d_map_, d_selected_, d_intervals_,
+                                                                         d_state_, d_copy_cursor_, d_copy_);
+    KSELECT_LAUNCH_CHECK();
+    prof_.stop(stream_);
+    prof_.start(stream_, "prepass filter by intervals");
+    bin_extract_intervals_kernel<T><<<intervals_grid_, tuning::stream_threads, 0, stream_>>>(
+        in_, n_, d_intervals_, d_state_, d_copy_cursor_, d_copy_);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     prof_.start(stream_, "prepass scatter");
@@ -132,11 +142,12 @@ class bin_reduce_driver {
   }
 
   /// A full wave of blocks, more if a block would count 2^31 keys or more (its
-  /// shared counters are 32-bit).
+  /// shared counters are 32-bit). The filter by intervals fits fewer blocks on an
+  /// SM (registers): its own full wave, so that no block waits for a second one.
   cudaError_t grid_size() {
     KSELECT_CUDA_TRY(full_wave_blocks(bin_count_kernel<T>, grid_));
     grid_ = blocks_for_32bit_counters(grid_, n_);
-    return cudaSuccess;
+    return full_wave_blocks(bin_extract_intervals_kernel<T>, intervals_grid_);
   }
 
   const T* in_;
@@ -152,6 +163,7 @@ class bin_reduce_driver {
   unsigned long long* d_hist_;
   std::uint32_t* d_selected_;
   std::uint32_t* d_before_word_;
+  core::bin_intervals<K>* d_intervals_;
   bin_region<K>* d_region_;
   bin_rank_task* d_tasks_;
   bin_prepass_state* d_state_;
@@ -159,7 +171,7 @@ class bin_reduce_driver {
   unsigned long long* d_copy_cursor_;
   K* d_regions_;
   std::int64_t* d_ranks_;
-  unsigned grid_ = 1;
+  unsigned grid_ = 1, intervals_grid_ = 1;
   bool used_prepass_ = false;
   launch_profiler prof_;
 };

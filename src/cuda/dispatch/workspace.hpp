@@ -16,6 +16,7 @@
 #include "cuda/kernels/window_state.cuh"
 #include "cuda/task.cuh"
 #include "cuda/tuning.hpp"
+#include "core/bin_intervals.hpp"
 #include "core/bin_map.hpp"
 #include "core/descent.hpp"
 #include "kselect/types.hpp"
@@ -51,9 +52,8 @@ struct workspace_layout {
   /// Multiselection pre-pass (bin_reduce_dispatch.cuh), when path is bin_prepass:
   /// its planning state, the copy of the values it keeps and the same as keys in
   /// one region per bin (prepass_capacity each).
-  std::size_t pre_map, pre_hist, pre_selected, pre_before_word, pre_region, pre_tasks, pre_state,
-      pre_copy_cursor,
-      pre_copy, pre_regions, pre_ranks;
+  std::size_t pre_map, pre_hist, pre_selected, pre_before_word, pre_intervals, pre_region, pre_tasks, pre_state,
+      pre_copy_cursor, pre_copy, pre_regions, pre_ranks;
   std::int64_t prepass_capacity;
   /// The stream-ordered mode's exact descent (kernels/descent_kernels.cuh) and the
   /// flag of its device-side rank check; zero-sized for the other calls.
@@ -103,6 +103,7 @@ workspace_layout plan_workspace(std::int64_t n, std::int64_t num_ranks, algorith
     w.pre_hist = carve.take(max_bins * sizeof(unsigned long long));
     w.pre_selected = carve.take(max_bins / 32 * sizeof(std::uint32_t));
     w.pre_before_word = carve.take(max_bins / 32 * sizeof(std::uint32_t));
+    w.pre_intervals = carve.take(sizeof(core::bin_intervals<K>));
     w.pre_region = carve.take(r * sizeof(bin_region<K>));
     w.pre_tasks = carve.take(r * sizeof(bin_rank_task));
     w.pre_state = carve.take(sizeof(bin_prepass_state));

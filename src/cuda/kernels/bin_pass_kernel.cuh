@@ -1,6 +1,7 @@
 // The passes of the multiselection pre-pass (core/bin_map.hpp): a count pass
 // (every key into a shared-memory histogram of up to 8192 bins), a filter pass
-// that copies the values of the selected bins, and a scatter of that copy into
+// that copies the values of the selected bins (by bin, or by pre-key intervals
+// where those are few: two kernels, one of which returns at once), and a scatter of that copy into
 // one region per selected bin (bin_reduce_kernel placed them). Each returns at
 // once when an earlier step told the host to run the general driver instead
 // (bin_prepass_state::proceed).
@@ -15,6 +16,7 @@
 #include "cuda/kernels/stream_tiles.cuh"
 #include "cuda/kernels/warp_stage.cuh"
 #include "cuda/tuning.hpp"
+#include "core/bin_intervals.hpp"
 #include "core/bin_map.hpp"
 #include "core/key_traits.hpp"
 
@@ -93,19 +95,20 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
 /// Copies every value whose bin is set in `selected` to out, as read and in any
 /// order (bin_scatter_kernel then moves them into their bins' regions). Writing
 /// each value into its region here, with a cursor atomic per region per 32 values,
-/// would about double this pass's time.
+/// would about double this pass's time. Returns at once where bin_reduce_kernel
+/// gave the selected bins as intervals: bin_extract_intervals_kernel copies them.
 template <class T>
 __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
     bin_extract_kernel(const T* in, std::int64_t n, const core::bin_map<core::key_t<T>>* map,
-                      const std::uint32_t* selected, const bin_prepass_state* state, unsigned long long* cursor,
-                      T* out) {
+                      const std::uint32_t* selected, const core::bin_intervals<core::key_t<T>>* intervals,
+                      const bin_prepass_state* state, unsigned long long* cursor, T* out) {
   using K = core::key_t<T>;
   constexpr int words = bin_selected_words;
   __shared__ core::bin_map<K> sm_map;
   __shared__ std::uint32_t sm_selected[words];
   __shared__ T stage[tuning::stream_threads / 32][warp_stage_capacity<bin_extract_flush_at<K>>];
   // Nothing to copy where every rank's bin holds one key (few distinct values).
-  if (state->proceed == 0 || state->kept == 0) return;
+  if (state->proceed == 0 || state->kept == 0 || intervals->count != 0) return;
   const auto capacity = static_cast<std::int64_t>(state->kept);  // bin_reduce_kernel counted them
   copy_bin_map(&sm_map, map);
   for (int w = threadIdx.x; w < words; w += blockDim.x) sm_selected[w] = selected[w];
@@ -119,6 +122,36 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
       [&](T x, bool valid) {
         const unsigned b = core::bin_of(sm_map, core::key_traits<T>::pre_key(x), dense);
         const bool take = valid && ((sm_selected[b / 32] >> (b % 32)) & 1u);
+        stage_by_ballot(take, x, my_stage, staged);
+      },
+      [&] {
+        if (staged > bin_extract_flush_at<K>) flush_warp_stage(my_stage, staged, cursor, out, capacity, as_read);
+      });
+  if (staged > 0) flush_warp_stage(my_stage, staged, cursor, out, capacity, as_read);
+}
+
+/// bin_extract_kernel's copy where bin_reduce_kernel gave the selected bins as a
+/// few pre-key intervals (core/bin_intervals.hpp): a key's pre-key against their
+/// bounds, held in registers, instead of its bin; returns at once where it gave
+/// none. A kernel of its own: the bounds' registers, in bin_extract_kernel, cost
+/// that kernel's bin test its occupancy (40 -> 52 registers for floats).
+template <class T>
+__global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
+    bin_extract_intervals_kernel(const T* in, std::int64_t n, const core::bin_intervals<core::key_t<T>>* intervals,
+                                 const bin_prepass_state* state, unsigned long long* cursor, T* out) {
+  using K = core::key_t<T>;
+  __shared__ T stage[tuning::stream_threads / 32][warp_stage_capacity<bin_extract_flush_at<K>>];
+  if (state->proceed == 0 || state->kept == 0) return;
+  const core::bin_intervals<K> iv = *intervals;
+  if (iv.count == 0) return;
+  const auto capacity = static_cast<std::int64_t>(state->kept);
+  T* my_stage = stage[threadIdx.x / 32];
+  const auto as_read = [](T x) { return x; };
+  int staged = 0;
+  stream_tiles(
+      in, n,
+      [&](T x, bool valid) {
+        const bool take = valid && core::in_bin_intervals(iv, core::key_traits<T>::pre_key(x));
         stage_by_ballot(take, x, my_stage, staged);
       },
       [&] {

@@ -15,6 +15,7 @@
 #include "cuda/kernels/block_sort.cuh"
 #include "cuda/kernels/gather_sample.cuh"
 #include "cuda/tuning.hpp"
+#include "core/bin_intervals.hpp"
 #include "core/bin_map.hpp"
 #include "core/key_traits.hpp"
 #include "core/int_math.hpp"
@@ -220,10 +221,49 @@ __device__ __forceinline__ void bin_reduce_place_tasks(const unsigned long long*
   }
 }
 
+/// bin_reduce_kernel: the selected bins (`sel`, final) as pre-key intervals for
+/// the filter, where the map has dense ranges and the bins form at most
+/// bin_filter_max_intervals runs (core::selected_bin_intervals's rule); else
+/// out->count is 0. A thread finds the runs that start and end among its bins; a
+/// block scan numbers the runs.
+template <class K, class ScanStorage>
+__device__ __forceinline__ void bin_reduce_intervals(const core::bin_map<K>& map, const std::uint32_t* sel,
+                                                     int num_bins, ScanStorage& scan_storage,
+                                                     core::bin_intervals<K>* out) {
+  constexpr int items = bin_reduce_bins_per_thread;
+  const auto is_selected = [&](int b) { return b >= 0 && b < num_bins && ((sel[b / 32] >> (b % 32)) & 1u); };
+  const int first_bin = threadIdx.x * items;
+  unsigned long long starts = 0;
+#pragma unroll
+  for (int i = 0; i < items; ++i) starts += is_selected(first_bin + i) && !is_selected(first_bin + i - 1);
+  unsigned long long run = 0, runs = 0;
+  cub::BlockScan<unsigned long long, bin_reduce_threads>(scan_storage).ExclusiveSum(starts, run, runs);
+  const bool use = map.num_dense != 0 && runs <= static_cast<unsigned long long>(core::bin_filter_max_intervals);
+  if (threadIdx.x == 0) {
+    out->count = use ? static_cast<std::uint32_t>(runs) : 0u;
+    out->unused = 0;
+  }
+  if (!use) return;
+  // A run that started in an earlier thread has index run - 1 here, as one that
+  // started among this thread's bins.
+  for (int i = 0; i < items; ++i) {
+    const int b = first_bin + i;
+    if (!is_selected(b)) continue;
+    if (!is_selected(b - 1)) core::first_pre_key_of_bin(map, static_cast<std::uint32_t>(b), out->first[run++]);
+    if (!is_selected(b + 1)) {
+      K next = 0;
+      out->last[run - 1] = core::first_pre_key_of_bin(map, static_cast<std::uint32_t>(b + 1), next)
+                               ? static_cast<K>(next - 1)
+                               : static_cast<K>(~K(0));
+    }
+  }
+}
+
 /// One block, after the count pass. From the histogram: the bins holding ranks
 /// (core::reduce_to_bins's rule) as a bitmap, and for each word of it the
 /// selected bins before it; a region of the partitioned copy for each selected
 /// bin, in bin order (its cursor starts at the region's start); each rank's task.
+/// The same bins as pre-key intervals where they are few (bin_reduce_intervals).
 /// Clears state->proceed when the copy would hold more than `capacity` keys.
 /// Shared memory holds one prefix per thread (8 bins); a thread's bins are re-read
 /// from the histogram (L2) where a rank needs them.
@@ -231,8 +271,8 @@ template <class K>
 __global__ void __launch_bounds__(bin_reduce_threads)
     bin_reduce_kernel(const unsigned long long* hist, const core::bin_map<K>* map, const std::int64_t* ranks,
                       std::int64_t num_ranks, std::int64_t capacity, std::uint32_t* selected,
-                      std::uint32_t* selected_before_word, bin_region<K>* region, bin_rank_task* tasks,
-                      bin_prepass_state* state) {
+                      std::uint32_t* selected_before_word, core::bin_intervals<K>* intervals,
+                      bin_region<K>* region, bin_rank_task* tasks, bin_prepass_state* state) {
   constexpr int threads = bin_reduce_threads, items = bin_reduce_bins_per_thread, selected_words = bin_selected_words;
   using scan = cub::BlockScan<unsigned long long, threads>;
   __shared__ typename scan::TempStorage tmp;
@@ -240,8 +280,13 @@ __global__ void __launch_bounds__(bin_reduce_threads)
   __shared__ unsigned long long kept_before[threads];  // selected bins' keys before thread t's bins
   __shared__ std::uint32_t regions_before[threads];     // selected bins before thread t's bins
   __shared__ std::uint32_t sel[selected_words];
+  // The map in shared memory: the intervals' searches call bin_of 32 or 64 times
+  // in a row, each a chain of dependent reads.
+  __shared__ core::bin_map<K> sm_map;
   if (state->proceed == 0) return;
-  const int num_bins = static_cast<int>(map->num_bins);
+  copy_bin_map(&sm_map, map);
+  __syncthreads();
+  const int num_bins = static_cast<int>(sm_map.num_bins);
   const int first_bin = threadIdx.x * items;
   unsigned long long count[items], sum = 0;
 #pragma unroll
@@ -254,7 +299,9 @@ __global__ void __launch_bounds__(bin_reduce_threads)
   keys_before[threadIdx.x] = before;
   for (int w = threadIdx.x; w < selected_words; w += threads) sel[w] = 0;
   __syncthreads();
-  bin_reduce_locate_ranks(hist, *map, ranks, num_ranks, keys_before, sel, tasks);
+  bin_reduce_locate_ranks(hist, sm_map, ranks, num_ranks, keys_before, sel, tasks);
+  __syncthreads();
+  bin_reduce_intervals(sm_map, sel, num_bins, tmp, intervals);
   __syncthreads();
   // Regions: the selected bins' keys before each selected bin, and its index.
   unsigned long long kept_sum = 0, regions = 0;

@@ -1,0 +1,111 @@
+// The pre-pass filter's test as pre-key intervals. The filter copies the keys of
+// the selected bins (the bins holding ranks). Where the map has dense ranges, a
+// key's bin costs a search in shared memory (core/bin_map.hpp), and the filter
+// pays it for every key, though it usually copies a few bins: clustered keys keep
+// one or two bins, the ranks in the other clusters being answered without a copy.
+// Since bin_of is non-decreasing in the pre-key, a run of selected bins
+// [b, e] is exactly the pre-keys [first_pre_key_of_bin(b), first_pre_key_of_bin(e + 1) - 1];
+// with few runs the filter compares each key with a few bounds held in registers
+// instead of finding its bin.
+#pragma once
+
+#include <cstdint>
+
+#include "bin_map.hpp"
+#include "hd.hpp"
+
+namespace kselect::core {
+
+/// Runs of selected bins the filter tests as intervals at most; more runs, or a
+/// map without dense ranges (a key's bin is one shared-memory word), and the
+/// filter tests bins.
+inline constexpr int bin_filter_max_intervals = 8;
+
+/// The selected bins as pre-key intervals: key x is selected exactly when
+/// first[i] <= pre_key(x) <= last[i] for some i < count. count 0: test bins.
+template <class K>
+struct bin_intervals {
+  std::uint32_t count;
+  std::uint32_t unused;  ///< keeps the arrays aligned without padding
+  K first[bin_filter_max_intervals];
+  K last[bin_filter_max_intervals];
+};
+
+/// Whether some pre-key has a bin of at least b, and if so the smallest one, in
+/// `first`. A dense range's bin, and the bin just past a range's, start at a
+/// pre-key the range gives (keys below a range have smaller bins, keys above it
+/// larger ones); any other bin by a binary search over all pre-keys (bin_of is
+/// non-decreasing), 32 or 64 calls of bin_of.
+template <class K>
+KSELECT_HD bool first_pre_key_of_bin(const bin_map<K>& m, std::uint32_t b, K& first) {
+  const K top = static_cast<K>(~K(0));
+  const auto j = partition_point(m.num_dense, [&](std::int64_t i) { return m.dense_base[i] <= b; }) - 1;
+  if (j >= 0) {
+    const std::uint32_t bins = m.dense_after[j] - (j > 0 ? m.dense_after[j - 1] : 0u) - 1;
+    const std::uint32_t t = b - m.dense_base[j];
+    if (t < bins) {
+      first = static_cast<K>(m.dense_first[j] + (static_cast<K>(t) << m.dense_shift[j]));
+      return true;
+    }
+    if (t == bins) {
+      first = static_cast<K>(m.dense_last[j] + 1);
+      return m.dense_last[j] != top;
+    }
+  }
+  if (bin_of(m, top) < b) return false;
+  K lo = 0, hi = top;  // bin_of(hi) >= b
+  while (lo < hi) {
+    const K mid = static_cast<K>(lo + (hi - lo) / 2);
+    if (bin_of(m, mid) >= b) hi = mid; else lo = static_cast<K>(mid + 1);
+  }
+  first = lo;
+  return true;
+}
+
+/// The pre-keys of bins [b, e] (both non-empty or not: the bounds are the map's):
+/// [first, last]. b must be a bin some pre-key has (a selected bin holds keys).
+template <class K>
+KSELECT_HD void pre_key_interval_of_bins(const bin_map<K>& m, std::uint32_t b, std::uint32_t e, K& first, K& last) {
+  first_pre_key_of_bin(m, b, first);
+  K next = 0;
+  last = first_pre_key_of_bin(m, e + 1, next) ? static_cast<K>(next - 1) : static_cast<K>(~K(0));
+}
+
+/// Whether pre-key `pre` lies in one of the intervals (count > 0). The loop ends
+/// at count: the filter is bound by instructions, so a key tests the runs there
+/// are, not all bin_filter_max_intervals.
+template <class K>
+KSELECT_HD bool in_bin_intervals(const bin_intervals<K>& iv, K pre) {
+  bool in = false;
+#ifdef __CUDA_ARCH__
+#pragma unroll  // the bounds stay in registers
+#endif
+  for (int i = 0; i < bin_filter_max_intervals; ++i) {
+    if (static_cast<std::uint32_t>(i) == iv.count) break;
+    in |= pre >= iv.first[i] && pre <= iv.last[i];
+  }
+  return in;
+}
+
+/// The host's version of what bin_reduce_kernel computes: the intervals of the
+/// selected bins (bitmap `selected`, a bit per bin of m) where m has dense ranges
+/// and the bins form at most bin_filter_max_intervals runs; else count 0.
+template <class K>
+bin_intervals<K> selected_bin_intervals(const bin_map<K>& m, const std::uint32_t* selected) {
+  bin_intervals<K> iv{};
+  if (m.num_dense == 0) return iv;
+  const auto is_selected = [&](std::uint32_t b) { return b < m.num_bins && ((selected[b / 32] >> (b % 32)) & 1u); };
+  std::uint32_t runs = 0;
+  for (std::uint32_t b = 0; b < m.num_bins; ++b) {
+    if (!is_selected(b) || (b > 0 && is_selected(b - 1))) continue;
+    std::uint32_t e = b;
+    while (is_selected(e + 1)) ++e;
+    if (runs == bin_filter_max_intervals) return bin_intervals<K>{};
+    pre_key_interval_of_bins(m, b, e, iv.first[runs], iv.last[runs]);
+    ++runs;
+  }
+  iv.count = runs;
+  return iv;
+}
+
+}  // namespace kselect::core
