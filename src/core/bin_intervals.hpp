@@ -62,18 +62,16 @@ KSELECT_HD bool first_pre_key_of_bin(const bin_map<K>& m, std::uint32_t b, K& fi
   return true;
 }
 
-/// The pre-keys of bins [b, e] (both non-empty or not: the bounds are the map's):
-/// [first, last]. b must be a bin some pre-key has (a selected bin holds keys).
+/// The largest pre-key whose bin is at most e: where a run of bins [b, e] ends.
 template <class K>
-KSELECT_HD void pre_key_interval_of_bins(const bin_map<K>& m, std::uint32_t b, std::uint32_t e, K& first, K& last) {
-  first_pre_key_of_bin(m, b, first);
+KSELECT_HD K last_pre_key_of_bin(const bin_map<K>& m, std::uint32_t e) {
   K next = 0;
-  last = first_pre_key_of_bin(m, e + 1, next) ? static_cast<K>(next - 1) : static_cast<K>(~K(0));
+  return first_pre_key_of_bin(m, e + 1, next) ? static_cast<K>(next - 1) : static_cast<K>(~K(0));
 }
 
 /// Whether pre-key `pre` lies in one of the intervals (count > 0). The loop ends
-/// at count: the filter is bound by instructions, so a key tests the runs there
-/// are, not all bin_filter_max_intervals.
+/// at count, so that a key tests the runs there are, not all
+/// bin_filter_max_intervals (measured: docs/performance.md).
 template <class K>
 KSELECT_HD bool in_bin_intervals(const bin_intervals<K>& iv, K pre) {
   bool in = false;
@@ -101,7 +99,8 @@ bin_intervals<K> selected_bin_intervals(const bin_map<K>& m, const std::uint32_t
     std::uint32_t e = b;
     while (is_selected(e + 1)) ++e;
     if (runs == bin_filter_max_intervals) return bin_intervals<K>{};
-    pre_key_interval_of_bins(m, b, e, iv.first[runs], iv.last[runs]);
+    first_pre_key_of_bin(m, b, iv.first[runs]);  // a selected bin holds keys: b has a first pre-key
+    iv.last[runs] = last_pre_key_of_bin(m, e);
     ++runs;
   }
   iv.count = runs;

@@ -34,4 +34,9 @@ KSELECT_HD int bit_width_of(U x) {
 #endif
 }
 
+/// Bits of a position below n (at least 1): what a radix sort by position sorts.
+KSELECT_HD int position_bits(std::int64_t n) {
+  return n > 1 ? bit_width_of(static_cast<std::uint64_t>(n - 1)) : 1;
+}
+
 }  // namespace kselect::core

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/generate.hpp"
+#include "core/int_math.hpp"
 #include "core/range_plan.hpp"
 
 namespace kselect::core {
@@ -49,6 +50,25 @@ void check_split_form(const range_windows<key_t<T>>& w, key_t<T> flip, const std
     EXPECT_EQ(cand, t.lo_window.contains(p) || t.hi_window.contains(p)) << x;
     EXPECT_FALSE(t.below.contains(p)) << x;
   }
+}
+
+// position_bits: the fewest bits (at least one) that write every position below n,
+// as the sorts by position need, against counting them one by one.
+TEST(RangePlan, PositionBits) {
+  const auto counted = [](std::int64_t n) {
+    int bits = 1;
+    while (bits < 63 && (std::int64_t{1} << bits) < n) ++bits;
+    return bits;
+  };
+  for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, std::int64_t{3}, std::int64_t{4},
+                         std::int64_t{5}, std::int64_t{31}, std::int64_t{32}, std::int64_t{33}})
+    EXPECT_EQ(position_bits(n), counted(n)) << n;
+  for (int k = 2; k < 63; ++k)
+    for (std::int64_t d : {-1, 0, 1}) {
+      const std::int64_t n = (std::int64_t{1} << k) + d;
+      EXPECT_EQ(position_bits(n), counted(n)) << n;
+    }
+  EXPECT_EQ(position_bits((std::int64_t{1} << 31) + 12345), 32);
 }
 
 TEST(RangePlan, ClassesArePartitionsOnSpecialFloats) {

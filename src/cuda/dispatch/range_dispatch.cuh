@@ -436,7 +436,7 @@ class range_driver {
         std::clamp<std::int64_t>(shape.blocks_for(count), 1, policy_.range.gather_max_blocks));
   }
 
-  int index_bits() const { return std::max(1, core::bit_width_of(static_cast<std::uint64_t>(n_ - 1))); }
+  int index_bits() const { return core::position_bits(n_); }
 
   /// The passes' grid: a full wave, and no block taking more tile rounds than a
   /// staged position records.

@@ -92,6 +92,21 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
     if (counts[b] != 0) atomicAdd(hist + b, static_cast<unsigned long long>(counts[b]));
 }
 
+/// The filters' copy: every value x of `in` with take(x) to out, as read and in
+/// any order, through this warp's stage (flushed past bin_extract_flush_at values).
+template <class K, class T, class Take>
+__device__ __forceinline__ void bin_copy_taken(const T* in, std::int64_t n, std::int64_t capacity, T* my_stage,
+                                               unsigned long long* cursor, T* out, Take take) {
+  const auto as_read = [](T x) { return x; };
+  int staged = 0;
+  stream_tiles(
+      in, n, [&](T x, bool valid) { stage_by_ballot(valid && take(x), x, my_stage, staged); },
+      [&] {
+        if (staged > bin_extract_flush_at<K>) flush_warp_stage(my_stage, staged, cursor, out, capacity, as_read);
+      });
+  if (staged > 0) flush_warp_stage(my_stage, staged, cursor, out, capacity, as_read);
+}
+
 /// Copies every value whose bin is set in `selected` to out, as read and in any
 /// order (bin_scatter_kernel then moves them into their bins' regions). Writing
 /// each value into its region here, with a cursor atomic per region per 32 values,
@@ -109,32 +124,21 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   __shared__ T stage[tuning::stream_threads / 32][warp_stage_capacity<bin_extract_flush_at<K>>];
   // Nothing to copy where every rank's bin holds one key (few distinct values).
   if (state->proceed == 0 || state->kept == 0 || intervals->count != 0) return;
-  const auto capacity = static_cast<std::int64_t>(state->kept);  // bin_reduce_kernel counted them
   copy_bin_map(&sm_map, map);
   for (int w = threadIdx.x; w < words; w += blockDim.x) sm_selected[w] = selected[w];
   __syncthreads();
   const std::uint32_t dense = sm_map.num_dense;
-  T* my_stage = stage[threadIdx.x / 32];
-  const auto as_read = [](T x) { return x; };
-  int staged = 0;
-  stream_tiles(
-      in, n,
-      [&](T x, bool valid) {
-        const unsigned b = core::bin_of(sm_map, core::key_traits<T>::pre_key(x), dense);
-        const bool take = valid && ((sm_selected[b / 32] >> (b % 32)) & 1u);
-        stage_by_ballot(take, x, my_stage, staged);
-      },
-      [&] {
-        if (staged > bin_extract_flush_at<K>) flush_warp_stage(my_stage, staged, cursor, out, capacity, as_read);
-      });
-  if (staged > 0) flush_warp_stage(my_stage, staged, cursor, out, capacity, as_read);
+  bin_copy_taken<K>(in, n, static_cast<std::int64_t>(state->kept), stage[threadIdx.x / 32], cursor, out, [&](T x) {
+    const unsigned b = core::bin_of(sm_map, core::key_traits<T>::pre_key(x), dense);
+    return ((sm_selected[b / 32] >> (b % 32)) & 1u) != 0;
+  });
 }
 
 /// bin_extract_kernel's copy where bin_reduce_kernel gave the selected bins as a
 /// few pre-key intervals (core/bin_intervals.hpp): a key's pre-key against their
 /// bounds, held in registers, instead of its bin; returns at once where it gave
 /// none. A kernel of its own: the bounds' registers, in bin_extract_kernel, cost
-/// that kernel's bin test its occupancy (40 -> 52 registers for floats).
+/// that kernel's bin test its occupancy (docs/performance.md).
 template <class T>
 __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
     bin_extract_intervals_kernel(const T* in, std::int64_t n, const core::bin_intervals<core::key_t<T>>* intervals,
@@ -144,20 +148,8 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   if (state->proceed == 0 || state->kept == 0) return;
   const core::bin_intervals<K> iv = *intervals;
   if (iv.count == 0) return;
-  const auto capacity = static_cast<std::int64_t>(state->kept);
-  T* my_stage = stage[threadIdx.x / 32];
-  const auto as_read = [](T x) { return x; };
-  int staged = 0;
-  stream_tiles(
-      in, n,
-      [&](T x, bool valid) {
-        const bool take = valid && core::in_bin_intervals(iv, core::key_traits<T>::pre_key(x));
-        stage_by_ballot(take, x, my_stage, staged);
-      },
-      [&] {
-        if (staged > bin_extract_flush_at<K>) flush_warp_stage(my_stage, staged, cursor, out, capacity, as_read);
-      });
-  if (staged > 0) flush_warp_stage(my_stage, staged, cursor, out, capacity, as_read);
+  bin_copy_taken<K>(in, n, static_cast<std::int64_t>(state->kept), stage[threadIdx.x / 32], cursor, out,
+                    [&](T x) { return core::in_bin_intervals(iv, core::key_traits<T>::pre_key(x)); });
 }
 
 /// bin_scatter_kernel, per tile: reserves each region's run in the copy (one

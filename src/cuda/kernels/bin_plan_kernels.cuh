@@ -250,12 +250,7 @@ __device__ __forceinline__ void bin_reduce_intervals(const core::bin_map<K>& map
     const int b = first_bin + i;
     if (!is_selected(b)) continue;
     if (!is_selected(b - 1)) core::first_pre_key_of_bin(map, static_cast<std::uint32_t>(b), out->first[run++]);
-    if (!is_selected(b + 1)) {
-      K next = 0;
-      out->last[run - 1] = core::first_pre_key_of_bin(map, static_cast<std::uint32_t>(b + 1), next)
-                               ? static_cast<K>(next - 1)
-                               : static_cast<K>(~K(0));
-    }
+    if (!is_selected(b + 1)) out->last[run - 1] = core::last_pre_key_of_bin(map, static_cast<std::uint32_t>(b));
   }
 }
 

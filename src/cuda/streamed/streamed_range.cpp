@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "core/int_math.hpp"
 #include "core/key_traits.hpp"
 #include "core/phase_clock.hpp"
 #include "core/range_chunks.hpp"
@@ -99,13 +100,6 @@ std::size_t kept_range_workspace(std::int64_t m, const kselect::detail::range_re
   return bytes;
 }
 
-/// Bits of the positions of an n-element array (for the radix sort by position).
-int position_bits(std::int64_t n) {
-  int bits = 1;
-  while (bits < 63 && (std::int64_t{1} << bits) < n) ++bits;
-  return bits;
-}
-
 /// The one-pass form (the file comment). Returns false, having written nothing, when
 /// the candidates would not fit the device or the pass showed the prediction wrong;
 /// the caller then runs the three passes.
@@ -127,7 +121,7 @@ bool one_pass_range(const T* h_values, std::int64_t n, std::int64_t lo, std::int
   kselect::detail::range_request req;
   req.descending = descending;
   const device::topk_config cfg{false, sorted, /*deterministic=*/true};
-  const int bits = position_bits(n);
+  const int bits = core::position_bits(n);
   const auto needs = [&](std::int64_t m) {
     std::size_t sort_bytes = 0;
     check(sort_by_index<T>(nullptr, sort_bytes, nullptr, nullptr, nullptr, nullptr, m, bits, nullptr, nullptr),
