@@ -1,10 +1,10 @@
 // The passes of the multiselection pre-pass (core/bin_map.hpp): a count pass
 // (every key into a shared-memory histogram of up to 8192 bins), a filter pass
 // that copies the values of the selected bins (by bin, or by pre-key intervals
-// where those are few: two kernels, one of which returns at once), and a scatter of that copy into
-// one region per selected bin (bin_reduce_kernel placed them). Each returns at
-// once when an earlier step told the host to run the general driver instead
-// (bin_prepass_state::proceed).
+// where those are few: two kernels, one of which returns at once), and a
+// scatter of that copy into one region per selected bin (bin_reduce_kernel
+// placed them). Each returns at once when an earlier step told the host to run
+// the general driver instead (bin_prepass_state::proceed).
 #pragma once
 
 #include <cub/block/block_scan.cuh>
