@@ -41,7 +41,7 @@ KSELECT_HD bool first_pre_key_of_bin(const bin_map<K>& m, std::uint32_t b, K& fi
   const K top = static_cast<K>(~K(0));
   const auto j = partition_point(m.num_dense, [&](std::int64_t i) { return m.dense_base[i] <= b; }) - 1;
   if (j >= 0) {
-    const std::uint32_t bins = m.dense_after[j] - (j > 0 ? m.dense_after[j - 1] : 0u) - 1;
+    const std::uint32_t bins = dense_bins(m, static_cast<std::uint32_t>(j));
     const std::uint32_t t = b - m.dense_base[j];
     if (t < bins) {
       first = static_cast<K>(m.dense_first[j] + (static_cast<K>(t) << m.dense_shift[j]));

@@ -209,13 +209,17 @@ KSELECT_HD std::uint32_t bin_of(const bin_map<K>& m, K pre) {
   return bin_of(m, pre, m.num_dense);
 }
 
+/// Bins of dense range j (dense_after also counts the slot bin after each range).
+template <class K>
+KSELECT_HD std::uint32_t dense_bins(const bin_map<K>& m, std::uint32_t j) {
+  return m.dense_after[j] - (j > 0 ? m.dense_after[j - 1] : 0u) - 1;
+}
+
 /// Dense range holding bin b, or -1.
 template <class K>
 KSELECT_HD int dense_range_of_bin(const bin_map<K>& m, std::uint32_t b) {
-  for (std::uint32_t j = 0; j < m.num_dense; ++j) {
-    const std::uint32_t bins = m.dense_after[j] - (j > 0 ? m.dense_after[j - 1] : 0u) - 1;
-    if (b >= m.dense_base[j] && b < m.dense_base[j] + bins) return static_cast<int>(j);
-  }
+  for (std::uint32_t j = 0; j < m.num_dense; ++j)
+    if (b >= m.dense_base[j] && b < m.dense_base[j] + dense_bins(m, j)) return static_cast<int>(j);
   return -1;
 }
 
@@ -376,8 +380,8 @@ bin_map<key_t<T>> build_bin_map_for_ranks(const key_t<T>* sorted_pre, int count,
     if (d.hi > d.lo) c[found++] = d;
   }
   if (found == 0) return m;
-  const std::uint32_t dense_bins = plan_dense_ranges<T>(m, sorted_pre, c, found);
-  fill_bin_map_slots(m, sorted_pre, count, target - dense_bins);
+  const std::uint32_t range_bins = plan_dense_ranges<T>(m, sorted_pre, c, found);
+  fill_bin_map_slots(m, sorted_pre, count, target - range_bins);
   place_dense_ranges(m);
   return m;
 }

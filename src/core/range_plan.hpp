@@ -181,13 +181,9 @@ KSELECT_HD bool two_key_window(const K* sorted, std::int64_t count, const sample
   if (a == b) return false;
   // The first position in the window whose key is above a: the window holds two
   // keys where that key is b.
-  std::int64_t lo = sw.first, hi = sw.last;
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (sorted[mid] == a) lo = mid + 1;
-    else hi = mid;
-  }
-  return sorted[lo] == b;
+  const std::int64_t above_a =
+      sw.first + partition_point(sw.last - sw.first, [&](std::int64_t i) { return sorted[sw.first + i] == a; });
+  return sorted[above_a] == b;
 }
 
 /// A top-k's tie cut, from exact counts against two candidate boundary keys a

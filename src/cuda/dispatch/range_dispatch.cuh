@@ -717,12 +717,15 @@ class range_driver {
                                           reinterpret_cast<std::int64_t*>(ws_ + w_.ranks), stream_));
     prof_.stop(stream_);
     const T* boundary = thresholds + bounds.hi_slot;
+    for (T& key : cut_keys_)  // take_cut's wait brings them
+      KSELECT_CUDA_TRY(cudaMemcpyAsync(&key, boundary, sizeof(T), cudaMemcpyDeviceToHost, stream_));
     KSELECT_CUDA_TRY(take_cut(boundary, boundary, cut));
     return cut ? cudaSuccess : reject_argument("kselect: internal error: the selected key's counts refute it");
   }
 
   /// The cut (core::plan_tie_cut; range_cut_kernels.cuh) from candidate boundary
-  /// keys *key_a <= *key_b (device memory): one read counts the keys below a,
+  /// keys *key_a <= *key_b (device memory; the caller has queued their copies to
+  /// cut_keys_, which this call's wait completes): one read counts the keys below a,
   /// equal to a, between and equal to b (each key's ties per tile too). Where
   /// output position k - 1 lies among a's or b's ties, that key is the boundary:
   /// the input position of the last tie the output takes is found, and the
@@ -744,8 +747,6 @@ class range_driver {
     prof_.stop(stream_);
     cut_totals totals{};
     KSELECT_CUDA_TRY(cudaMemcpyAsync(&totals, &words->totals, sizeof totals, cudaMemcpyDeviceToHost, stream_));
-    KSELECT_CUDA_TRY(cudaMemcpyAsync(&cut_keys_[0], key_a, sizeof(T), cudaMemcpyDeviceToHost, stream_));
-    KSELECT_CUDA_TRY(cudaMemcpyAsync(&cut_keys_[1], key_b, sizeof(T), cudaMemcpyDeviceToHost, stream_));
     KSELECT_CUDA_TRY(cudaStreamSynchronize(stream_));
     // One key (the selected cut): its ties are b's too, which plan_tie_cut must not count twice.
     const core::tie_cut plan = core::plan_tie_cut(static_cast<std::uint64_t>(w_.m), totals.below, totals.eq_a,
