@@ -217,6 +217,7 @@ class multiselect_driver {
     const int nb_cap = stats.max_buckets();
     std::vector<std::int64_t> extract_at;  // filled lazily: nt * nb_cap, -1 = not extracted
     std::vector<int> filtered;             // tasks that need a filter pass
+    int most_extracted = 0;                // buckets a filtered task extracts, at most
     std::vector<std::int64_t> local_ranks;
     for (int i = 0; i < nt; ++i) {
       const host_task& t = tasks[i];
@@ -233,6 +234,7 @@ class multiselect_driver {
       const bool window_ok = window_bucket >= 0 && window_keys <= d.extract_cap;
       std::int64_t used = d.extract_at + (window_bucket >= 0 ? std::min(window_keys, d.extract_cap) : 0);
       bool needs_filter = false;
+      int extracted = 0;
       for (const core::bucket_ranks& g : core::locate_ranks(hist, local_ranks)) {
         const std::int64_t rb = t.r_begin + g.first_rank, re = t.r_begin + g.end_rank;
         const int j = g.bucket / 2;  // splitter index above a range bucket / of an equality bucket
@@ -255,6 +257,7 @@ class multiselect_driver {
           child.src = dst_keys + used;
           used += g.size;
           needs_filter = true;
+          ++extracted;
         } else {
           // No room: narrow the bucket in place, reading the input with its key interval.
           child = {true, false, in_, n_, g.size, clo, chi, t.rank_base + g.offset, rb, re};
@@ -262,6 +265,7 @@ class multiselect_driver {
         next.push_back(child);
       }
       if (needs_filter) filtered.push_back(i);
+      most_extracted = std::max(most_extracted, extracted);
     }
     if (filtered.empty()) return cudaSuccess;
 
@@ -278,12 +282,23 @@ class multiselect_driver {
     KSELECT_CUDA_TRY(cudaMemcpyAsync(d_extract_at_, extract_at.data(), extract_at.size() * sizeof(std::int64_t),
                                      cudaMemcpyHostToDevice, stream_));
     KSELECT_CUDA_TRY(cudaMemsetAsync(d_cursors_, 0, extract_at.size() * sizeof(unsigned long long), stream_));
-    unsigned fgrid = 1;
-    KSELECT_CUDA_TRY(full_wave_blocks(extract_kernel<Src, K>, fgrid));
-    fgrid = static_cast<unsigned>(std::min<std::int64_t>(ftiles, fgrid));
-    prof_.start(stream_, label("filter", fdescs.size(), ftiles));
-    extract_kernel<Src, K><<<fgrid, tuning::stream_threads, 0, stream_>>>(
-        d_tasks_, static_cast<int>(fdescs.size()), ftiles, stats, d_oracles_, d_extract_at_, d_cursors_, dst_keys);
+    // Launches that extract many buckets stage them (extract_kernel.cuh).
+    const auto launch = [&](auto kernel, std::size_t dynamic_smem) -> cudaError_t {
+      unsigned fgrid = 1;
+      KSELECT_CUDA_TRY(full_wave_blocks(kernel, fgrid, dynamic_smem));
+      fgrid = static_cast<unsigned>(std::min<std::int64_t>(ftiles, fgrid));
+      prof_.start(stream_, label("filter", fdescs.size(), ftiles));
+      kernel<<<fgrid, tuning::stream_threads, dynamic_smem, stream_>>>(
+          d_tasks_, static_cast<int>(fdescs.size()), ftiles, stats, d_oracles_, d_extract_at_, d_cursors_, dst_keys);
+      return cudaSuccess;
+    };
+    if (most_extracted >= extract_stage_min_buckets) {
+      KSELECT_CUDA_TRY(cudaFuncSetAttribute(extract_staged_kernel<Src, K>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, int(extract_stage_bytes<K>)));
+      KSELECT_CUDA_TRY(launch(extract_staged_kernel<Src, K>, extract_stage_bytes<K>));
+    } else {
+      KSELECT_CUDA_TRY(launch(extract_kernel<Src, K>, 0));
+    }
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     return cudaSuccess;

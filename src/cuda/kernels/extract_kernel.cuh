@@ -6,7 +6,18 @@
 //
 // Per tile: shared counters give each key its place among the tile's keys of its
 // bucket; then one global atomic per (tile, touched bucket) reserves the space.
+// Where a launch extracts many buckets, a tile whose runs are short is staged in
+// shared memory ordered by bucket and written out from there, so that a warp's
+// stores cover a run or two of one bucket. Written straight from the threads,
+// each lane's key went to another bucket's run (101 ranks: about 28 sectors per
+// warp store; docs/performance.md). Long runs (sorted input) and launches of few
+// buckets (one rank) write straight: the stage's shared memory costs them blocks
+// per SM and gains nothing.
 #pragma once
+
+#include <cub/block/block_scan.cuh>
+
+#include <cstddef>
 
 #include "cuda/kernels/load_tile.cuh"
 #include "cuda/kernels/classifier.cuh"
@@ -18,15 +29,43 @@
 
 namespace kselect::cuda {
 
+using extract_scan = cub::BlockScan<unsigned, tuning::stream_threads>;
+
 template <class K>
 struct extract_shared {
   bucket_classifier<K> classifier;
-  unsigned count[tuning::max_buckets];
-  std::int64_t base[tuning::max_buckets];
+  unsigned count[tuning::max_buckets];     ///< the tile's keys of bucket b, then where their run starts in the stage
+  std::int64_t base[tuning::max_buckets];  ///< where the tile's run of bucket b goes in dst
   unsigned wanted[(tuning::max_buckets + 31) / 32];  ///< bit b: bucket b is extracted
   std::uint16_t wanted_list[tuning::max_buckets];    ///< the extracted buckets, listed
   int num_wanted;
 };
+
+/// extract_staged_kernel's shared memory besides extract_shared (apart, so that
+/// extract_kernel's block stays as small).
+struct extract_stage_shared {
+  unsigned runs;  ///< wanted buckets with keys in the part
+  typename extract_scan::TempStorage scan;
+};
+static_assert(tuning::max_buckets <= 65536, "a staged key's bucket is 16-bit");
+
+/// A tile is counted, staged and written in this many parts: two for 8-byte keys,
+/// whose whole tile staged left room for two blocks per SM, which slowed the
+/// tiles written straight (sorted input; docs/performance.md), one for 4-byte keys.
+template <class K>
+constexpr int extract_stage_parts = sizeof(K) == 8 ? 2 : 1;
+static_assert(tuning::stream_items % 2 == 0, "a tile's items split in two parts");
+/// extract_kernel's dynamic shared memory where it stages: a part's keys, ordered
+/// by bucket, and their buckets.
+template <class K>
+constexpr std::size_t extract_stage_bytes =
+    std::size_t(tuning::tile_keys / extract_stage_parts<K>) * (sizeof(K) + sizeof(std::uint16_t));
+/// A launch stages where one of its tasks extracts at least this many buckets...
+inline constexpr int extract_stage_min_buckets = 8;
+/// ...and then a tile whose runs hold fewer keys than this on average: 128 keys
+/// are 512 bytes of floats, so that a warp's 32 keys written straight meet one
+/// or two runs.
+inline constexpr unsigned extract_stage_max_run = 128;
 
 /// Prepares the block for task t's tiles: its classifier, and which of its buckets
 /// are extracted (a bitmap, and a list: few are).
@@ -99,24 +138,87 @@ __device__ __forceinline__ void extract_tile_buckets(const extract_shared<K>& sh
   }
 }
 
-/// extract_at[slot * stats.max_buckets() + b]: element offset in dst of bucket b's region, or -1.
-/// cursors[slot * stats.max_buckets() + b]: keys of bucket b written so far (zeroed by the host).
-template <class Src, class K>
-__global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
-    extract_kernel(const task_desc<K>* tasks, int num_tasks, std::int64_t total_tiles,
-                  stats_view<K> stats, const std::uint8_t* oracles,
-                  const std::int64_t* extract_at, unsigned long long* cursors, K* dst) {
+/// Where the tile's run of `count` keys of bucket b goes in dst: one global atomic.
+template <class K>
+__device__ __forceinline__ void extract_reserve_run(extract_shared<K>& shared, const task_desc<K>& t,
+                                                    int max_buckets, int b, unsigned count,
+                                                    const std::int64_t* extract_at, unsigned long long* cursors) {
+  const std::int64_t slot = std::int64_t(t.stats_slot) * max_buckets + b;
+  shared.base[b] =
+      extract_at[slot] + static_cast<std::int64_t>(atomicAdd(cursors + slot, static_cast<unsigned long long>(count)));
+}
+
+/// Zeroes the wanted buckets' counters (only those are touched).
+template <class K>
+__device__ __forceinline__ void extract_zero_counts(extract_shared<K>& shared) {
+  for (int j = threadIdx.x; j < shared.num_wanted; j += tuning::stream_threads) shared.count[shared.wanted_list[j]] = 0;
+}
+
+/// A tile's keys of wanted buckets, written straight from the threads (a launch
+/// that does not stage); the counters zeroed before the tile's loads.
+template <class K>
+__device__ __forceinline__ void extract_write_straight(extract_shared<K>& shared, const task_desc<K>& t,
+                                                       int max_buckets, const K (&keys)[tuning::stream_items],
+                                                       const int (&bucket)[tuning::stream_items],
+                                                       const std::int64_t* extract_at, unsigned long long* cursors,
+                                                       K* dst) {
   constexpr int threads = tuning::stream_threads;
   constexpr int items = tuning::stream_items;
-  const int max_buckets = stats.max_buckets();
-  __shared__ extract_shared<K> shared;
+  unsigned local[items];
+#pragma unroll
+  for (int i = 0; i < items; ++i) local[i] = count_into(shared.count, bucket[i]);
+  __syncthreads();
+  for (int j = threadIdx.x; j < shared.num_wanted; j += threads) {
+    const int b = shared.wanted_list[j];
+    if (shared.count[b] != 0) extract_reserve_run(shared, t, max_buckets, b, shared.count[b], extract_at, cursors);
+  }
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < items; ++i)
+    if (bucket[i] >= 0) dst[shared.base[bucket[i]] + local[i]] = keys[i];
+  __syncthreads();
+}
 
+/// For each wanted bucket with keys in the tile: its run's place in dst and, in
+/// shared.count, its run's start in the stage (a block scan over the wanted
+/// buckets in bucket order). Returns the keys staged.
+template <class K>
+__device__ __forceinline__ unsigned extract_reserve_runs(extract_shared<K>& shared, extract_stage_shared& stage,
+                                                         const task_desc<K>& t,
+                                                         int max_buckets, const std::int64_t* extract_at,
+                                                         unsigned long long* cursors) {
+  constexpr int threads = tuning::stream_threads;
+  unsigned staged = 0;
+  for (int first = 0; first < shared.num_wanted; first += threads) {
+    const int j = first + static_cast<int>(threadIdx.x);
+    const int b = j < shared.num_wanted ? shared.wanted_list[j] : -1;
+    const unsigned count = b >= 0 ? shared.count[b] : 0u;
+    if (count != 0) {
+      atomicAdd(&stage.runs, 1u);
+      extract_reserve_run(shared, t, max_buckets, b, count, extract_at, cursors);
+    }
+    unsigned start = 0, chunk = 0;
+    extract_scan(stage.scan).ExclusiveSum(count, start, chunk);
+    if (count != 0) shared.count[b] = staged + start;
+    staged += chunk;
+    __syncthreads();  // the scan's storage, reused by the next chunk
+  }
+  return staged;
+}
+
+/// The tiles of a block: before each tile's loads prepare(), then its keys of
+/// wanted buckets and their buckets (extract_tile_buckets) to write(task, keys,
+/// bucket); the block's classifier and wanted buckets loaded at each task's first tile.
+template <class Src, class K, class Prepare, class Write>
+__device__ __forceinline__ void extract_tiles(extract_shared<K>& shared, const task_desc<K>* tasks, int num_tasks,
+                                              std::int64_t total_tiles, stats_view<K> stats,
+                                              const std::uint8_t* oracles, const std::int64_t* extract_at,
+                                              Prepare prepare, Write write) {
+  constexpr int items = tuning::stream_items;
   const tile_run run = block_tile_run(total_tiles);
-  if (run.begin >= run.end) return;
   int ti = -1;
   std::int64_t next_begin = 0;
   task_desc<K> t{};
-
   for (std::int64_t tile = run.begin; tile < run.end; ++tile) {
     if (ti < 0 || tile >= next_begin) {
       ti = task_of_tile(tasks, num_tasks, tile);
@@ -124,32 +226,90 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
       t = tasks[ti];
       extract_load_task(shared, t, stats, extract_at);
     }
-    // Per tile only the wanted buckets' counters are touched.
-    for (int j = threadIdx.x; j < shared.num_wanted; j += threads) shared.count[shared.wanted_list[j]] = 0;
-    __syncthreads();
-
+    prepare();
     const std::int64_t base = (tile - t.tile_begin) * tuning::tile_keys;
     K keys[items];
     int bucket[items];
-    unsigned local[items];
     extract_tile_buckets<Src>(shared, t, oracles, base, keys, bucket);
-#pragma unroll
-    for (int i = 0; i < items; ++i) local[i] = count_into(shared.count, bucket[i]);
-    __syncthreads();
-    for (int j = threadIdx.x; j < shared.num_wanted; j += threads) {
-      const int b = shared.wanted_list[j];
-      if (shared.count[b] != 0) {
-        const std::int64_t slot = std::int64_t(t.stats_slot) * max_buckets + b;
-        shared.base[b] = extract_at[slot] + static_cast<std::int64_t>(atomicAdd(
-                                                cursors + slot, static_cast<unsigned long long>(shared.count[b])));
-      }
-    }
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < items; ++i)
-      if (bucket[i] >= 0) dst[shared.base[bucket[i]] + local[i]] = keys[i];
-    __syncthreads();
+    write(t, keys, bucket);
   }
+}
+
+/// extract_at[slot * stats.max_buckets() + b]: element offset in dst of bucket b's region, or -1.
+/// cursors[slot * stats.max_buckets() + b]: keys of bucket b written so far (zeroed by the host).
+/// Each key is written straight from its thread: the kernel of launches that
+/// extract few buckets (extract_stage_min_buckets).
+template <class Src, class K>
+__global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
+    extract_kernel(const task_desc<K>* tasks, int num_tasks, std::int64_t total_tiles,
+                  stats_view<K> stats, const std::uint8_t* oracles,
+                  const std::int64_t* extract_at, unsigned long long* cursors, K* dst) {
+  __shared__ extract_shared<K> shared;
+  const int max_buckets = stats.max_buckets();
+  extract_tiles<Src>(shared, tasks, num_tasks, total_tiles, stats, oracles, extract_at,
+                     [&] {
+                       extract_zero_counts(shared);
+                       __syncthreads();
+                     },
+                     [&](const task_desc<K>& t, const K(&keys)[tuning::stream_items],
+                         const int(&bucket)[tuning::stream_items]) {
+                       extract_write_straight(shared, t, max_buckets, keys, bucket, extract_at, cursors, dst);
+                     });
+}
+
+/// extract_kernel for launches that extract many buckets: a part of a tile at a
+/// time, a part whose runs are short staged by bucket and written from the
+/// stage. A kernel of its own, so that the other keeps its registers. Dynamic
+/// shared memory: extract_stage_bytes<K>.
+template <class Src, class K>
+__global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
+    extract_staged_kernel(const task_desc<K>* tasks, int num_tasks, std::int64_t total_tiles,
+                          stats_view<K> stats, const std::uint8_t* oracles,
+                          const std::int64_t* extract_at, unsigned long long* cursors, K* dst) {
+  constexpr int threads = tuning::stream_threads;
+  constexpr int items = tuning::stream_items;
+  constexpr int part_items = items / extract_stage_parts<K>;
+  constexpr int stage_keys = tuning::tile_keys / extract_stage_parts<K>;
+  __shared__ extract_shared<K> shared;
+  __shared__ extract_stage_shared stage_shared;
+  extern __shared__ __align__(16) unsigned char extract_stage[];
+  K* stage_key = reinterpret_cast<K*>(extract_stage);
+  auto* stage_bucket = reinterpret_cast<std::uint16_t*>(extract_stage + sizeof(K) * stage_keys);
+  const int max_buckets = stats.max_buckets();
+  extract_tiles<Src>(shared, tasks, num_tasks, total_tiles, stats, oracles, extract_at, [] {},
+                     [&](const task_desc<K>& t, const K(&keys)[items], const int(&bucket)[items]) {
+#pragma unroll
+    for (int part = 0; part < extract_stage_parts<K>; ++part) {
+      const int first = part * part_items;
+      extract_zero_counts(shared);
+      if (threadIdx.x == 0) stage_shared.runs = 0;
+      __syncthreads();
+      unsigned local[part_items];
+#pragma unroll
+      for (int i = 0; i < part_items; ++i) local[i] = count_into(shared.count, bucket[first + i]);
+      __syncthreads();
+      const unsigned staged = extract_reserve_runs(shared, stage_shared, t, max_buckets, extract_at, cursors);
+      if (staged >= stage_shared.runs * extract_stage_max_run) {
+#pragma unroll
+        for (int i = 0; i < part_items; ++i)
+          if (bucket[first + i] >= 0) dst[shared.base[bucket[first + i]] + local[i]] = keys[first + i];
+      } else {
+#pragma unroll
+        for (int i = 0; i < part_items; ++i)
+          if (bucket[first + i] >= 0) {
+            const unsigned at = shared.count[bucket[first + i]] + local[i];
+            stage_key[at] = keys[first + i];
+            stage_bucket[at] = static_cast<std::uint16_t>(bucket[first + i]);
+          }
+        __syncthreads();
+        for (unsigned at = threadIdx.x; at < staged; at += threads) {
+          const int b = stage_bucket[at];
+          dst[shared.base[b] + (at - shared.count[b])] = stage_key[at];
+        }
+      }
+      __syncthreads();
+    }
+  });
 }
 
 }  // namespace kselect::cuda
