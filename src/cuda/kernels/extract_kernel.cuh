@@ -11,8 +11,9 @@
 // stores cover a run or two of one bucket. Written straight from the threads,
 // each lane's key went to another bucket's run (101 ranks: about 28 sectors per
 // warp store; docs/performance.md). Long runs (sorted input) and launches of few
-// buckets (one rank) write straight: the stage's shared memory costs them blocks
-// per SM and gains nothing.
+// buckets (one rank) write straight: staging gains them nothing and costs a scan
+// and barriers per tile part, and in a kernel shared with the staged path the
+// straight writes lost registers to it (extract_kernel keeps its own).
 #pragma once
 
 #include <cub/block/block_scan.cuh>
@@ -257,10 +258,9 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
                      });
 }
 
-/// extract_kernel for launches that extract many buckets: a part of a tile at a
-/// time, a part whose runs are short staged by bucket and written from the
-/// stage. A kernel of its own, so that the other keeps its registers. Dynamic
-/// shared memory: extract_stage_bytes<K>.
+/// extract_kernel's counterpart for launches that extract many buckets: a part of
+/// a tile at a time, a part whose runs are short staged by bucket and written
+/// from the stage. Dynamic shared memory: extract_stage_bytes<K>.
 template <class Src, class K>
 __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
     extract_staged_kernel(const task_desc<K>* tasks, int num_tasks, std::int64_t total_tiles,
