@@ -109,14 +109,27 @@ struct range_layout {
   std::int64_t grid_capacity = 0;  ///< the grid finish's candidates (core::take_candidate_capacity)
   bool tie_cut = false;            ///< the tie cut may run (choose_tie_cut)
   bool selected_cut = false;       ///< the cut from the selected boundary key runs (choose_selected_cut)
+  bool values_sort = false;        ///< sorted output by a sort of the values themselves (sorts_by_values)
   const tuning::policy* policy = nullptr;  ///< the device's, which the layout was planned with
   std::size_t state = 0, cand_vals[2] = {}, cand_idx[2] = {}, sort_keys[2] = {}, temp = 0, temp_bytes = 0, indices = 0,
               post_keys[2] = {}, post_idx = 0, tile_counts[3] = {}, below = 0, thresholds = 0, select_ws = 0,
               select_bytes = 0, refine_kept = 0, order_bits = 0, bucket_keys = 0, bucket_offsets = 0,
               bucket_ranks = 0, ranks = 0, take_vals = 0, take_idx = 0, answered = 0, grid_state = 0,
               grid_tie_vals = 0, grid_tie_idx = 0, grid_select_ws = 0, grid_select_bytes = 0, cut_filter = 0,
-              cut_words = 0, total = 0;
+              cut_words = 0, nan_count = 0, total = 0;
 };
+
+/// Whether sorted output sorts the output values themselves with their indices
+/// (sort_values) instead of their keys: one read and one write of the output
+/// fewer each way (docs/performance.md, "Issue 25, sorted top-k by its values").
+/// CUB's order is kselect's for integers. For floating point it puts -0.0 before
+/// +0.0, which only ties may do where the order of ties is free (not
+/// deterministic), and negative NaNs below -inf, which range_rotate_nans_kernel
+/// mends.
+template <class T>
+bool sorts_by_values(const device::topk_config& cfg) {
+  return cfg.sorted && (std::is_integral_v<T> || !cfg.deterministic);
+}
 
 /// The cut's write: the filters' single pass over all n keys.
 template <class T>
@@ -228,6 +241,7 @@ cudaError_t plan_range_layout(std::int64_t n, const kselect::detail::range_reque
     KSELECT_CUDA_TRY(need(sort_pairs(nullptr, bytes, keys, idx, w.cand_capacity, 0, 8 * sizeof(K), nullptr)));
     KSELECT_CUDA_TRY(need(sort_pairs(nullptr, bytes, idx, keys, w.cand_capacity, 0, 64, nullptr)));
   }
+  w.values_sort = sorts_by_values<T>(cfg);
   if (cfg.sorted) {
     auto post = [&](auto index_tag) -> cudaError_t {
       using I = decltype(index_tag);
@@ -235,6 +249,10 @@ cudaError_t plan_range_layout(std::int64_t n, const kselect::detail::range_reque
       cub::DoubleBuffer<I> idx;
       KSELECT_CUDA_TRY(need(sort_pairs(nullptr, bytes, keys, idx, w.m, 0, 8 * sizeof(K), nullptr)));
       KSELECT_CUDA_TRY(need(sort_pairs(nullptr, bytes, idx, keys, w.m, 0, 8 * sizeof(I), nullptr)));
+      if (w.values_sort) {
+        cub::DoubleBuffer<T> values;
+        KSELECT_CUDA_TRY(need(sort_values(nullptr, bytes, values, idx, w.m, req.descending, nullptr)));
+      }
       return cudaSuccess;
     };
     KSELECT_CUDA_TRY(w.index_bytes == 4 ? post(std::uint32_t{}) : post(std::uint64_t{}));
@@ -305,6 +323,7 @@ cudaError_t plan_range_layout(std::int64_t n, const kselect::detail::range_reque
   w.cut_words = carve.take(cut ? sizeof(cut_words) : 0);
   // Cleared, then set by the level-0 pass and for the later levels' and the pick's keys.
   w.order_bits = carve.take(w.bitmap_order ? order_bitmap_bytes(w.tiles) : 0);
+  w.nan_count = carve.take(w.values_sort && std::is_floating_point_v<T> ? sizeof(unsigned long long) : 0);
   w.total = carve.end;
   return cudaSuccess;
 }
@@ -1046,8 +1065,46 @@ class range_driver {
     return cudaSuccess;
   }
 
+  /// Sorted output by a sort of the output values and indices themselves
+  /// (sorts_by_values), in place through the workspace's second buffers. CUB
+  /// leaves the result in either buffer; for floating point the negative NaNs
+  /// are moved to the NaN end of the order on the way home (where there are any).
+  template <class I>
+  cudaError_t order_output_by_values() {
+    std::size_t temp_bytes = w_.temp_bytes;
+    cub::DoubleBuffer<T> values(out_keys_, reinterpret_cast<T*>(ws_ + w_.post_keys[0]));
+    cub::DoubleBuffer<I> idx(static_cast<I*>(indices_), reinterpret_cast<I*>(ws_ + w_.post_idx));
+    prof_.start(stream_, "range order output (values)");
+    KSELECT_CUDA_TRY(sort_values(ws_ + w_.temp, temp_bytes, values, idx, w_.m, req_.descending, stream_));
+    const bool home = values.Current() == out_keys_;
+    if constexpr (std::is_floating_point_v<T>) {
+      auto* nans = reinterpret_cast<unsigned long long*>(ws_ + w_.nan_count);
+      range_negative_nans_kernel<T><<<1, 1, 0, stream_>>>(values.Current(), w_.m, req_.descending, nans);
+      KSELECT_LAUNCH_CHECK();
+      // At home: rotated through the other buffers, only where there are such NaNs.
+      T* via = home ? values.Alternate() : out_keys_;
+      I* via_idx = home ? idx.Alternate() : static_cast<I*>(indices_);
+      range_rotate_nans_kernel<T, I><<<grid_for(gather, w_.m), gather.threads, 0, stream_>>>(
+          values.Current(), idx.Current(), via, via_idx, w_.m, nans, req_.descending, true, !home);
+      KSELECT_LAUNCH_CHECK();
+      if (home) {
+        range_rotate_nans_kernel<T, I><<<grid_for(gather, w_.m), gather.threads, 0, stream_>>>(
+            via, via_idx, out_keys_, static_cast<I*>(indices_), w_.m, nans, req_.descending, false, false);
+        KSELECT_LAUNCH_CHECK();
+      }
+    } else if (!home) {
+      KSELECT_CUDA_TRY(cudaMemcpyAsync(out_keys_, values.Current(), static_cast<std::size_t>(w_.m) * sizeof(T),
+                                       cudaMemcpyDeviceToDevice, stream_));
+      KSELECT_CUDA_TRY(cudaMemcpyAsync(indices_, idx.Current(), static_cast<std::size_t>(w_.m) * sizeof(I),
+                                       cudaMemcpyDeviceToDevice, stream_));
+    }
+    prof_.stop(stream_);
+    return cudaSuccess;
+  }
+
   template <class I>
   cudaError_t order_output_as() {
+    if (w_.values_sort) return order_output_by_values<I>();
     std::size_t temp_bytes = w_.temp_bytes;
     cub::DoubleBuffer<I> idx(static_cast<I*>(indices_), reinterpret_cast<I*>(ws_ + w_.post_idx));
     prof_.start(stream_, "range order output");

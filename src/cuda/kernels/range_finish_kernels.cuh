@@ -7,9 +7,11 @@
 #include <cub/block/block_radix_sort.cuh>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/kernels/load_tile.cuh"
 #include "cuda/kernels/range_pass_kernel.cuh"
+#include "core/int_math.hpp"
 #include "core/key_traits.hpp"
 #include "core/range_plan.hpp"
 
@@ -141,6 +143,49 @@ __global__ void range_sorted_output_kernel(const T* input, const core::key_t<T>*
     const std::int64_t pos = exact && !idx_out ? 0 : load_index(idx, index_bytes, j);
     out_keys[j] = exact ? traits::from_key(key) : load_readonly(input + pos);
     if (idx_out) store_index(idx_out, index_bytes, j, pos);
+  }
+}
+
+/// Whether CUB's radix order puts x elsewhere than kselect's: a NaN whose sign
+/// bit is set sorts below -inf in CUB's order, where kselect ties every NaN
+/// above +inf.
+template <class T>
+__device__ __forceinline__ bool negative_nan(T x) {
+  using traits = core::key_traits<T>;
+  if constexpr (std::is_floating_point_v<T>)
+    return (traits::bits_of(x) & traits::sign_bit) != 0 && traits::to_key(x) == traits::nan_key;
+  else
+    return false;
+}
+
+/// After the values' own sort (sort_values): the negative NaNs, which CUB put
+/// at the start (ascending) or the end (descending), to *count. One thread: a
+/// binary search over the sorted values where the first (last) one is such a NaN.
+template <class T>
+__global__ void range_negative_nans_kernel(const T* sorted, std::int64_t m, bool descending,
+                                           unsigned long long* count) {
+  const auto nans = descending ? m - core::partition_point(m, [&](std::int64_t i) { return !negative_nan(sorted[i]); })
+                               : core::partition_point(m, [&](std::int64_t i) { return negative_nan(sorted[i]); });
+  *count = static_cast<unsigned long long>(nans);
+}
+
+/// dst[j] = src[(j + shift) mod m], values and indices, where shift moves
+/// range_negative_nans_kernel's *count negative NaNs to the NaN end of the order
+/// (all NaNs are one key, so they then tie after +inf, or before it when
+/// descending). With `rotate` false the shift is 0 (a copy). Returns at once
+/// where *count is 0, unless `always` (the data must move anyway).
+template <class T, class I>
+__global__ void range_rotate_nans_kernel(const T* src, const I* src_idx, T* dst, I* dst_idx, std::int64_t m,
+                                         const unsigned long long* count, bool descending, bool rotate,
+                                         bool always) {
+  const auto nans = static_cast<std::int64_t>(*count);
+  if (nans == 0 && !always) return;
+  const std::int64_t shift = !rotate || nans == 0 ? 0 : descending ? m - nans : nans;
+  for (std::int64_t j = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; j < m;
+       j += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int64_t from = j + shift < m ? j + shift : j + shift - m;
+    dst[j] = src[from];
+    dst_idx[j] = src_idx[from];
   }
 }
 
