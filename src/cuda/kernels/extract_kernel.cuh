@@ -45,10 +45,13 @@ struct extract_shared {
 /// extract_staged_kernel's shared memory besides extract_shared (apart, so that
 /// extract_kernel's block stays as small).
 struct extract_stage_shared {
-  unsigned runs;  ///< wanted buckets with keys in the part
   typename extract_scan::TempStorage scan;
 };
 static_assert(tuning::max_buckets <= 65536, "a staged key's bucket is 16-bit");
+/// extract_reserve_runs scans a bucket's keys and whether it has any as one word:
+/// keys in the low 16 bits (a part's keys cannot carry into the runs), runs above.
+inline constexpr int extract_run_shift = 16;
+static_assert(tuning::tile_keys < (1 << extract_run_shift), "a part's staged keys fit below the runs");
 
 /// A tile is counted, staged and written in this many parts: two for 8-byte keys,
 /// whose whole tile staged left room for two blocks per SM, which slowed the
@@ -155,6 +158,16 @@ __device__ __forceinline__ void extract_zero_counts(extract_shared<K>& shared) {
   for (int j = threadIdx.x; j < shared.num_wanted; j += tuning::stream_threads) shared.count[shared.wanted_list[j]] = 0;
 }
 
+/// Stores `Items` keys of wanted buckets straight from the thread at their
+/// places: their run's place in dst (shared.base) plus their place in the run.
+template <int Items, class K>
+__device__ __forceinline__ void extract_store_straight(const extract_shared<K>& shared, const K* keys,
+                                                       const int* bucket, const unsigned* local, K* dst) {
+#pragma unroll
+  for (int i = 0; i < Items; ++i)
+    if (bucket[i] >= 0) dst[shared.base[bucket[i]] + local[i]] = keys[i];
+}
+
 /// A tile's keys of wanted buckets, written straight from the threads (a launch
 /// that does not stage); the counters zeroed before the tile's loads.
 template <class K>
@@ -174,34 +187,36 @@ __device__ __forceinline__ void extract_write_straight(extract_shared<K>& shared
     if (shared.count[b] != 0) extract_reserve_run(shared, t, max_buckets, b, shared.count[b], extract_at, cursors);
   }
   __syncthreads();
-#pragma unroll
-  for (int i = 0; i < items; ++i)
-    if (bucket[i] >= 0) dst[shared.base[bucket[i]] + local[i]] = keys[i];
+  extract_store_straight<items>(shared, keys, bucket, local, dst);
   __syncthreads();
 }
 
+/// Keys staged and runs (wanted buckets with keys) of a tile part.
+struct extract_staged {
+  unsigned keys = 0, runs = 0;
+};
+
 /// For each wanted bucket with keys in the tile: its run's place in dst and, in
 /// shared.count, its run's start in the stage (a block scan over the wanted
-/// buckets in bucket order). Returns the keys staged.
+/// buckets in bucket order, which also counts the runs).
 template <class K>
-__device__ __forceinline__ unsigned extract_reserve_runs(extract_shared<K>& shared, extract_stage_shared& stage,
-                                                         const task_desc<K>& t,
-                                                         int max_buckets, const std::int64_t* extract_at,
-                                                         unsigned long long* cursors) {
+__device__ __forceinline__ extract_staged extract_reserve_runs(extract_shared<K>& shared, extract_stage_shared& stage,
+                                                               const task_desc<K>& t, int max_buckets,
+                                                               const std::int64_t* extract_at,
+                                                               unsigned long long* cursors) {
   constexpr int threads = tuning::stream_threads;
-  unsigned staged = 0;
+  constexpr unsigned keys_mask = (1u << extract_run_shift) - 1u;
+  extract_staged staged;
   for (int first = 0; first < shared.num_wanted; first += threads) {
     const int j = first + static_cast<int>(threadIdx.x);
     const int b = j < shared.num_wanted ? shared.wanted_list[j] : -1;
     const unsigned count = b >= 0 ? shared.count[b] : 0u;
-    if (count != 0) {
-      atomicAdd(&stage.runs, 1u);
-      extract_reserve_run(shared, t, max_buckets, b, count, extract_at, cursors);
-    }
+    if (count != 0) extract_reserve_run(shared, t, max_buckets, b, count, extract_at, cursors);
     unsigned start = 0, chunk = 0;
-    extract_scan(stage.scan).ExclusiveSum(count, start, chunk);
-    if (count != 0) shared.count[b] = staged + start;
-    staged += chunk;
+    extract_scan(stage.scan).ExclusiveSum(count != 0 ? count | (1u << extract_run_shift) : 0u, start, chunk);
+    if (count != 0) shared.count[b] = staged.keys + (start & keys_mask);
+    staged.keys += chunk & keys_mask;
+    staged.runs += chunk >> extract_run_shift;
     __syncthreads();  // the scan's storage, reused by the next chunk
   }
   return staged;
@@ -282,17 +297,14 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
     for (int part = 0; part < extract_stage_parts<K>; ++part) {
       const int first = part * part_items;
       extract_zero_counts(shared);
-      if (threadIdx.x == 0) stage_shared.runs = 0;
       __syncthreads();
       unsigned local[part_items];
 #pragma unroll
       for (int i = 0; i < part_items; ++i) local[i] = count_into(shared.count, bucket[first + i]);
       __syncthreads();
-      const unsigned staged = extract_reserve_runs(shared, stage_shared, t, max_buckets, extract_at, cursors);
-      if (staged >= stage_shared.runs * extract_stage_max_run) {
-#pragma unroll
-        for (int i = 0; i < part_items; ++i)
-          if (bucket[first + i] >= 0) dst[shared.base[bucket[first + i]] + local[i]] = keys[first + i];
+      const extract_staged staged = extract_reserve_runs(shared, stage_shared, t, max_buckets, extract_at, cursors);
+      if (staged.keys >= staged.runs * extract_stage_max_run) {
+        extract_store_straight<part_items>(shared, keys + first, bucket + first, local, dst);
       } else {
 #pragma unroll
         for (int i = 0; i < part_items; ++i)
@@ -302,7 +314,7 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
             stage_bucket[at] = static_cast<std::uint16_t>(bucket[first + i]);
           }
         __syncthreads();
-        for (unsigned at = threadIdx.x; at < staged; at += threads) {
+        for (unsigned at = threadIdx.x; at < staged.keys; at += threads) {
           const int b = stage_bucket[at];
           dst[shared.base[b] + (at - shared.count[b])] = stage_key[at];
         }
