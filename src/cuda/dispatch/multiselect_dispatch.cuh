@@ -290,6 +290,8 @@ class multiselect_driver {
       prof_.start(stream_, label("filter", fdescs.size(), ftiles));
       kernel<<<fgrid, tuning::stream_threads, dynamic_smem, stream_>>>(
           d_tasks_, static_cast<int>(fdescs.size()), ftiles, stats, d_oracles_, d_extract_at_, d_cursors_, dst_keys);
+      KSELECT_LAUNCH_CHECK();
+      prof_.stop(stream_);
       return cudaSuccess;
     };
     if (most_extracted >= extract_stage_min_buckets) {
@@ -299,8 +301,6 @@ class multiselect_driver {
     } else {
       KSELECT_CUDA_TRY(launch(extract_kernel<Src, K>, 0));
     }
-    KSELECT_LAUNCH_CHECK();
-    prof_.stop(stream_);
     return cudaSuccess;
   }
 
