@@ -515,17 +515,12 @@ class range_driver {
     // Deterministic order by bitmap: level 0 marks its inside keys there and
     // does not write them (range_order_expand_kernel writes the whole output).
     const bool mark = w_.bitmap_order && level == 0;
-    range_pass_out<T> out{out_keys_,
-                          indices_,
-                          w_.index_bytes,
-                          out_at,
-                          mark ? 0 : w_.m - out_at,
-                          reinterpret_cast<T*>(ws_ + w_.cand_vals[buf]),
-                          reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[buf]),
-                          w_.cand_capacity,
-                          mark ? reinterpret_cast<std::uint32_t*>(ws_ + w_.order_bits) : nullptr,
-                          mark ? reinterpret_cast<unsigned long long*>(ws_ + w_.tile_counts[0]) : nullptr,
-                          nullptr};
+    range_pass_out<T> out =
+        pass_out(out_at, mark ? 0 : w_.m - out_at, w_.cand_vals[buf], w_.cand_idx[buf], w_.cand_capacity);
+    if (mark) {
+      out.order_bits = reinterpret_cast<std::uint32_t*>(ws_ + w_.order_bits);
+      out.order_counts = reinterpret_cast<unsigned long long*>(ws_ + w_.tile_counts[0]);
+    }
     prof_.start(stream_, level == 0 ? "range pass" : "range pass (candidates)");
     if (src_idx)
       range_pass_kernel<T, true><<<grid_, tuning::stream_threads, 0, stream_>>>(state, src, src_idx, size, out);
@@ -559,17 +554,8 @@ class range_driver {
     prof_.start(stream_, "range candidate take: select");
     KSELECT_CUDA_TRY(device::select<T>(ws_ + w_.select_ws, bytes, vals, boundary, count, rank, stream_, sel));
     prof_.stop(stream_);
-    const range_pass_out<T> out{out_keys_,
-                                indices_,
-                                w_.index_bytes,
-                                out_at,
-                                w_.m - out_at,
-                                reinterpret_cast<T*>(ws_ + w_.cand_vals[buf ^ 1]),
-                                reinterpret_cast<std::uint64_t*>(ws_ + w_.cand_idx[buf ^ 1]),
-                                w_.cand_capacity,
-                                nullptr,
-                                nullptr,
-                                nullptr};
+    const range_pass_out<T> out =
+        pass_out(out_at, w_.m - out_at, w_.cand_vals[buf ^ 1], w_.cand_idx[buf ^ 1], w_.cand_capacity);
     KSELECT_CUDA_TRY(take_below(boundary, vals, reinterpret_cast<const std::uint64_t*>(ws_ + w_.cand_idx[buf]), count,
                                 out, pick.last, "range candidate take"));
     taken = candidates_taken_ = true;
@@ -736,8 +722,8 @@ class range_driver {
                                           reinterpret_cast<std::int64_t*>(ws_ + w_.ranks), stream_));
     prof_.stop(stream_);
     const T* boundary = thresholds + bounds.hi_slot;
-    for (T& key : cut_keys_)  // take_cut's wait brings them
-      KSELECT_CUDA_TRY(cudaMemcpyAsync(&key, boundary, sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    // take_cut's wait brings it. One key: take_cut gives b no ties, so it reads cut_keys_[0] alone.
+    KSELECT_CUDA_TRY(cudaMemcpyAsync(&cut_keys_[0], boundary, sizeof(T), cudaMemcpyDeviceToHost, stream_));
     KSELECT_CUDA_TRY(take_cut(boundary, boundary, cut));
     return cut ? cudaSuccess : reject_argument("kselect: internal error: the selected key's counts refute it");
   }
@@ -869,17 +855,27 @@ class range_driver {
   /// The stream-ordered top-k's pass, when ties may come in any order:
   /// positions [0, k) of the input, or of its candidates after a pass.
   range_pass_out<T> take_out(std::int64_t cand_capacity) const {
+    range_pass_out<T> out = pass_out(0, w_.m, w_.take_vals, w_.take_idx, cand_capacity);
+    out.skip = answered();
+    return out;
+  }
+
+  /// Where a pass writes: its inside keys to the output from out_at (room for
+  /// `capacity`), its candidates to the workspace at offsets `vals` and `idx`;
+  /// no order bitmap and no skip word (the callers that use them set them).
+  range_pass_out<T> pass_out(std::int64_t out_at, std::int64_t capacity, std::size_t vals, std::size_t idx,
+                             std::int64_t cand_capacity) const {
     return range_pass_out<T>{out_keys_,
                              indices_,
                              w_.index_bytes,
-                             0,
-                             w_.m,
-                             reinterpret_cast<T*>(ws_ + w_.take_vals),
-                             reinterpret_cast<std::uint64_t*>(ws_ + w_.take_idx),
+                             out_at,
+                             capacity,
+                             reinterpret_cast<T*>(ws_ + vals),
+                             reinterpret_cast<std::uint64_t*>(ws_ + idx),
                              cand_capacity,
                              nullptr,
                              nullptr,
-                             answered()};
+                             nullptr};
   }
 
   /// The one-pass path (range_take_kernels.cuh): the synchronous call's plan and
