@@ -133,6 +133,20 @@ range_chunk_counts count_range_chunk(const T* values, std::int64_t begin, std::i
   return cc;
 }
 
+/// The classes of range_chunk_counts, as buckets of range_class_table (the element
+/// count of class `after`, key > last, is not needed but keeps every key counted).
+enum range_class : std::uint32_t { class_before, class_first, class_between, class_last, class_after, range_classes };
+
+/// The class of order key k against the boundary keys first <= last (class_last
+/// only where last differs from first). The takes test with it (take_range_chunk,
+/// the streamed take's kernel); count_range_chunk counts branch-free instead.
+template <class K>
+KSELECT_HD range_class class_of_key(K k, K first, K last) {
+  if (k < first) return class_before;
+  if (k == first) return class_first;
+  return k < last ? class_between : k == last ? class_last : class_after;
+}
+
 /// Writes the elements of values[begin, end) that `plan` takes, in index order, from
 /// the chunk's start `at` (out_indices may be null).
 template <class T>
@@ -140,13 +154,13 @@ void take_range_chunk(const T* values, std::int64_t begin, std::int64_t end, key
                       range_order_key<T> key, const range_chunk_take& plan, range_chunk_start at, T* out_values,
                       std::int64_t* out_indices) {
   for (std::int64_t i = begin; i < end; ++i) {
-    const key_t<T> k = key(values[i]);
-    if (k < first || k > last) continue;
+    const range_class c = class_of_key(key(values[i]), first, last);
+    if (c == class_before || c == class_after) continue;
     bool take = true;
-    if (k == first) {
+    if (c == class_first) {
       take = at.first >= plan.skip_first && at.first < plan.end_first;
       ++at.first;
-    } else if (k == last) {
+    } else if (c == class_last) {
       take = at.last < plan.take_last;
       ++at.last;
     }
@@ -156,10 +170,6 @@ void take_range_chunk(const T* values, std::int64_t begin, std::int64_t end, key
     ++at.out;
   }
 }
-
-/// The classes of range_chunk_counts, as buckets of range_class_table (the element
-/// count of class `after`, key > last, is not needed but keeps every key counted).
-enum range_class : std::uint32_t { class_before, class_first, class_between, class_last, class_after, range_classes };
 
 /// A table for the streamed count kernel (core/stream_plan.hpp's stream_interval, in
 /// key_traits' ascending keys) whose bucket i counts the elements of range_class i,

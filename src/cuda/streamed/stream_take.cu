@@ -26,9 +26,13 @@ struct take_test {
   std::int64_t first_index;
   stream_take_rule<core::key_t<T>> rule;
   __device__ bool operator()(std::int64_t i) const {
-    const core::key_t<T> k = core::range_order_key<T>{rule.descending}(chunk[i - first_index]);
-    return (k > rule.first && k < rule.last) || (k == rule.first && rule.take_first) ||
-           (k == rule.last && rule.take_last);
+    switch (core::class_of_key(core::range_order_key<T>{rule.descending}(chunk[i - first_index]), rule.first,
+                               rule.last)) {
+      case core::class_between: return true;
+      case core::class_first: return rule.take_first;
+      case core::class_last: return rule.take_last;
+      default: return false;
+    }
   }
 };
 
