@@ -40,6 +40,7 @@
 #include "common/generate.hpp"
 #include "common/reference.hpp"
 #include "cpu/cpu_select.hpp"
+#include "harness/wall_timing.hpp"
 #if __has_include("cpu/isa.hpp")  // absent in versions before the SIMD kernels
 #include "cpu/isa.hpp"
 #define KSELECT_HAS_ISA 1
@@ -47,28 +48,14 @@
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
 using kselect::test::dist;
 
-struct timing {
-  double median = 0, min = 0, max = 0;
-  int runs = 0;
-};
+using kselect::bench::timing;
 
-// `runs` timed calls of `timed` after one untimed warm-up; `prepare` runs untimed
-// before each call.
+// `runs` timed calls of `timed` after one untimed warm-up (caches, pages and the
+// thread pool); `prepare` runs untimed before each call.
 timing time_runs(int runs, const std::function<void()>& prepare, const std::function<void()>& timed) {
-  std::vector<double> t;
-  for (int r = 0; r <= runs; ++r) {
-    prepare();
-    const auto start = clock_type::now();
-    timed();
-    const double ms = std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
-    if (r > 0) t.push_back(ms);  // run 0 warms caches, pages and the thread pool
-  }
-  std::sort(t.begin(), t.end());
-  const std::size_t h = t.size() / 2;
-  return {t.size() % 2 ? t[h] : 0.5 * (t[h - 1] + t[h]), t.front(), t.back(), runs};
+  return kselect::bench::time_wall(runs, 1, prepare, timed);
 }
 
 // One pass over the input's bits with all threads (min and sum, which the compiler
@@ -192,7 +179,7 @@ void bench_case(const options& opt, const std::string& dtype, const std::string&
   auto add = [&](const std::string& op, timing t, double gbps = 0) {
     rows.push_back({dtype, dname, op, n, t, gbps});
     std::printf("%-8s %-15s %13" PRId64 "  %-12s %10.3f %10.3f %10.3f", dtype.c_str(), dname.c_str(), n, op.c_str(),
-                t.median, t.min, t.max);
+                t.median_ms, t.min_ms, t.max_ms);
     if (gbps > 0) std::printf("  %6.1f GB/s", gbps);
     std::printf("\n");
     std::fflush(stdout);
@@ -202,7 +189,7 @@ void bench_case(const options& opt, const std::string& dtype, const std::string&
   volatile std::uint64_t sink = 0;
   const timing floor = time_runs(
       opt.runs, nothing, [&] { sink = sink + read_floor(reinterpret_cast<const U*>(values.data()), n, threads); });
-  add("read_floor", floor, static_cast<double>(n) * sizeof(T) / (floor.median * 1e6));
+  add("read_floor", floor, static_cast<double>(n) * sizeof(T) / (floor.median_ms * 1e6));
 
   const std::int64_t k = n / 2;
   T median{};
@@ -319,7 +306,7 @@ int main(int argc, char** argv) {
                     r.op == "nth_element" || r.op == "sort" ? "std"
                     : r.op == "read_floor"                  ? "floor"
                                                             : "kselect",
-                    r.op.c_str(), r.dtype.c_str(), r.dist.c_str(), r.n, r.t.median, r.t.min, r.t.max, r.t.runs,
+                    r.op.c_str(), r.dtype.c_str(), r.dist.c_str(), r.n, r.t.median_ms, r.t.min_ms, r.t.max_ms, r.t.runs,
                     r.gbps > 0 ? (", \"gb_per_s\": " + std::to_string(r.gbps)).c_str() : "");
       out << buf << (i + 1 < rows.size() ? ",\n" : "\n");
     }

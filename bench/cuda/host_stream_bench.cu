@@ -44,27 +44,16 @@
 #include "common/generate.hpp"
 #include "cuda/streamed/chunk_pump.hpp"
 #include "harness/harness.hpp"
+#include "harness/wall_timing.hpp"
 #include "kselect/kselect.hpp"
 
 namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 /// Median wall-clock milliseconds of fn over `reps` runs after `warmup`.
 double wall_median_ms(int reps, int warmup, const std::function<void()>& fn) {
-  for (int i = 0; i < warmup; ++i) fn();
-  std::vector<double> ms;
-  for (int i = 0; i < reps; ++i) {
-    const auto t0 = clock_type::now();
-    fn();
-    ms.push_back(std::chrono::duration<double, std::milli>(clock_type::now() - t0).count());
-  }
-  return median_of(ms);
+  return kselect::bench::time_wall(reps, warmup, [] {}, fn).median_ms;
 }
 
 struct row {

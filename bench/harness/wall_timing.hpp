@@ -1,10 +1,14 @@
-// kselect-mpi-bench: a set of timed runs summarised as median, min and max (ms).
+// Wall-clock timing shared by the benchmarks timed on the host (kselect-cpu-bench,
+// kselect-host-stream-bench, kselect-mpi-bench): a set of timed runs summarised as
+// median, min and max (ms), and the loop that times them. (The GPU benchmarks time
+// on the stream with CUDA events: harness.hpp.)
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <vector>
 
-namespace kselect::mpi_bench {
+namespace kselect::bench {
 
 /// Median, min and max of timed runs, in ms.
 struct timing {
@@ -25,4 +29,20 @@ inline timing summarize(std::vector<double> ms) {
   return t;
 }
 
-}  // namespace kselect::mpi_bench
+/// `runs` timed calls of timed() after `warmup` untimed ones (which warm caches,
+/// pages and thread pools); prepare() runs untimed before every call.
+template <class Prepare, class Timed>
+timing time_wall(int runs, int warmup, Prepare prepare, Timed timed) {
+  using clock_type = std::chrono::steady_clock;
+  std::vector<double> ms;
+  for (int r = 0; r < warmup + runs; ++r) {
+    prepare();
+    const auto start = clock_type::now();
+    timed();
+    const double t = std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
+    if (r >= warmup) ms.push_back(t);
+  }
+  return summarize(std::move(ms));
+}
+
+}  // namespace kselect::bench

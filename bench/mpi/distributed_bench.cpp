@@ -75,7 +75,6 @@
 #endif
 #include "kselect/kselect.hpp"
 #include "kselect/mpi.hpp"
-#include "timing.hpp"
 
 #ifndef KSELECT_BENCH_COMMIT
 #define KSELECT_BENCH_COMMIT ""

@@ -17,7 +17,12 @@
 #include <string>
 
 #include "bench_keys.hpp"
-#include "timing.hpp"
+#include "harness/wall_timing.hpp"
+
+namespace kselect::mpi_bench {
+using bench::summarize;
+using bench::timing;
+}  // namespace kselect::mpi_bench
 
 namespace kselect::mpi_bench::gpu {
 
