@@ -24,6 +24,16 @@
 // (bin_first_pre_key). Keys outside every range keep their slot bin, moved up by
 // the bins of the ranges below them, so the map stays monotone.
 //
+// Hints (4-byte keys). Where no slot holds the starts of two dense ranges (few
+// distinct values: each value a range of its own slot), a byte per slot says how
+// many ranges start below the slot and whether one starts inside it, so that a
+// key finds its range with one compare instead of the search (bin_of_hinted: the
+// count pass on 16 distinct values was bound by the search's shared-memory
+// loads). Clustered keys put several ranges in a slot and keep the search, on
+// code of its own (the count kernel branches once per block, not per key). No
+// hints for 8-byte keys: their maps would pass the 48 KiB of static shared memory
+// of the filter kernel.
+//
 // Any monotone map gives exact counts (bins are ordered pre-key intervals); the
 // sample only makes the bins small where the keys are. Pre-keys refine the key
 // order (-0.0 before +0.0, NaNs apart), so ties of the key order may straddle
@@ -71,12 +81,15 @@ struct bin_map {
   std::uint32_t frac_left;
   std::uint32_t num_bins;     ///< every bin_of is below this
   std::uint32_t num_dense;    ///< dense ranges (0: the slots alone)
-  std::uint32_t unused;       ///< zero: keeps the fields after it aligned without padding
+  std::uint32_t hinted;       ///< 1: dense_hint gives every key's range (set_dense_hints)
   std::uint16_t dense_base[bin_map_max_dense + 1];   ///< range j's first bin
   std::uint16_t dense_after[bin_map_max_dense + 1];  ///< bins the ranges up to j add before keys above j
   std::uint8_t dense_shift[bin_map_max_dense + 1];   ///< bin in range j: base + ((pre - first) >> shift)
   std::uint8_t dense_one_key[bin_map_max_dense + 1]; ///< 1: every bin of range j holds one key
   std::uint32_t slot[bin_map_slots];  ///< first bin (low 16 bits) | bins in the slot (high 16 bits)
+  /// Per slot of 4-byte keys (8 bytes, unused, for 8-byte keys): the dense ranges
+  /// starting below the slot (low 7 bits), and whether one starts inside it (bit 7).
+  std::uint8_t dense_hint[sizeof(K) == 4 ? bin_map_slots : 8];
 };
 static_assert(bin_map_max_bins <= 65536, "dense_base and dense_after are 16-bit");
 
@@ -207,6 +220,51 @@ KSELECT_HD std::uint32_t bin_of(const bin_map<K>& m, K pre, std::uint32_t num_de
 template <class K>
 KSELECT_HD std::uint32_t bin_of(const bin_map<K>& m, K pre) {
   return bin_of(m, pre, m.num_dense);
+}
+
+/// Hint bit: a dense range starts inside the slot.
+inline constexpr std::uint8_t dense_hint_starts_inside = 0x80;
+
+/// bin_of of a map with dense ranges and hints (m.hinted, 4-byte keys): the
+/// slot's hint gives the ranges starting below the key, with one compare where
+/// one starts inside the slot. The same bins as bin_of.
+template <class K>
+KSELECT_HD std::uint32_t bin_of_hinted(const bin_map<K>& m, K pre) {
+  static_assert(sizeof(K) == 4, "hints are kept for 4-byte keys");
+  const K d = bin_map_offset(m, pre);
+  const auto s = static_cast<std::uint32_t>(d >> m.shift);
+  const std::uint8_t hint = m.dense_hint[s];
+  int j = hint & ~dense_hint_starts_inside;
+  if ((hint & dense_hint_starts_inside) != 0 && m.dense_first[j] <= pre) ++j;
+  if (j > 0 && pre <= m.dense_last[j - 1])
+    return m.dense_base[j - 1] + static_cast<std::uint32_t>((pre - m.dense_first[j - 1]) >> m.dense_shift[j - 1]);
+  const std::uint32_t w = m.slot[s];
+  const std::uint32_t frac = static_cast<std::uint32_t>((d >> m.frac_right) << m.frac_left) & 0xffffu;
+  return (w & 0xffffu) + ((frac * (w >> 16)) >> 16) + (j > 0 ? m.dense_after[j - 1] : 0u);
+}
+
+/// The hints of slots [first, end) of a map with its dense ranges placed: false
+/// where a slot holds the starts of two ranges (the map then takes no hints). A
+/// slot's keys are the pre-keys that bin_map_offset puts in it: slot 0 also
+/// holds those below low, the slot of high those above it; slots past it hold
+/// none (hint 0).
+template <class K>
+KSELECT_HD bool set_dense_hints(bin_map<K>& m, int first, int end) {
+  const auto last_slot = static_cast<int>(static_cast<K>(m.high - m.low) >> m.shift);
+  const auto n = static_cast<std::int64_t>(m.num_dense);
+  bool ok = true;
+  for (int s = first; s < end; ++s) {
+    m.dense_hint[s] = 0;
+    if (s > last_slot) continue;
+    const K lo = s == 0 ? K(0) : static_cast<K>(m.low + (static_cast<K>(s) << m.shift));
+    const K hi =
+        s == last_slot ? static_cast<K>(~K(0)) : static_cast<K>(m.low + (static_cast<K>(s + 1) << m.shift) - 1);
+    const std::int64_t below = partition_point(n, [&](std::int64_t i) { return m.dense_first[i] < lo; });
+    const std::int64_t through = partition_point(n, [&](std::int64_t i) { return m.dense_first[i] <= hi; });
+    if (through - below > 1) ok = false;
+    m.dense_hint[s] = static_cast<std::uint8_t>(below | (through > below ? dense_hint_starts_inside : 0));
+  }
+  return ok;
 }
 
 /// Bins of dense range j (dense_after also counts the slot bin after each range).
@@ -383,6 +441,7 @@ bin_map<key_t<T>> build_bin_map_for_ranks(const key_t<T>* sorted_pre, int count,
   const std::uint32_t range_bins = plan_dense_ranges<T>(m, sorted_pre, c, found);
   fill_bin_map_slots(m, sorted_pre, count, target - range_bins);
   place_dense_ranges(m);
+  if constexpr (sizeof(key_t<T>) == 4) m.hinted = set_dense_hints(m, 0, bin_map_slots) ? 1u : 0u;
   return m;
 }
 

@@ -53,6 +53,30 @@ template <class T>
   return ::testing::AssertionSuccess();
 }
 
+// A map's hints (4-byte keys) give bin_of's bins: at every pre-key of `values`,
+// their neighbours, the extremes, every slot's first and last pre-key and every
+// dense range's ends.
+template <class T>
+::testing::AssertionResult hinted_bins_agree(const core::bin_map<core::key_t<T>>& map, const std::vector<T>& values) {
+  using K = core::key_t<T>;
+  std::vector<K> probes;
+  for (K p : sorted_pre_keys(values))
+    for (K q : {static_cast<K>(p - 1), p, static_cast<K>(p + 1)}) probes.push_back(q);
+  for (K q : {K(0), K(1), static_cast<K>(~K(0)), static_cast<K>(~K(0) - 1), map.low, map.high}) probes.push_back(q);
+  for (int s = 0; s <= core::bin_map_slots; ++s) {
+    const K start = static_cast<K>(map.low + (static_cast<K>(s) << map.shift));
+    for (K q : {static_cast<K>(start - 1), start}) probes.push_back(q);
+  }
+  for (std::uint32_t j = 0; j < map.num_dense; ++j)
+    for (K e : {map.dense_first[j], map.dense_last[j]})
+      for (K q : {static_cast<K>(e - 1), e, static_cast<K>(e + 1)}) probes.push_back(q);
+  for (K q : probes)
+    if (core::bin_of_hinted(map, q) != core::bin_of(map, q))
+      return ::testing::AssertionFailure() << "pre-key " << +q << ": hinted bin " << core::bin_of_hinted(map, q)
+                                           << ", searched " << core::bin_of(map, q);
+  return ::testing::AssertionSuccess();
+}
+
 // For every distribution: a map built from a 4096-key sample is monotone over all
 // keys, stays in range, and a reduction to the bins holding ranks answers each
 // rank with the same key as sorting everything.
@@ -133,6 +157,11 @@ TYPED_TEST(BinMap, DenseRangesForRanks) {
     ASSERT_LE(map.num_dense, std::uint32_t(core::bin_map_max_dense));
 
     ASSERT_TRUE(monotone_in_range(map, values));
+    if constexpr (sizeof(K) == 4) {
+      if (map.hinted != 0 && map.num_dense != 0) ASSERT_TRUE(hinted_bins_agree(map, values));
+    } else {
+      EXPECT_EQ(map.hinted, 0u);
+    }
 
     std::vector<std::uint64_t> hist(map.num_bins, 0);
     for (T x : values) ++hist[core::bin_of(map, kt::pre_key(x))];
@@ -363,6 +392,41 @@ TEST(BinMapBuild, ExpectedSampleIndexAndCounts) {
   EXPECT_EQ(core::count_equal_sorted(a.data(), 7, 3), 0);
   EXPECT_EQ(core::count_equal_sorted(a.data(), 7, 0), 0);
   EXPECT_EQ(core::count_equal_sorted(a.data(), 7, 9), 0);
+}
+
+// Hints (4-byte keys): 16 distinct integers (the benchmark's 16 values), as
+// floats and as int32, get a dense range each, every one in a slot of its own,
+// so the map takes hints and they give bin_of's bins; 40000 and 40500 among
+// {0, 60000} (slots of 2^20 pre-keys) start two ranges in one slot, so that map
+// takes none.
+template <class T>
+void check_hints(const std::vector<T>& distinct, bool hinted) {
+  using K = core::key_t<T>;
+  using kt = core::key_traits<T>;
+  const std::int64_t n = 160000;
+  std::vector<T> values;
+  for (std::int64_t i = 0; i < n; ++i)
+    values.push_back(distinct[static_cast<std::size_t>(i * 7919 % 16) % distinct.size()]);
+  std::vector<K> sp;
+  for (std::int64_t i = 0; i < 4096; ++i)
+    sp.push_back(kt::pre_key_first(kt::to_key(values[static_cast<std::size_t>(i * n / 4096)])));
+  std::sort(sp.begin(), sp.end());
+  std::vector<std::int64_t> ranks;
+  for (int i = 0; i <= 100; ++i) ranks.push_back(i * (n - 1) / 100);
+  const auto map = core::build_bin_map_for_ranks<T>(sp.data(), 4096, 8191, ranks.data(), 101, n);
+  EXPECT_GT(map.num_dense, 0u);
+  EXPECT_EQ(map.hinted, hinted ? 1u : 0u);
+  if (map.hinted != 0) EXPECT_TRUE(hinted_bins_agree(map, values));
+}
+
+TEST(BinMapBuild, HintsWhereEachRangeHasItsSlot) {
+  std::vector<float> f;
+  std::vector<std::int32_t> i32;
+  for (int v = 0; v < 16; ++v) f.push_back(static_cast<float>(v)), i32.push_back(v * 1000 - 7000);
+  check_hints(f, true);
+  check_hints(i32, true);
+  const std::vector<float> close = {0.0f, 40000.0f, 40500.0f, 60000.0f};
+  check_hints(close, false);
 }
 
 }  // namespace

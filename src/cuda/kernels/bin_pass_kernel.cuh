@@ -71,21 +71,31 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   unsigned run_bin = 0, run = 0;
   const std::uint32_t dense = sm_map.num_dense;  // in a register: no shared read per key
   K last_pre = 0;
-  stream_tiles(
-      in, n,
-      [&](T x, bool valid) {
-        if (!valid) return;
-        const K pre = core::key_traits<T>::pre_key(x);
-        const unsigned b = dense != 0 && run != 0 && pre == last_pre ? run_bin : core::bin_of(sm_map, pre, dense);
-        last_pre = pre;
-        if (b != run_bin) {
-          if (run != 0) atomicAdd(&counts[run_bin], run);
-          run_bin = b;
-          run = 0;
-        }
-        ++run;
-      },
-      [] {});
+  const auto count_keys = [&](auto bin_of) {
+    stream_tiles(
+        in, n,
+        [&](T x, bool valid) {
+          if (!valid) return;
+          const K pre = core::key_traits<T>::pre_key(x);
+          const unsigned b = dense != 0 && run != 0 && pre == last_pre ? run_bin : bin_of(pre);
+          last_pre = pre;
+          if (b != run_bin) {
+            if (run != 0) atomicAdd(&counts[run_bin], run);
+            run_bin = b;
+            run = 0;
+          }
+          ++run;
+        },
+        [] {});
+  };
+  // The hinted bins where the map has them (the same bins, fewer loads), on a
+  // loop of its own: one branch per block, none per key.
+  bool hinted = false;
+  if constexpr (sizeof(K) == 4) hinted = dense != 0 && sm_map.hinted != 0;
+  if constexpr (sizeof(K) == 4) {
+    if (hinted) count_keys([&](K pre) { return core::bin_of_hinted(sm_map, pre); });
+  }
+  if (!hinted) count_keys([&](K pre) { return core::bin_of(sm_map, pre, dense); });
   if (run != 0) atomicAdd(&counts[run_bin], run);
   __syncthreads();
   for (int b = threadIdx.x; b < int(sm_map.num_bins); b += blockDim.x)

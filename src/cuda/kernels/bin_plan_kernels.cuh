@@ -118,8 +118,9 @@ __global__ void __launch_bounds__(bin_map_threads)
     m.dense_base[j] = m.dense_after[j] = 0;
     m.dense_shift[j] = m.dense_one_key[j] = 0;
   }
+  for (int i = threadIdx.x; i < int(sizeof m.dense_hint); i += threads) m.dense_hint[i] = 0;
   if (threadIdx.x == 0) {
-    m.num_dense = m.unused = 0;
+    m.num_dense = m.hinted = 0;
     core::set_bin_map_range<K>(m, sorted[0], sorted[count - 1]);
   }
   __syncthreads();
@@ -152,6 +153,13 @@ __global__ void __launch_bounds__(bin_map_threads)
     fill_bin_map_slots_block(m, sorted, count, tuning::bin_target - dense_bins, tmp.scan);
     if (threadIdx.x == 0) core::place_dense_ranges(m);
     __syncthreads();
+    if constexpr (sizeof(K) == 4) {
+      constexpr int per_thread = bin_map_slots_per_thread;
+      const bool ok = core::set_dense_hints(m, threadIdx.x * per_thread, (threadIdx.x + 1) * per_thread);
+      const bool all_ok = __syncthreads_and(ok) != 0;
+      if (threadIdx.x == 0) m.hinted = all_ok ? 1u : 0u;
+      __syncthreads();
+    }
   }
   copy_bin_map(map_out, &m);
   // The sample's bins, in place of its keys (non-decreasing: the map is monotone).
