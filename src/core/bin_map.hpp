@@ -181,14 +181,19 @@ KSELECT_HD std::uint32_t slot_word(std::uint32_t first_bin, std::uint32_t bins) 
   return first_bin | (bins << 16);
 }
 
+/// Slot bin of offset d (bin_map_offset): its slot's bins spread linearly over it.
+template <class K>
+KSELECT_HD std::uint32_t slot_bin_at_offset(const bin_map<K>& m, K d) {
+  const std::uint32_t w = m.slot[static_cast<std::uint32_t>(d >> m.shift)];
+  const std::uint32_t frac = static_cast<std::uint32_t>((d >> m.frac_right) << m.frac_left) & 0xffffu;
+  return (w & 0xffffu) + ((frac * (w >> 16)) >> 16);
+}
+
 /// Slot bin of a pre-key (the map without its dense ranges): non-decreasing in
 /// `pre`. A slot with no bins shares the first bin of the next slot.
 template <class K>
 KSELECT_HD std::uint32_t slot_bin_of(const bin_map<K>& m, K pre) {
-  const K d = bin_map_offset(m, pre);
-  const std::uint32_t w = m.slot[static_cast<std::uint32_t>(d >> m.shift)];
-  const std::uint32_t frac = static_cast<std::uint32_t>((d >> m.frac_right) << m.frac_left) & 0xffffu;
-  return (w & 0xffffu) + ((frac * (w >> 16)) >> 16);
+  return slot_bin_at_offset(m, bin_map_offset(m, pre));
 }
 
 /// Dense ranges whose first pre-key is at most `pre` (0..num_dense): a binary
@@ -238,9 +243,7 @@ KSELECT_HD std::uint32_t bin_of_hinted(const bin_map<K>& m, K pre) {
   if ((hint & dense_hint_starts_inside) != 0 && m.dense_first[j] <= pre) ++j;
   if (j > 0 && pre <= m.dense_last[j - 1])
     return m.dense_base[j - 1] + static_cast<std::uint32_t>((pre - m.dense_first[j - 1]) >> m.dense_shift[j - 1]);
-  const std::uint32_t w = m.slot[s];
-  const std::uint32_t frac = static_cast<std::uint32_t>((d >> m.frac_right) << m.frac_left) & 0xffffu;
-  return (w & 0xffffu) + ((frac * (w >> 16)) >> 16) + (j > 0 ? m.dense_after[j - 1] : 0u);
+  return slot_bin_at_offset(m, d) + (j > 0 ? m.dense_after[j - 1] : 0u);
 }
 
 /// The hints of slots [first, end) of a map with its dense ranges placed: false

@@ -120,8 +120,9 @@ struct range_layout {
 };
 
 /// Whether sorted output sorts the output values themselves with their indices
-/// (sort_values) instead of their keys: one read and one write of the output
-/// fewer each way (docs/performance.md, "Issue 25, sorted top-k by its values").
+/// (sort_values) instead of their keys: no keys made from the output and no
+/// values written back from them, a read and a write of the output each
+/// (docs/performance.md, "Issue 25, sorted top-k by its values").
 /// CUB's order is kselect's for integers. For floating point it puts -0.0 before
 /// +0.0, which only ties may do where the order of ties is free (not
 /// deterministic), and negative NaNs below -inf, which range_rotate_nans_kernel

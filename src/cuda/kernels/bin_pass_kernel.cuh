@@ -90,12 +90,15 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   };
   // The hinted bins where the map has them (the same bins, fewer loads), on a
   // loop of its own: one branch per block, none per key.
-  bool hinted = false;
-  if constexpr (sizeof(K) == 4) hinted = dense != 0 && sm_map.hinted != 0;
+  const auto searched = [&](K pre) { return core::bin_of(sm_map, pre, dense); };
   if constexpr (sizeof(K) == 4) {
-    if (hinted) count_keys([&](K pre) { return core::bin_of_hinted(sm_map, pre); });
+    if (dense != 0 && sm_map.hinted != 0)
+      count_keys([&](K pre) { return core::bin_of_hinted(sm_map, pre); });
+    else
+      count_keys(searched);
+  } else {
+    count_keys(searched);
   }
-  if (!hinted) count_keys([&](K pre) { return core::bin_of(sm_map, pre, dense); });
   if (run != 0) atomicAdd(&counts[run_bin], run);
   __syncthreads();
   for (int b = threadIdx.x; b < int(sm_map.num_bins); b += blockDim.x)
