@@ -211,15 +211,22 @@ KSELECT_HD int dense_ranges_from(const bin_map<K>& m, K pre, std::uint32_t num_d
   return j < static_cast<int>(num_dense) ? j : static_cast<int>(num_dense);
 }
 
+/// Bin of a pre-key at offset d (bin_map_offset) given j, the dense ranges whose
+/// first pre-key is at most `pre` (however the caller found them): its range's
+/// bin if range j - 1 holds it, else its slot bin moved up by the ranges below.
+template <class K>
+KSELECT_HD std::uint32_t bin_of_ranges_below(const bin_map<K>& m, K pre, K d, int j) {
+  if (j > 0 && pre <= m.dense_last[j - 1])
+    return m.dense_base[j - 1] + static_cast<std::uint32_t>((pre - m.dense_first[j - 1]) >> m.dense_shift[j - 1]);
+  return slot_bin_at_offset(m, d) + (j > 0 ? m.dense_after[j - 1] : 0u);
+}
+
 /// Bin of a pre-key: non-decreasing in `pre`, always < num_bins. `num_dense`:
 /// m.num_dense, which the passes keep in a register.
 template <class K>
 KSELECT_HD std::uint32_t bin_of(const bin_map<K>& m, K pre, std::uint32_t num_dense) {
   if (num_dense == 0) return slot_bin_of(m, pre);
-  const int j = dense_ranges_from(m, pre, num_dense);
-  if (j > 0 && pre <= m.dense_last[j - 1])
-    return m.dense_base[j - 1] + static_cast<std::uint32_t>((pre - m.dense_first[j - 1]) >> m.dense_shift[j - 1]);
-  return slot_bin_of(m, pre) + (j > 0 ? m.dense_after[j - 1] : 0u);
+  return bin_of_ranges_below(m, pre, bin_map_offset(m, pre), dense_ranges_from(m, pre, num_dense));
 }
 
 template <class K>
@@ -241,9 +248,7 @@ KSELECT_HD std::uint32_t bin_of_hinted(const bin_map<K>& m, K pre) {
   const std::uint8_t hint = m.dense_hint[s];
   int j = hint & ~dense_hint_starts_inside;
   if ((hint & dense_hint_starts_inside) != 0 && m.dense_first[j] <= pre) ++j;
-  if (j > 0 && pre <= m.dense_last[j - 1])
-    return m.dense_base[j - 1] + static_cast<std::uint32_t>((pre - m.dense_first[j - 1]) >> m.dense_shift[j - 1]);
-  return slot_bin_at_offset(m, d) + (j > 0 ? m.dense_after[j - 1] : 0u);
+  return bin_of_ranges_below(m, pre, d, j);
 }
 
 /// The hints of slots [first, end) of a map with its dense ranges placed: false

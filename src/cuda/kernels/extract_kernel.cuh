@@ -42,11 +42,6 @@ struct extract_shared {
   int num_wanted;
 };
 
-/// extract_staged_kernel's shared memory besides extract_shared (apart, so that
-/// extract_kernel's block stays as small).
-struct extract_stage_shared {
-  typename extract_scan::TempStorage scan;
-};
 static_assert(tuning::max_buckets <= 65536, "a staged key's bucket is 16-bit");
 /// extract_reserve_runs scans a bucket's keys and whether it has any as one word:
 /// keys in the low 16 bits (a part's keys cannot carry into the runs), runs above.
@@ -200,7 +195,8 @@ struct extract_staged {
 /// shared.count, its run's start in the stage (a block scan over the wanted
 /// buckets in bucket order, which also counts the runs).
 template <class K>
-__device__ __forceinline__ extract_staged extract_reserve_runs(extract_shared<K>& shared, extract_stage_shared& stage,
+__device__ __forceinline__ extract_staged extract_reserve_runs(extract_shared<K>& shared,
+                                                               extract_scan::TempStorage& scan_storage,
                                                                const task_desc<K>& t, int max_buckets,
                                                                const std::int64_t* extract_at,
                                                                unsigned long long* cursors) {
@@ -213,7 +209,7 @@ __device__ __forceinline__ extract_staged extract_reserve_runs(extract_shared<K>
     const unsigned count = b >= 0 ? shared.count[b] : 0u;
     if (count != 0) extract_reserve_run(shared, t, max_buckets, b, count, extract_at, cursors);
     unsigned start = 0, chunk = 0;
-    extract_scan(stage.scan).ExclusiveSum(count != 0 ? count | (1u << extract_run_shift) : 0u, start, chunk);
+    extract_scan(scan_storage).ExclusiveSum(count != 0 ? count | (1u << extract_run_shift) : 0u, start, chunk);
     if (count != 0) shared.count[b] = staged.keys + (start & keys_mask);
     staged.keys += chunk & keys_mask;
     staged.runs += chunk >> extract_run_shift;
@@ -286,7 +282,8 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   constexpr int part_items = items / extract_stage_parts<K>;
   constexpr int stage_keys = tuning::tile_keys / extract_stage_parts<K>;
   __shared__ extract_shared<K> shared;
-  __shared__ extract_stage_shared stage_shared;
+  // Apart from extract_shared, so that extract_kernel's block stays as small.
+  __shared__ extract_scan::TempStorage scan_storage;
   extern __shared__ __align__(16) unsigned char extract_stage[];
   K* stage_key = reinterpret_cast<K*>(extract_stage);
   auto* stage_bucket = reinterpret_cast<std::uint16_t*>(extract_stage + sizeof(K) * stage_keys);
@@ -302,7 +299,7 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
 #pragma unroll
       for (int i = 0; i < part_items; ++i) local[i] = count_into(shared.count, bucket[first + i]);
       __syncthreads();
-      const extract_staged staged = extract_reserve_runs(shared, stage_shared, t, max_buckets, extract_at, cursors);
+      const extract_staged staged = extract_reserve_runs(shared, scan_storage, t, max_buckets, extract_at, cursors);
       if (staged.keys >= staged.runs * extract_stage_max_run) {
         extract_store_straight<part_items>(shared, keys + first, bucket + first, local, dst);
       } else {
