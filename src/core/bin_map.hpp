@@ -181,19 +181,14 @@ KSELECT_HD std::uint32_t slot_word(std::uint32_t first_bin, std::uint32_t bins) 
   return first_bin | (bins << 16);
 }
 
-/// Slot bin of offset d (bin_map_offset): its slot's bins spread linearly over it.
-template <class K>
-KSELECT_HD std::uint32_t slot_bin_at_offset(const bin_map<K>& m, K d) {
-  const std::uint32_t w = m.slot[static_cast<std::uint32_t>(d >> m.shift)];
-  const std::uint32_t frac = static_cast<std::uint32_t>((d >> m.frac_right) << m.frac_left) & 0xffffu;
-  return (w & 0xffffu) + ((frac * (w >> 16)) >> 16);
-}
-
 /// Slot bin of a pre-key (the map without its dense ranges): non-decreasing in
 /// `pre`. A slot with no bins shares the first bin of the next slot.
 template <class K>
 KSELECT_HD std::uint32_t slot_bin_of(const bin_map<K>& m, K pre) {
-  return slot_bin_at_offset(m, bin_map_offset(m, pre));
+  const K d = bin_map_offset(m, pre);
+  const std::uint32_t w = m.slot[static_cast<std::uint32_t>(d >> m.shift)];
+  const std::uint32_t frac = static_cast<std::uint32_t>((d >> m.frac_right) << m.frac_left) & 0xffffu;
+  return (w & 0xffffu) + ((frac * (w >> 16)) >> 16);
 }
 
 /// Dense ranges whose first pre-key is at most `pre` (0..num_dense): a binary
@@ -211,14 +206,16 @@ KSELECT_HD int dense_ranges_from(const bin_map<K>& m, K pre, std::uint32_t num_d
   return j < static_cast<int>(num_dense) ? j : static_cast<int>(num_dense);
 }
 
-/// Bin of a pre-key at offset d (bin_map_offset) given j, the dense ranges whose
-/// first pre-key is at most `pre` (however the caller found them): its range's
-/// bin if range j - 1 holds it, else its slot bin moved up by the ranges below.
+/// Bin of a pre-key given j, the dense ranges whose first pre-key is at most
+/// `pre` (however the caller found them): its range's bin if range j - 1 holds
+/// it, else its slot bin moved up by the ranges below. The slot's offset is
+/// computed on that branch only: keys inside a range (clustered keys, all of
+/// them) skip it, in a pass bound by issued instructions.
 template <class K>
-KSELECT_HD std::uint32_t bin_of_ranges_below(const bin_map<K>& m, K pre, K d, int j) {
+KSELECT_HD std::uint32_t bin_of_ranges_below(const bin_map<K>& m, K pre, int j) {
   if (j > 0 && pre <= m.dense_last[j - 1])
     return m.dense_base[j - 1] + static_cast<std::uint32_t>((pre - m.dense_first[j - 1]) >> m.dense_shift[j - 1]);
-  return slot_bin_at_offset(m, d) + (j > 0 ? m.dense_after[j - 1] : 0u);
+  return slot_bin_of(m, pre) + (j > 0 ? m.dense_after[j - 1] : 0u);
 }
 
 /// Bin of a pre-key: non-decreasing in `pre`, always < num_bins. `num_dense`:
@@ -226,7 +223,7 @@ KSELECT_HD std::uint32_t bin_of_ranges_below(const bin_map<K>& m, K pre, K d, in
 template <class K>
 KSELECT_HD std::uint32_t bin_of(const bin_map<K>& m, K pre, std::uint32_t num_dense) {
   if (num_dense == 0) return slot_bin_of(m, pre);
-  return bin_of_ranges_below(m, pre, bin_map_offset(m, pre), dense_ranges_from(m, pre, num_dense));
+  return bin_of_ranges_below(m, pre, dense_ranges_from(m, pre, num_dense));
 }
 
 template <class K>
@@ -248,7 +245,7 @@ KSELECT_HD std::uint32_t bin_of_hinted(const bin_map<K>& m, K pre) {
   const std::uint8_t hint = m.dense_hint[s];
   int j = hint & ~dense_hint_starts_inside;
   if ((hint & dense_hint_starts_inside) != 0 && m.dense_first[j] <= pre) ++j;
-  return bin_of_ranges_below(m, pre, d, j);
+  return bin_of_ranges_below(m, pre, j);
 }
 
 /// The hints of slots [first, end) of a map with its dense ranges placed: false
