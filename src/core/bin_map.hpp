@@ -24,15 +24,16 @@
 // (bin_first_pre_key). Keys outside every range keep their slot bin, moved up by
 // the bins of the ranges below them, so the map stays monotone.
 //
-// Hints (4-byte keys). Where no slot holds the starts of two dense ranges (few
-// distinct values: each value a range of its own slot), a byte per slot says how
-// many ranges start below the slot and whether one starts inside it, so that a
-// key finds its range with one compare instead of the search (bin_of_hinted: the
-// count pass on 16 distinct values was bound by the search's shared-memory
-// loads). Clustered keys put several ranges in a slot and keep the search, on
-// code of its own (the count kernel branches once per block, not per key). No
-// hints for 8-byte keys: their maps would pass the 48 KiB of static shared memory
-// of the filter kernel.
+// Hints (4-byte keys). A byte per slot says how many dense ranges start below the
+// slot and whether one starts inside it, so that a key finds its range among the
+// few starting in its slot instead of among all of them (bin_of_hinted: the count
+// pass on 16 distinct values and on clustered keys was bound by the search's
+// shared-memory loads). Where no slot holds the starts of two ranges (few
+// distinct values: each value a range of its own slot) that is one compare; where
+// a slot holds up to 7 (clusters closer than a slot is wide) a search of 3 steps
+// instead of 7; more, and the map takes no hints (hint_steps 0). The count kernel
+// branches once per block on hint_steps, not per key. No hints for 8-byte keys:
+// their maps would pass the 48 KiB of static shared memory of the filter kernel.
 //
 // Any monotone map gives exact counts (bins are ordered pre-key intervals); the
 // sample only makes the bins small where the keys are. Pre-keys refine the key
@@ -81,7 +82,7 @@ struct bin_map {
   std::uint32_t frac_left;
   std::uint32_t num_bins;     ///< every bin_of is below this
   std::uint32_t num_dense;    ///< dense ranges (0: the slots alone)
-  std::uint32_t hinted;       ///< 1: dense_hint gives every key's range (set_dense_hints)
+  std::uint32_t hint_steps;   ///< 0: no hints; 1 or 3: bin_of_hinted's steps (dense_hint_steps)
   std::uint16_t dense_base[bin_map_max_dense + 1];   ///< range j's first bin
   std::uint16_t dense_after[bin_map_max_dense + 1];  ///< bins the ranges up to j add before keys above j
   std::uint8_t dense_shift[bin_map_max_dense + 1];   ///< bin in range j: base + ((pre - first) >> shift)
@@ -234,30 +235,43 @@ KSELECT_HD std::uint32_t bin_of(const bin_map<K>& m, K pre) {
 /// Hint bit: a dense range starts inside the slot.
 inline constexpr std::uint8_t dense_hint_starts_inside = 0x80;
 
-/// bin_of of a map with dense ranges and hints (m.hinted, 4-byte keys): the
-/// slot's hint gives the ranges starting below the key, with one compare where
-/// one starts inside the slot. The same bins as bin_of.
-template <class K>
-KSELECT_HD std::uint32_t bin_of_hinted(const bin_map<K>& m, K pre) {
+/// bin_of of a map with dense ranges and hints of `Steps` steps (m.hint_steps,
+/// 4-byte keys): the slot's hint gives the ranges starting below the key; where
+/// some start inside the slot, a search of Steps steps over the 2^Steps - 1 first
+/// pre-keys from there counts those at most `pre` (the ones past the slot's are
+/// larger than any of its keys; the pads past num_dense pass only the largest
+/// pre-key, hence the clamp). The same bins as bin_of.
+template <int Steps, class K>
+KSELECT_HD std::uint32_t bin_of_hinted(const bin_map<K>& m, K pre, std::uint32_t num_dense) {
   static_assert(sizeof(K) == 4, "hints are kept for 4-byte keys");
+  static_assert(Steps == 1 || Steps == 3, "dense_hint_steps");
   const K d = bin_map_offset(m, pre);
   const auto s = static_cast<std::uint32_t>(d >> m.shift);
   const std::uint8_t hint = m.dense_hint[s];
   int j = hint & ~dense_hint_starts_inside;
-  if ((hint & dense_hint_starts_inside) != 0 && m.dense_first[j] <= pre) ++j;
+  if ((hint & dense_hint_starts_inside) != 0) {
+    for (int step = 1 << (Steps - 1); step >= 1; step /= 2)
+      if (m.dense_first[j + step - 1] <= pre) j += step;
+    if constexpr (Steps > 1) j = j < static_cast<int>(num_dense) ? j : static_cast<int>(num_dense);
+  }
   return bin_of_ranges_below(m, pre, j);
 }
 
-/// The hints of slots [first, end) of a map with its dense ranges placed: false
-/// where a slot holds the starts of two ranges (the map then takes no hints). A
-/// slot's keys are the pre-keys that bin_map_offset puts in it: slot 0 also
-/// holds those below low, the slot of high those above it; slots past it hold
-/// none (hint 0).
+/// bin_of_hinted with the map's own steps (m.hint_steps > 0).
 template <class K>
-KSELECT_HD bool set_dense_hints(bin_map<K>& m, int first, int end) {
+KSELECT_HD std::uint32_t bin_of_hinted(const bin_map<K>& m, K pre) {
+  return m.hint_steps == 1 ? bin_of_hinted<1>(m, pre, m.num_dense) : bin_of_hinted<3>(m, pre, m.num_dense);
+}
+
+/// The hints of slots [first, end) of a map with its dense ranges placed; returns
+/// the most ranges starting inside one of those slots (dense_hint_steps). A
+/// slot's keys are the pre-keys that bin_map_offset puts in it: slot 0 also holds
+/// those below low, the slot of high those above it; slots past it hold none (hint 0).
+template <class K>
+KSELECT_HD int set_dense_hints(bin_map<K>& m, int first, int end) {
   const auto last_slot = static_cast<int>(static_cast<K>(m.high - m.low) >> m.shift);
   const auto n = static_cast<std::int64_t>(m.num_dense);
-  bool ok = true;
+  std::int64_t most = 0;
   for (int s = first; s < end; ++s) {
     m.dense_hint[s] = 0;
     if (s > last_slot) continue;
@@ -266,10 +280,23 @@ KSELECT_HD bool set_dense_hints(bin_map<K>& m, int first, int end) {
         s == last_slot ? static_cast<K>(~K(0)) : static_cast<K>(m.low + (static_cast<K>(s + 1) << m.shift) - 1);
     const std::int64_t below = partition_point(n, [&](std::int64_t i) { return m.dense_first[i] < lo; });
     const std::int64_t through = partition_point(n, [&](std::int64_t i) { return m.dense_first[i] <= hi; });
-    if (through - below > 1) ok = false;
+    most = through - below > most ? through - below : most;
     m.dense_hint[s] = static_cast<std::uint8_t>(below | (through > below ? dense_hint_starts_inside : 0));
   }
-  return ok;
+  return static_cast<int>(most);
+}
+
+/// The hints' steps for a map whose slots hold at most `most_starts` range
+/// starts each: 1 where that is one, 3 where it is up to 7 (two would save one
+/// compare on few maps and cost a third loop in the count kernel), else 0 (no
+/// hints: the full search). A search of 3 steps from a slot's first range reads
+/// up to 6 first pre-keys past it (the last range's: index num_dense + 5), which
+/// must stay within the padded ones (indices below bin_map_max_dense): so at most
+/// 121 ranges.
+KSELECT_HD std::uint32_t dense_hint_steps(int most_starts, std::uint32_t num_dense) {
+  if (most_starts <= 1) return 1;
+  if (most_starts <= 7 && num_dense + 6 <= static_cast<std::uint32_t>(bin_map_max_dense)) return 3;
+  return 0;
 }
 
 /// Bins of dense range j (dense_after also counts the slot bin after each range).
@@ -446,7 +473,7 @@ bin_map<key_t<T>> build_bin_map_for_ranks(const key_t<T>* sorted_pre, int count,
   const std::uint32_t range_bins = plan_dense_ranges<T>(m, sorted_pre, c, found);
   fill_bin_map_slots(m, sorted_pre, count, target - range_bins);
   place_dense_ranges(m);
-  if constexpr (sizeof(key_t<T>) == 4) m.hinted = set_dense_hints(m, 0, bin_map_slots) ? 1u : 0u;
+  if constexpr (sizeof(key_t<T>) == 4) m.hint_steps = dense_hint_steps(set_dense_hints(m, 0, bin_map_slots), m.num_dense);
   return m;
 }
 

@@ -158,9 +158,9 @@ TYPED_TEST(BinMap, DenseRangesForRanks) {
 
     ASSERT_TRUE(monotone_in_range(map, values));
     if constexpr (sizeof(K) == 4) {
-      if (map.hinted != 0 && map.num_dense != 0) ASSERT_TRUE(hinted_bins_agree(map, values));
+      if (map.hint_steps != 0 && map.num_dense != 0) ASSERT_TRUE(hinted_bins_agree(map, values));
     } else {
-      EXPECT_EQ(map.hinted, 0u);
+      EXPECT_EQ(map.hint_steps, 0u);
     }
 
     std::vector<std::uint64_t> hist(map.num_bins, 0);
@@ -396,11 +396,11 @@ TEST(BinMapBuild, ExpectedSampleIndexAndCounts) {
 
 // Hints (4-byte keys): 16 distinct integers (the benchmark's 16 values), as
 // floats and as int32, get a dense range each, every one in a slot of its own,
-// so the map takes hints and they give bin_of's bins; 40000 and 40500 among
-// {0, 60000} (slots of 2^20 pre-keys) start two ranges in one slot, so that map
-// takes none.
+// so the map takes one-step hints. Values that share slots (of 2^20 pre-keys,
+// between 0 and 60000) start several ranges in one: up to 7 take three-step hints,
+// 8 none. The hints give bin_of's bins.
 template <class T>
-void check_hints(const std::vector<T>& distinct, bool hinted) {
+void check_hints(const std::vector<T>& distinct, std::uint32_t steps) {
   using K = core::key_t<T>;
   using kt = core::key_traits<T>;
   const std::int64_t n = 160000;
@@ -414,19 +414,36 @@ void check_hints(const std::vector<T>& distinct, bool hinted) {
   std::vector<std::int64_t> ranks;
   for (int i = 0; i <= 100; ++i) ranks.push_back(i * (n - 1) / 100);
   const auto map = core::build_bin_map_for_ranks<T>(sp.data(), 4096, 8191, ranks.data(), 101, n);
-  EXPECT_GT(map.num_dense, 0u);
-  EXPECT_EQ(map.hinted, hinted ? 1u : 0u);
-  if (map.hinted != 0) EXPECT_TRUE(hinted_bins_agree(map, values));
+  EXPECT_EQ(map.num_dense, static_cast<std::uint32_t>(distinct.size()));
+  EXPECT_EQ(map.hint_steps, steps);
+  if (map.hint_steps != 0) EXPECT_TRUE(hinted_bins_agree(map, values));
 }
 
-TEST(BinMapBuild, HintsWhereEachRangeHasItsSlot) {
+TEST(BinMapBuild, HintsWhereRangesShareSlotsLittle) {
   std::vector<float> f;
   std::vector<std::int32_t> i32;
   for (int v = 0; v < 16; ++v) f.push_back(static_cast<float>(v)), i32.push_back(v * 1000 - 7000);
-  check_hints(f, true);
-  check_hints(i32, true);
-  const std::vector<float> close = {0.0f, 40000.0f, 40500.0f, 60000.0f};
-  check_hints(close, false);
+  check_hints(f, 1);
+  check_hints(i32, 1);
+  check_hints(std::vector<float>{0.0f, 40000.0f, 40500.0f, 60000.0f}, 3);
+  // 40000 + 64 i: seven and eight ranges starting in the slot of 40000.
+  for (int in_slot : {7, 8}) {
+    std::vector<float> crowded = {0.0f, 60000.0f};
+    for (int i = 0; i < in_slot; ++i) crowded.push_back(40000.0f + 64.0f * static_cast<float>(i));
+    std::sort(crowded.begin(), crowded.end());
+    check_hints(crowded, in_slot == 7 ? 3u : 0u);
+  }
+}
+
+// The steps from the most starts in a slot and the ranges: a three-step search
+// from the last range reads 6 first pre-keys past it, within the padded ones up
+// to 121 ranges.
+TEST(BinMapBuild, HintStepsStayWithinThePaddedStarts) {
+  EXPECT_EQ(core::dense_hint_steps(1, core::bin_map_max_dense), 1u);
+  EXPECT_EQ(core::dense_hint_steps(2, 121), 3u);
+  EXPECT_EQ(core::dense_hint_steps(7, 121), 3u);
+  EXPECT_EQ(core::dense_hint_steps(2, 122), 0u);
+  EXPECT_EQ(core::dense_hint_steps(8, 10), 0u);
 }
 
 }  // namespace

@@ -88,12 +88,15 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
         },
         [] {});
   };
-  // The hinted bins where the map has them (the same bins, fewer loads), on a
-  // loop of its own: one branch per block, none per key.
+  // The hinted bins where the map has them (the same bins, fewer loads), on
+  // loops of their own: one branch per block, none per key.
   const auto searched = [&](K pre) { return core::bin_of(sm_map, pre, dense); };
   if constexpr (sizeof(K) == 4) {
-    if (dense != 0 && sm_map.hinted != 0)
-      count_keys([&](K pre) { return core::bin_of_hinted(sm_map, pre); });
+    const std::uint32_t steps = dense != 0 ? sm_map.hint_steps : 0u;
+    if (steps == 1)
+      count_keys([&](K pre) { return core::bin_of_hinted<1>(sm_map, pre, dense); });
+    else if (steps == 3)
+      count_keys([&](K pre) { return core::bin_of_hinted<3>(sm_map, pre, dense); });
     else
       count_keys(searched);
   } else {

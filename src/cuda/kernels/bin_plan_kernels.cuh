@@ -120,7 +120,7 @@ __global__ void __launch_bounds__(bin_map_threads)
   }
   for (int i = threadIdx.x; i < int(sizeof m.dense_hint); i += threads) m.dense_hint[i] = 0;
   if (threadIdx.x == 0) {
-    m.num_dense = m.hinted = 0;
+    m.num_dense = m.hint_steps = 0;
     core::set_bin_map_range<K>(m, sorted[0], sorted[count - 1]);
   }
   __syncthreads();
@@ -155,9 +155,11 @@ __global__ void __launch_bounds__(bin_map_threads)
     __syncthreads();
     if constexpr (sizeof(K) == 4) {
       constexpr int per_thread = bin_map_slots_per_thread;
-      const bool ok = core::set_dense_hints(m, threadIdx.x * per_thread, (threadIdx.x + 1) * per_thread);
-      const bool all_ok = __syncthreads_and(ok) != 0;
-      if (threadIdx.x == 0) m.hinted = all_ok ? 1u : 0u;
+      const int most = core::set_dense_hints(m, threadIdx.x * per_thread, (threadIdx.x + 1) * per_thread);
+      // dense_hint_steps needs only whether the most starts in a slot are 1, 2 to 7, or more.
+      const bool over_one = __syncthreads_or(most > 1) != 0;
+      const bool over_seven = __syncthreads_or(most > 7) != 0;
+      if (threadIdx.x == 0) m.hint_steps = core::dense_hint_steps(over_seven ? 8 : over_one ? 7 : 1, m.num_dense);
       __syncthreads();
     }
   }
