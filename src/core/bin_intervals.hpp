@@ -31,13 +31,27 @@ struct bin_intervals {
   K last[bin_filter_max_intervals];
 };
 
+/// The smallest x in [lo, hi] with pred(x), where pred is monotone (false, then
+/// true) and pred(hi) holds: a binary search. first_pre_key_of_bin's default
+/// search; bin_reduce_kernel passes a warp's (32 probes a step).
+struct binary_first_true {
+  template <class K, class Pred>
+  KSELECT_HD K operator()(K lo, K hi, Pred pred) const {
+    while (lo < hi) {
+      const K mid = static_cast<K>(lo + (hi - lo) / 2);
+      if (pred(mid)) hi = mid; else lo = static_cast<K>(mid + 1);
+    }
+    return lo;
+  }
+};
+
 /// Whether some pre-key has a bin of at least b, and if so the smallest one, in
 /// `first`. A dense range's bin, and the bin just past a range's, start at a
 /// pre-key the range gives (keys below a range have smaller bins, keys above it
-/// larger ones); any other bin by a binary search over all pre-keys (bin_of is
-/// non-decreasing), 32 or 64 calls of bin_of.
-template <class K>
-KSELECT_HD bool first_pre_key_of_bin(const bin_map<K>& m, std::uint32_t b, K& first) {
+/// larger ones); any other bin by a search over all pre-keys (bin_of is
+/// non-decreasing): 32 or 64 calls of bin_of in a row with the binary search.
+template <class K, class Search = binary_first_true>
+KSELECT_HD bool first_pre_key_of_bin(const bin_map<K>& m, std::uint32_t b, K& first, Search search = {}) {
   const K top = static_cast<K>(~K(0));
   const auto j = partition_point(m.num_dense, [&](std::int64_t i) { return m.dense_base[i] <= b; }) - 1;
   if (j >= 0) {
@@ -53,20 +67,15 @@ KSELECT_HD bool first_pre_key_of_bin(const bin_map<K>& m, std::uint32_t b, K& fi
     }
   }
   if (bin_of(m, top) < b) return false;
-  K lo = 0, hi = top;  // bin_of(hi) >= b
-  while (lo < hi) {
-    const K mid = static_cast<K>(lo + (hi - lo) / 2);
-    if (bin_of(m, mid) >= b) hi = mid; else lo = static_cast<K>(mid + 1);
-  }
-  first = lo;
+  first = search(K(0), top, [&](K x) { return bin_of(m, x) >= b; });
   return true;
 }
 
 /// The largest pre-key whose bin is at most e: where a run of bins [b, e] ends.
-template <class K>
-KSELECT_HD K last_pre_key_of_bin(const bin_map<K>& m, std::uint32_t e) {
+template <class K, class Search = binary_first_true>
+KSELECT_HD K last_pre_key_of_bin(const bin_map<K>& m, std::uint32_t e, Search search = {}) {
   K next = 0;
-  return first_pre_key_of_bin(m, e + 1, next) ? static_cast<K>(next - 1) : static_cast<K>(~K(0));
+  return first_pre_key_of_bin(m, e + 1, next, search) ? static_cast<K>(next - 1) : static_cast<K>(~K(0));
 }
 
 /// Whether pre-key `pre` lies in one of the intervals (count > 0). The loop ends

@@ -398,61 +398,103 @@ KSELECT_HD std::uint32_t dense_shift(K first, K last, std::int32_t sample_keys, 
   return static_cast<std::uint32_t>(width_bits > want_bits ? width_bits - want_bits : 0);
 }
 
+// Planning the dense ranges, range by range: plan_dense_ranges and
+// place_dense_ranges run these in loops; bin_map_kernel runs them a thread per
+// range, with block scans for the sums, the same map bit for bit (one thread
+// planning every range was a serial third of the kernel on clustered keys:
+// docs/performance.md).
+
+/// Whether candidate j (of those passed) makes a range: sorted ranks give
+/// candidates in key order, and the first out of order ends the list.
+KSELECT_HD bool dense_candidate_in_order(const dense_candidate* c, int j) {
+  return c[j].hi > c[j].lo && (j == 0 || c[j].lo >= c[j - 1].hi);
+}
+
+/// Range j's pre-keys: its first sample key to every pre-key of its last sample
+/// key's key (+0.0 after -0.0, every NaN).
+template <class T>
+KSELECT_HD void set_dense_range_bounds(bin_map<key_t<T>>& m, const key_t<T>* sorted_pre, const dense_candidate* c,
+                                       int j) {
+  using kt = key_traits<T>;
+  m.dense_first[j] = sorted_pre[c[j].lo];
+  m.dense_last[j] = kt::pre_key_last(kt::key_of_pre_key(sorted_pre[c[j].hi - 1]));
+}
+
+/// Range j's shift for `per_key` bins per sample key (its bounds set).
+template <class K>
+KSELECT_HD std::uint32_t dense_range_shift_for(const bin_map<K>& m, const dense_candidate* c, int j, int per_key) {
+  return dense_shift(m.dense_first[j], m.dense_last[j], c[j].hi - c[j].lo, per_key);
+}
+
+/// What range j takes of dense_bins_budget: its bins, and the slot bin after it.
+template <class K>
+KSELECT_HD std::uint32_t dense_range_cost(const bin_map<K>& m, const dense_candidate* c, int j, int per_key) {
+  const auto bins = static_cast<std::uint32_t>(static_cast<K>(m.dense_last[j] - m.dense_first[j]) >>
+                                               dense_range_shift_for(m, c, j, per_key)) + 1;
+  return bins + 1;
+}
+
+/// Range j's bins for `per_key`, given `after`, the costs of ranges 0..j (its
+/// first bin waits for place_dense_range).
+template <class T>
+KSELECT_HD void set_dense_range_bins(bin_map<key_t<T>>& m, const dense_candidate* c, int j, int per_key,
+                                     std::uint32_t after) {
+  using kt = key_traits<T>;
+  const std::uint32_t shift = dense_range_shift_for(m, c, j, per_key);
+  m.dense_after[j] = static_cast<std::uint16_t>(after);
+  m.dense_shift[j] = static_cast<std::uint8_t>(shift);
+  m.dense_one_key[j] = shift == 0 || kt::key_of_pre_key(m.dense_first[j]) == kt::key_of_pre_key(m.dense_last[j]);
+}
+
+/// The pads of the ranges past `used` (of `ranges` planned): those left out as
+/// in a map without them, and dense_ranges_from's pads (the largest pre-key).
+template <class K>
+KSELECT_HD void pad_dense_range(bin_map<K>& m, int j, int ranges) {
+  if (j < ranges) m.dense_last[j] = 0;
+  m.dense_first[j] = static_cast<K>(~K(0));
+}
+
+/// After the slots are refilled: range j's first bin, one above the slot bin of
+/// its first pre-key (which keeps the keys below it).
+template <class K>
+KSELECT_HD void place_dense_range(bin_map<K>& m, std::uint32_t j) {
+  const std::uint32_t below = j > 0 ? m.dense_after[j - 1] : 0u;
+  m.dense_base[j] = static_cast<std::uint16_t>(slot_bin_of(m, m.dense_first[j]) + below + 1);
+}
+
 /// Sets the dense ranges of m (a map without any) from `count` candidates in key
 /// order: the first bin_map_max_dense, with the most bins per sample key (8, 4,
 /// 2, 1) that keeps them within dense_bins_budget, fewer ranges if even one is
 /// too many. Returns the bins they add; the caller then refills the slots with
 /// that many fewer (fill_bin_map_slots) and calls place_dense_ranges.
 template <class T>
-KSELECT_HD std::uint32_t plan_dense_ranges(bin_map<key_t<T>>& m, const key_t<T>* sorted_pre,
-                                           const dense_candidate* c, int count) {
-  using K = key_t<T>;
-  using kt = key_traits<T>;
-  // Sorted ranks give candidates in key order; anything else ends the list.
+std::uint32_t plan_dense_ranges(bin_map<key_t<T>>& m, const key_t<T>* sorted_pre, const dense_candidate* c,
+                                int count) {
   int ranges = 0;
-  while (ranges < count && ranges < bin_map_max_dense && c[ranges].hi > c[ranges].lo &&
-         (ranges == 0 || c[ranges].lo >= c[ranges - 1].hi))
-    ++ranges;
-  // Each range's pre-keys, once: its first sample key to every pre-key of its
-  // last sample key's key (+0.0 after -0.0, every NaN).
-  for (int j = 0; j < ranges; ++j) {
-    m.dense_first[j] = sorted_pre[c[j].lo];
-    m.dense_last[j] = kt::pre_key_last(kt::key_of_pre_key(sorted_pre[c[j].hi - 1]));
-  }
-  const auto shift_of = [&](int j, int per_key) {
-    return dense_shift(m.dense_first[j], m.dense_last[j], c[j].hi - c[j].lo, per_key);
-  };
-  const auto bins_of = [&](int j, int per_key) {
-    return static_cast<std::uint32_t>(static_cast<K>(m.dense_last[j] - m.dense_first[j]) >> shift_of(j, per_key)) + 1;
-  };
+  while (ranges < count && ranges < bin_map_max_dense && dense_candidate_in_order(c, ranges)) ++ranges;
+  for (int j = 0; j < ranges; ++j) set_dense_range_bounds<T>(m, sorted_pre, c, j);
   int per_key = dense_bins_per_sample_key, used = ranges;
   for (;; per_key /= 2) {
     std::uint32_t total = 0;
     used = 0;
-    while (used < ranges && total + bins_of(used, per_key) + 1 <= dense_bins_budget) total += bins_of(used++, per_key) + 1;
+    while (used < ranges && total + dense_range_cost(m, c, used, per_key) <= dense_bins_budget)
+      total += dense_range_cost(m, c, used++, per_key);
     if (used == ranges || per_key == 1) break;
   }
   std::uint32_t after = 0;
   m.num_dense = static_cast<std::uint32_t>(used);
   for (int j = 0; j < used; ++j) {
-    m.dense_shift[j] = static_cast<std::uint8_t>(shift_of(j, per_key));
-    after += bins_of(j, per_key) + 1;
-    m.dense_after[j] = static_cast<std::uint16_t>(after);
-    m.dense_one_key[j] =
-        m.dense_shift[j] == 0 || kt::key_of_pre_key(m.dense_first[j]) == kt::key_of_pre_key(m.dense_last[j]);
+    after += dense_range_cost(m, c, j, per_key);
+    set_dense_range_bins<T>(m, c, j, per_key, after);
   }
-  // The ranges left out as in a map without them; dense_ranges_from's pads.
-  for (int j = used; j < ranges; ++j) m.dense_last[j] = 0;
-  for (int j = used; j < bin_map_max_dense; ++j) m.dense_first[j] = static_cast<K>(~K(0));
+  for (int j = used; j < bin_map_max_dense; ++j) pad_dense_range(m, j, ranges);
   return after;
 }
 
-/// After the slots are refilled: each dense range's first bin (one above the
-/// slot bin of its first pre-key, which keeps the keys below it), and num_bins.
+/// place_dense_range for every range, and num_bins.
 template <class K>
-KSELECT_HD void place_dense_ranges(bin_map<K>& m) {
-  for (std::uint32_t j = 0; j < m.num_dense; ++j)
-    m.dense_base[j] = static_cast<std::uint16_t>(slot_bin_of(m, m.dense_first[j]) + (j > 0 ? m.dense_after[j - 1] : 0u) + 1);
+void place_dense_ranges(bin_map<K>& m) {
+  for (std::uint32_t j = 0; j < m.num_dense; ++j) place_dense_range(m, j);
   if (m.num_dense > 0) m.num_bins += m.dense_after[m.num_dense - 1];
 }
 

@@ -64,6 +64,56 @@ __device__ __forceinline__ void fill_bin_map_slots_block(core::bin_map<K>& m, co
   __syncthreads();
 }
 
+/// bin_map_kernel: core::plan_dense_ranges, a thread per range, the sums by
+/// block scans (the same map, bit for bit). Returns the bins the ranges add, in
+/// every thread.
+template <class T, class ScanStorage>
+__device__ __forceinline__ std::uint32_t plan_dense_ranges_block(core::bin_map<core::key_t<T>>& m,
+                                                                 const core::key_t<T>* sorted,
+                                                                 const core::dense_candidate* c, int count,
+                                                                 ScanStorage& scan_storage) {
+  static_assert(core::bin_map_max_dense < bin_map_threads, "a thread per range");
+  __shared__ int ranges_planned;
+  __shared__ std::uint32_t total;
+  const int j = threadIdx.x;
+  const int candidates = count < core::bin_map_max_dense ? count : core::bin_map_max_dense;
+  // The candidates before the first one out of order.
+  if (j == 0) ranges_planned = candidates;
+  __syncthreads();
+  if (j < candidates && !core::dense_candidate_in_order(c, j)) atomicMin(&ranges_planned, j);
+  __syncthreads();
+  const int ranges = ranges_planned;
+  if (j < ranges) core::set_dense_range_bounds<T>(m, sorted, c, j);
+  __syncthreads();
+  // The most bins per sample key that keeps the ranges within the budget: the
+  // ranges whose inclusive sum of costs fits (costs are positive: a prefix).
+  int per_key = core::dense_bins_per_sample_key, used = 0;
+  std::uint32_t after = 0;
+  for (;; per_key /= 2) {
+    const std::uint32_t cost = j < ranges ? core::dense_range_cost(m, c, j, per_key) : 0u;
+    cub::BlockScan<std::uint32_t, bin_map_threads>(scan_storage).InclusiveSum(cost, after);
+    used = __syncthreads_count(j < ranges && after <= core::dense_bins_budget);  // also frees the scan storage
+    if (used == ranges || per_key == 1) break;
+  }
+  if (j == 0) m.num_dense = static_cast<std::uint32_t>(used);
+  if (j < used)
+    core::set_dense_range_bins<T>(m, c, j, per_key, after);
+  else if (j < core::bin_map_max_dense)
+    core::pad_dense_range(m, j, ranges);
+  if (used == 0 ? j == 0 : j == used - 1) total = used == 0 ? 0u : after;
+  __syncthreads();
+  return total;
+}
+
+/// bin_map_kernel: core::place_dense_ranges, a thread per range.
+template <class K>
+__device__ __forceinline__ void place_dense_ranges_block(core::bin_map<K>& m) {
+  if (threadIdx.x < m.num_dense) core::place_dense_range(m, threadIdx.x);
+  __syncthreads();
+  if (threadIdx.x == 0 && m.num_dense > 0) m.num_bins += m.dense_after[m.num_dense - 1];
+  __syncthreads();
+}
+
 /// One block: draws and sorts a 4096-key sample, builds the bin map from it
 /// (core::build_bin_map_for_ranks's rules, bit for bit: the slots, then dense
 /// ranges where the ranks' expected bins hold many sample keys), writes the map,
@@ -90,7 +140,6 @@ __global__ void __launch_bounds__(bin_map_threads)
     typename reduce::TempStorage reduce;
   } tmp;
   __shared__ core::dense_candidate candidates[core::bin_map_max_dense];
-  __shared__ std::uint32_t dense_bins;
 
   K keys[items];
   gather_sample<items, threads, tuning::sample_size>(in, n, seed, keys);
@@ -146,13 +195,9 @@ __global__ void __launch_bounds__(bin_map_threads)
   }
   __syncthreads();
   if (found > 0) {
-    if (threadIdx.x == 0)
-      dense_bins = core::plan_dense_ranges<T>(m, sorted, candidates,
-                                              found < core::bin_map_max_dense ? found : core::bin_map_max_dense);
-    __syncthreads();
+    const std::uint32_t dense_bins = plan_dense_ranges_block<T>(m, sorted, candidates, found, tmp.scan);
     fill_bin_map_slots_block(m, sorted, count, tuning::bin_target - dense_bins, tmp.scan);
-    if (threadIdx.x == 0) core::place_dense_ranges(m);
-    __syncthreads();
+    place_dense_ranges_block(m);
     if constexpr (sizeof(K) == 4) {
       constexpr int per_thread = bin_map_slots_per_thread;
       const int most = core::set_dense_hints(m, threadIdx.x * per_thread, (threadIdx.x + 1) * per_thread);
@@ -231,16 +276,43 @@ __device__ __forceinline__ void bin_reduce_place_tasks(const unsigned long long*
   }
 }
 
+/// The smallest x in [lo, hi] with pred(x) (pred monotone, pred(hi) true), by a
+/// warp whose lanes all pass the same bounds: each step tests 32 points at once,
+/// so that a search over 32-bit pre-keys takes 7 steps of one bin_of each, not
+/// the binary search's 32 (core::first_pre_key_of_bin's search).
+struct warp_first_true {
+  template <class K, class Pred>
+  __device__ K operator()(K lo, K hi, Pred pred) const {
+    const unsigned lane = threadIdx.x % 32;
+    while (lo < hi) {
+      // Lane i tests lo + (i + 1) * step - 1, lane 31 hi itself: 32 steps pass
+      // hi - lo, and step <= 2^(bits - 5) keeps the offsets from overflowing.
+      const K step = static_cast<K>((hi - lo) / 32 + 1);
+      const K offset = static_cast<K>(lane * step + (step - 1));
+      const K x = offset >= static_cast<K>(hi - lo) ? hi : static_cast<K>(lo + offset);
+      const unsigned passed = __ballot_sync(0xffffffffu, pred(x));
+      const int f = __ffs(passed) - 1;  // the first lane whose point passes (lane 31's does)
+      const K before = __shfl_sync(0xffffffffu, x, f > 0 ? f - 1 : 0);
+      hi = __shfl_sync(0xffffffffu, x, f);
+      if (f > 0) lo = static_cast<K>(before + 1);
+    }
+    return lo;
+  }
+};
+
 /// bin_reduce_kernel: the selected bins (`sel`, final) as pre-key intervals for
 /// the filter, where the map has dense ranges and the bins form at most
 /// bin_filter_max_intervals runs (core::selected_bin_intervals's rule); else
 /// out->count is 0. A thread finds the runs that start and end among its bins; a
-/// block scan numbers the runs.
+/// block scan numbers the runs; then a warp finds each bound (warp_first_true).
 template <class K, class ScanStorage>
 __device__ __forceinline__ void bin_reduce_intervals(const core::bin_map<K>& map, const std::uint32_t* sel,
                                                      int num_bins, ScanStorage& scan_storage,
                                                      core::bin_intervals<K>* out) {
   constexpr int items = bin_reduce_bins_per_thread;
+  static_assert(bin_reduce_threads / 32 >= 2 * core::bin_filter_max_intervals, "a warp per bound");
+  // Bound w: the first bin of run w / 2 (w even), or its last bin (w odd).
+  __shared__ std::uint32_t bound_bin[2 * core::bin_filter_max_intervals];
   const auto is_selected = [&](int b) { return b >= 0 && b < num_bins && ((sel[b / 32] >> (b % 32)) & 1u); };
   const int first_bin = threadIdx.x * items;
   unsigned long long starts = 0;
@@ -259,9 +331,18 @@ __device__ __forceinline__ void bin_reduce_intervals(const core::bin_map<K>& map
   for (int i = 0; i < items; ++i) {
     const int b = first_bin + i;
     if (!is_selected(b)) continue;
-    if (!is_selected(b - 1)) core::first_pre_key_of_bin(map, static_cast<std::uint32_t>(b), out->first[run++]);
-    if (!is_selected(b + 1)) out->last[run - 1] = core::last_pre_key_of_bin(map, static_cast<std::uint32_t>(b));
+    if (!is_selected(b - 1)) bound_bin[2 * run++] = static_cast<std::uint32_t>(b);
+    if (!is_selected(b + 1)) bound_bin[2 * (run - 1) + 1] = static_cast<std::uint32_t>(b);
   }
+  __syncthreads();
+  const auto w = static_cast<unsigned long long>(threadIdx.x / 32);
+  if (w >= 2 * runs) return;
+  K bound = 0;
+  if (w % 2 == 0)
+    core::first_pre_key_of_bin(map, bound_bin[w], bound, warp_first_true{});  // a selected bin holds keys
+  else
+    bound = core::last_pre_key_of_bin(map, bound_bin[w], warp_first_true{});
+  if (threadIdx.x % 32 == 0) (w % 2 == 0 ? out->first : out->last)[w / 2] = bound;
 }
 
 /// One block, after the count pass. From the histogram: the bins holding ranks
