@@ -12,6 +12,8 @@
 #include "core/bin_map.hpp"
 #include "core/bin_reduction.hpp"
 #include "core/key_traits.hpp"
+#include "core/prepass_speculation.hpp"
+#include "core/sampling.hpp"
 
 namespace kselect {
 namespace {
@@ -444,6 +446,74 @@ TEST(BinMapBuild, HintStepsStayWithinThePaddedStarts) {
   EXPECT_EQ(core::dense_hint_steps(7, 121), 3u);
   EXPECT_EQ(core::dense_hint_steps(2, 122), 0u);
   EXPECT_EQ(core::dense_hint_steps(8, 10), 0u);
+}
+
+// The speculative copy's windows: a rank's key lies inside its window for every one of 300 random samples of
+// 4096 positions (as the device draws them) of 100003 distinct keys, at ranks 0,
+// 1, 1 %, the median, 99 % and the last.
+TEST(PrepassSpeculation, WindowsHoldTheRanks) {
+  const std::int64_t n = 100003;
+  const std::vector<std::int64_t> ranks = {0, 1, n / 100, n / 2, n - n / 100, n - 1};
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+    std::vector<std::int64_t> sample;  // positions of the keys 0 .. n - 1, i.e. their ranks
+    for (std::int64_t j = 0; j < 4096; ++j) sample.push_back(core::sample_position(j, 4096, n, seed));
+    std::sort(sample.begin(), sample.end());
+    for (std::int64_t r : ranks) {
+      const core::sample_window w =
+          core::predict_window(r, n, 4096, core::speculation_sigmas, core::speculation_margin);
+      EXPECT_TRUE((w.first <= 0 || sample[static_cast<std::size_t>(w.first)] <= r) &&
+                  (w.last >= 4095 || r <= sample[static_cast<std::size_t>(w.last)]))
+          << "seed " << seed << ", rank " << r << ": window [" << w.first << ", " << w.last << "]";
+    }
+  }
+}
+
+// The run the count pass copies: for 101 percentiles of a continuous cluster at 0
+// and 63 single values 1000, 2000, ..., the bins around ranks 0 and 1 (the other
+// ranks fall in bins of one key); none for 16 distinct values (bins of one key)
+// or for uniform keys (the windows span the whole sample).
+TEST(PrepassSpeculation, RunOfTheRanksThatNeedACopy) {
+  using K = core::key_t<float>;
+  using kt = core::key_traits<float>;
+  const std::int64_t n = 1 << 20;
+  const auto run_of = [&](const std::vector<float>& values, std::uint32_t& first, std::uint32_t& span) {
+    std::vector<K> sp;
+    for (std::int64_t j = 0; j < 4096; ++j)
+      sp.push_back(kt::pre_key_first(kt::to_key(values[static_cast<std::size_t>(core::sample_position(j, 4096, n, 7))])));
+    std::sort(sp.begin(), sp.end());
+    std::vector<std::int64_t> ranks;
+    for (int i = 0; i <= 100; ++i) ranks.push_back(i * (n - 1) / 100);
+    const auto map = core::build_bin_map_for_ranks<float>(sp.data(), 4096, 8191, ranks.data(), 101, n);
+    std::vector<std::uint32_t> bins;
+    for (K p : sp) bins.push_back(core::bin_of(map, p));
+    std::vector<float> sorted = values;
+    std::sort(sorted.begin(), sorted.end());
+    const std::int64_t held = core::plan_speculation(map, bins.data(), 4096, ranks.data(), 101, n, &first, &span);
+    if (span != core::no_speculation) {
+      // The run holds ranks 0 and 1's bins, and what the sample says it holds.
+      for (int i : {0, 1}) {
+        const std::uint32_t b = core::bin_of(map, kt::pre_key(sorted[static_cast<std::size_t>(ranks[i])]));
+        EXPECT_LE(b - first, span) << "rank " << ranks[i];
+      }
+      EXPECT_GT(held, 0);
+      EXPECT_LE(held * core::speculation_max_share, 4096);
+    }
+  };
+  std::vector<float> clusters, sixteen, uniform;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::uint64_t h = core::mix64(0x5eedull ^ static_cast<std::uint64_t>(i));
+    clusters.push_back(h % 64 == 0 ? static_cast<float>(static_cast<double>(h >> 11) * 0x1.0p-53 * 1e-3)
+                                   : static_cast<float>(h % 64) * 1000.0f);
+    sixteen.push_back(static_cast<float>(h % 16));
+    uniform.push_back(static_cast<float>(static_cast<double>(h >> 11) * 0x1.0p-53));
+  }
+  std::uint32_t first = 0, span = 0;
+  run_of(clusters, first, span);
+  EXPECT_NE(span, core::no_speculation);
+  run_of(sixteen, first, span);
+  EXPECT_EQ(span, core::no_speculation);
+  run_of(uniform, first, span);
+  EXPECT_EQ(span, core::no_speculation);
 }
 
 }  // namespace

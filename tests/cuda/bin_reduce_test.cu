@@ -18,6 +18,7 @@
 #include "kselect/device.hpp"
 #include "core/bin_intervals.hpp"
 #include "core/bin_reduction.hpp"
+#include "core/prepass_speculation.hpp"
 #include "core/sampling.hpp"
 
 namespace kselect::test {
@@ -26,10 +27,11 @@ namespace {
 // Runs the pre-pass driver on `host` for `ranks`, checks every answer, and says
 // whether the pre-pass ran to the end. capacity > 0 shrinks its copy buffer.
 // Where it ran, the filter's pre-key intervals are the host's for the device's
-// map and selected bins (core::selected_bin_intervals); *intervals gets their count.
+// map and selected bins (core::selected_bin_intervals); *intervals gets their
+// count, *state the pre-pass's final state.
 template <class T>
 bool run_prepass(const std::vector<T>& host, std::span<const std::int64_t> ranks, std::int64_t capacity = 0,
-                 std::uint32_t* intervals = nullptr) {
+                 std::uint32_t* intervals = nullptr, cuda::bin_prepass_state* state = nullptr) {
   using K = core::key_t<T>;
   const auto n = static_cast<std::int64_t>(host.size());
   device_buffer<T> data(host);
@@ -68,6 +70,8 @@ bool run_prepass(const std::vector<T>& host, std::span<const std::int64_t> ranks
     EXPECT_EQ(got_iv.last[i], expected_iv.last[i]) << "interval " << i;
   }
   if (intervals != nullptr) *intervals = got_iv.count;
+  if (state != nullptr)
+    cuda_check(cudaMemcpy(state, ws.data() + layout.pre_state, sizeof *state, cudaMemcpyDeviceToHost), "state");
   return true;
 }
 
@@ -145,7 +149,14 @@ void device_map_matches_host(dist d) {
   std::int64_t predicted = 0;
   for (std::int64_t k = 0; k < r; ++k)
     predicted += core::predicted_sample_keys(expected, sample_bins.data(), 4096, ranks.data(), k, n);
-  EXPECT_EQ(d_state.to_host()[0].proceed, predicted <= max_predicted ? 1 : 0);
+  const cuda::bin_prepass_state state = d_state.to_host()[0];
+  EXPECT_EQ(state.proceed, predicted <= max_predicted ? 1 : 0);
+  std::uint32_t spec_first = 0, spec_span = 0;
+  const std::int64_t held =
+      core::plan_speculation(expected, sample_bins.data(), 4096, ranks.data(), r, n, &spec_first, &spec_span);
+  EXPECT_EQ(state.spec_first, spec_first);
+  EXPECT_EQ(state.spec_span, spec_span);
+  EXPECT_EQ(state.spec_expected, held * n / 4096);
 }
 
 TEST(GpuBinReduce, DeviceMapMatchesHost) {
@@ -244,6 +255,40 @@ TEST(GpuBinReduce, SixtyFourClusters) {
   EXPECT_TRUE(run_prepass<float>(f, ranks, 0, &intervals)) << "63 dense ranges should keep the copy small";
   EXPECT_GT(intervals, 0u) << "the filter should test the few copied bins as pre-key intervals";
   run_prepass<double>(d, ranks);
+}
+
+// The count pass's copy (core/prepass_speculation.hpp) on a continuous cluster
+// in [-0.001, 0.001) and 63 single values 1000, 2000, ...: 101 percentiles need a
+// copy for ranks 0 and 1 only. (The negative keys make the map's slots span all
+// 2^32 pre-keys, so 8 ranges start in the top slots and the count pass takes its
+// searched loop, which copies, whatever the sample.) Shuffled keys: the copy
+// serves the filter. The same keys with the cluster first, and slices of 13
+// slots, room enough for twice what the sample expects but not for a whole tile
+// of the cluster (a thread's 16 keys): some slice overflows, and the filter reads
+// the input. Exact both ways.
+TEST(GpuBinReduce, CountPassCopiesTheRunOfRanks) {
+  const std::int64_t n = std::int64_t(1) << 25;
+  std::vector<float> f;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::uint64_t h = core::mix64(0xc0feull ^ static_cast<std::uint64_t>(i));
+    f.push_back(h % 64 == 0 ? static_cast<float>((static_cast<double>(h >> 11) * 0x1.0p-52 - 1.0) * 1e-3)
+                            : static_cast<float>(h % 64) * 1000.0f);
+  }
+  const std::vector<std::int64_t> ranks = percentile_ranks(n);
+  cuda::bin_prepass_state state{};
+  std::uint32_t intervals = 0;
+  ASSERT_TRUE(run_prepass<float>(f, ranks, 0, &intervals, &state));
+  EXPECT_GT(intervals, 0u);
+  EXPECT_NE(state.spec_span, core::no_speculation) << "ranks 0 and 1 need a copy, in the cluster at 0";
+  EXPECT_GT(state.spec_slice, 0) << "the slices have room";
+  EXPECT_EQ(state.spec_ok, 1u) << "the copy should hold the selected bins";
+  const long long slices = state.spec_slices;
+  ASSERT_LE(state.spec_expected * 2, 12 * slices) << "slices of 13 slots should be used";
+  std::stable_partition(f.begin(), f.end(), [](float x) { return x < 1.0f; });
+  ASSERT_TRUE(run_prepass<float>(f, ranks, 13 * slices, &intervals, &state));
+  EXPECT_EQ(state.spec_slice, 13) << "expected " << state.spec_expected << " keys in " << slices << " slices";
+  EXPECT_EQ(state.spec_overflow, 1u);
+  EXPECT_EQ(state.spec_ok, 0u);
 }
 
 // Not 16-byte aligned: the passes load one key at a time.

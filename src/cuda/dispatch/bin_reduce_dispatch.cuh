@@ -6,7 +6,9 @@
 //                        and the prediction of the copy's size: if the bins at the ranks'
 //                        expected sample positions hold more than prepass.max_predicted of
 //                        the sample (few distinct values), every later kernel returns at once
-//   bin_count_kernel     one read: a histogram of up to 8192 bins
+//   bin_count_kernel     one read: a histogram of up to 8192 bins; where the sample
+//                        expects the ranks that need a copy in one narrow run of bins,
+//                        also a copy of that run's keys (core/prepass_speculation.hpp)
 //   bin_reduce_kernel    1 block: the bins holding ranks, a region of the copy for each,
 //                        each rank's place in its region, the bins as a few pre-key
 //                        intervals where that spares the filter a search per key;
@@ -14,7 +16,8 @@
 //   bin_extract_kernel   one read: copies those bins' values (~1.7% of uniform input for
 //                        101 percentiles), in any order; where the bins came as
 //                        intervals, bin_extract_intervals_kernel does (the other
-//                        returns at once)
+//                        returns at once), from the count pass's copy where it
+//                        holds every selected bin
 //   bin_scatter_kernel   moves the copy into one region per selected bin, as keys
 //   bin_finish_kernel    a block per rank: selects it in its region (in L2)
 //   then one device-to-host copy of the state and one stream sync; if a step
@@ -97,7 +100,9 @@ class bin_reduce_driver {
     prof_.stop(stream_);
     KSELECT_CUDA_TRY(grid_size());
     prof_.start(stream_, "prepass count");
-    bin_count_kernel<T><<<grid_, tuning::stream_threads, 0, stream_>>>(in_, n_, d_map_, d_state_, d_hist_);
+    // The count pass's speculative copy goes where the scatter later writes the regions.
+    bin_count_kernel<T><<<grid_, tuning::stream_threads, 0, stream_>>>(in_, n_, d_map_, d_state_, d_hist_,
+                                                                       spec_copy(), w_.prepass_capacity);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     prof_.start(stream_, "prepass reduce");
@@ -113,7 +118,7 @@ class bin_reduce_driver {
     prof_.stop(stream_);
     prof_.start(stream_, "prepass filter by intervals");
     bin_extract_intervals_kernel<T><<<intervals_grid_, tuning::stream_threads, 0, stream_>>>(
-        in_, n_, d_intervals_, d_state_, d_copy_cursor_, d_copy_);
+        in_, n_, spec_copy(), d_intervals_, d_state_, d_copy_cursor_, d_copy_);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     prof_.start(stream_, "prepass scatter");
@@ -136,6 +141,10 @@ class bin_reduce_driver {
   bool used_prepass() const { return used_prepass_; }
 
  private:
+  /// The regions' buffer (prepass_capacity keys), as values: the count pass's
+  /// copy, read by the filter before the scatter fills the regions.
+  T* spec_copy() const { return reinterpret_cast<T*>(d_regions_); }
+
   cudaError_t general() {
     multiselect_driver<T> driver(in_, n_, ranks_, num_ranks_, out_, stream_, cfg_, ws_, w_);
     return driver.run();

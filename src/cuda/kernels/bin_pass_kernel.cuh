@@ -19,6 +19,7 @@
 #include "core/bin_intervals.hpp"
 #include "core/bin_map.hpp"
 #include "core/key_traits.hpp"
+#include "core/prepass_speculation.hpp"
 
 namespace kselect::cuda {
 
@@ -50,10 +51,14 @@ __device__ __forceinline__ unsigned bin_region_of(const std::uint32_t* selected,
 }
 
 /// Adds the count of every key's bin to hist (64-bit, one atomic per bin per block).
+/// Where bin_map_kernel planned a speculative copy (core/prepass_speculation.hpp)
+/// and the slices of `spec_out` (spec_capacity slots) have room for what the sample
+/// expects, also copies the keys of its run of bins, each thread into its slice:
+/// slot 0 the count, then the keys as read.
 template <class T>
 __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
-    bin_count_kernel(const T* in, std::int64_t n, const core::bin_map<core::key_t<T>>* map,
-                     const bin_prepass_state* state, unsigned long long* hist) {
+    bin_count_kernel(const T* in, std::int64_t n, const core::bin_map<core::key_t<T>>* map, bin_prepass_state* state,
+                     unsigned long long* hist, T* spec_out, std::int64_t spec_capacity) {
   using K = core::key_t<T>;
   __shared__ core::bin_map<K> sm_map;
   // 32-bit: a block counts at most n / grid keys, and the host sizes the grid so
@@ -63,21 +68,47 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   copy_bin_map(&sm_map, map);
   for (int b = threadIdx.x; b < int(core::bin_map_max_bins); b += blockDim.x) counts[b] = 0;
   __syncthreads();
+  // Dense ranges: with one-step hints or none, the loops below; with three-step
+  // hints or the search, the same loops, copying where planned.
+  const std::uint32_t dense = sm_map.num_dense;  // in a register: no shared read per key
+  const std::uint32_t steps = dense != 0 ? sm_map.hint_steps : 0u;
+  // The copy: a slice per thread, used where the map's loop can copy and the
+  // slices have twice the room the sample expects them to need (the same choice
+  // in every block).
+  const std::uint32_t spec_first = state->spec_first, spec_span = state->spec_span;
+  const std::int64_t slices = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  const std::int64_t slice = spec_capacity / slices;
+  const bool speculate = dense != 0 && steps != 1 && spec_span != core::no_speculation &&
+                         slice >= core::speculation_min_slice && state->spec_expected * 2 <= (slice - 1) * slices;
+  T* my_slice = spec_out + (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * slice;
+  const auto spec_room = static_cast<std::uint32_t>(speculate ? slice - 1 : 0);
+  std::uint32_t spec_kept = 0;
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    state->spec_slice = speculate ? slice : 0;
+    state->spec_slices = slices;
+  }
   // Each thread adds runs of equal bins among its own keys (sorted input and runs
   // of equal keys: one add per tile). A warp vote measured slower: its shuffle
   // takes a shared-memory wavefront per key, the resource this pass is bound by.
   // With dense ranges a key's bin costs a search: a thread's key equal to its
   // previous one (all keys equal, long runs) takes the previous bin instead.
   unsigned run_bin = 0, run = 0;
-  const std::uint32_t dense = sm_map.num_dense;  // in a register: no shared read per key
   K last_pre = 0;
-  const auto count_keys = [&](auto bin_of) {
+  // Copy: std::true_type where the loop copies the run's keys (a loop of its own:
+  // the test costs the loops that copy nothing).
+  const auto count_keys = [&](auto bin_of, auto copy) {
     stream_tiles(
         in, n,
         [&](T x, bool valid) {
           if (!valid) return;
           const K pre = core::key_traits<T>::pre_key(x);
           const unsigned b = dense != 0 && run != 0 && pre == last_pre ? run_bin : bin_of(pre);
+          if constexpr (decltype(copy)::value) {
+            if (b - spec_first <= spec_span) {
+              if (spec_kept < spec_room) my_slice[1 + spec_kept] = x;
+              ++spec_kept;
+            }
+          }
           last_pre = pre;
           if (b != run_bin) {
             if (run != 0) atomicAdd(&counts[run_bin], run);
@@ -89,18 +120,35 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
         [] {});
   };
   // The hinted bins where the map has them (the same bins, fewer loads), on
-  // loops of their own: one branch per block, none per key.
+  // loops of their own: one branch per block, none per key. Only the searched and
+  // three-step loops copy: a map without dense ranges (continuous keys) puts many
+  // ranks' windows in the run, too many keys to copy, and one-step hints (few
+  // distinct values) put ranks in bins of one key, which need no copy.
   const auto searched = [&](K pre) { return core::bin_of(sm_map, pre, dense); };
-  if constexpr (sizeof(K) == 4) {
-    const std::uint32_t steps = dense != 0 ? sm_map.hint_steps : 0u;
-    if (steps == 1)
-      count_keys([&](K pre) { return core::bin_of_hinted<1>(sm_map, pre, dense); });
-    else if (steps == 3)
-      count_keys([&](K pre) { return core::bin_of_hinted<3>(sm_map, pre, dense); });
+  const auto count_or_copy = [&](auto bin_of) {
+    if (speculate)
+      count_keys(bin_of, std::true_type{});
     else
-      count_keys(searched);
+      count_keys(bin_of, std::false_type{});
+  };
+  if constexpr (sizeof(K) == 4) {
+    if (steps == 1)
+      count_keys([&](K pre) { return core::bin_of_hinted<1>(sm_map, pre, dense); }, std::false_type{});
+    else if (steps == 3)
+      count_or_copy([&](K pre) { return core::bin_of_hinted<3>(sm_map, pre, dense); });
+    else if (dense != 0)
+      count_or_copy(searched);
+    else
+      count_keys(searched, std::false_type{});
   } else {
-    count_keys(searched);
+    if (dense != 0)
+      count_or_copy(searched);
+    else
+      count_keys(searched, std::false_type{});
+  }
+  if (speculate) {
+    reinterpret_cast<std::uint32_t*>(my_slice)[0] = spec_kept;
+    if (spec_kept > spec_room) state->spec_overflow = 1;
   }
   if (run != 0) atomicAdd(&counts[run_bin], run);
   __syncthreads();
@@ -120,6 +168,31 @@ __device__ __forceinline__ void bin_copy_taken(const T* in, std::int64_t n, std:
       [&] {
         if (staged > bin_extract_flush_at<K>) flush_warp_stage(my_stage, staged, cursor, out, capacity, as_read);
       });
+  if (staged > 0) flush_warp_stage(my_stage, staged, cursor, out, capacity, as_read);
+}
+
+/// bin_copy_taken over the count pass's copy (bin_count_kernel): `slices` slices
+/// of `slice` slots at `copy`, each its count (slot 0) and then its keys; a warp
+/// takes a slice at a time, its lanes reading the keys.
+template <class K, class T, class Take>
+__device__ __forceinline__ void bin_copy_taken_from_slices(const T* copy, std::int64_t slices, std::int64_t slice,
+                                                           std::int64_t capacity, T* my_stage,
+                                                           unsigned long long* cursor, T* out, Take take) {
+  const auto as_read = [](T x) { return x; };
+  const int lane = threadIdx.x & 31;
+  const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * (blockDim.x / 32);
+  int staged = 0;
+  for (std::int64_t s = static_cast<std::int64_t>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32; s < slices;
+       s += warps) {
+    const T* keys = copy + s * slice;
+    const auto kept = static_cast<std::int64_t>(reinterpret_cast<const std::uint32_t*>(keys)[0]);
+    for (std::int64_t first = 0; first < kept; first += 32) {  // warp-uniform
+      const bool valid = first + lane < kept;
+      const T x = valid ? keys[1 + first + lane] : T{};
+      stage_by_ballot(valid && take(x), x, my_stage, staged);
+      if (staged > bin_extract_flush_at<K>) flush_warp_stage(my_stage, staged, cursor, out, capacity, as_read);
+    }
+  }
   if (staged > 0) flush_warp_stage(my_stage, staged, cursor, out, capacity, as_read);
 }
 
@@ -154,18 +227,26 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
 /// few pre-key intervals (core/bin_intervals.hpp): a key's pre-key against their
 /// bounds, held in registers, instead of its bin; returns at once where it gave
 /// none. A kernel of its own: the bounds' registers, in bin_extract_kernel, cost
-/// that kernel's bin test its occupancy (docs/performance.md).
+/// that kernel's bin test its occupancy (docs/performance.md). Reads the count
+/// pass's copy instead of the input where it holds every selected bin's keys
+/// (state->spec_ok; core/prepass_speculation.hpp).
 template <class T>
 __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
-    bin_extract_intervals_kernel(const T* in, std::int64_t n, const core::bin_intervals<core::key_t<T>>* intervals,
-                                 const bin_prepass_state* state, unsigned long long* cursor, T* out) {
+    bin_extract_intervals_kernel(const T* in, std::int64_t n, const T* spec,
+                                 const core::bin_intervals<core::key_t<T>>* intervals, const bin_prepass_state* state,
+                                 unsigned long long* cursor, T* out) {
   using K = core::key_t<T>;
   __shared__ T stage[tuning::stream_threads / 32][warp_stage_capacity<bin_extract_flush_at<K>>];
   if (state->proceed == 0 || state->kept == 0) return;
   const core::bin_intervals<K> iv = *intervals;
   if (iv.count == 0) return;
-  bin_copy_taken<K>(in, n, static_cast<std::int64_t>(state->kept), stage[threadIdx.x / 32], cursor, out,
-                    [&](T x) { return core::in_bin_intervals(iv, core::key_traits<T>::pre_key(x)); });
+  const auto capacity = static_cast<std::int64_t>(state->kept);
+  const auto take = [&](T x) { return core::in_bin_intervals(iv, core::key_traits<T>::pre_key(x)); };
+  if (state->spec_ok != 0)
+    bin_copy_taken_from_slices<K>(spec, state->spec_slices, state->spec_slice, capacity, stage[threadIdx.x / 32],
+                                  cursor, out, take);
+  else
+    bin_copy_taken<K>(in, n, capacity, stage[threadIdx.x / 32], cursor, out, take);
 }
 
 /// bin_scatter_kernel, per tile: reserves each region's run in the copy (one

@@ -17,8 +17,9 @@
 #include "cuda/tuning.hpp"
 #include "core/bin_intervals.hpp"
 #include "core/bin_map.hpp"
-#include "core/key_traits.hpp"
 #include "core/int_math.hpp"
+#include "core/key_traits.hpp"
+#include "core/prepass_speculation.hpp"
 
 namespace kselect::cuda {
 
@@ -213,13 +214,32 @@ __global__ void __launch_bounds__(bin_map_threads)
 #pragma unroll
   for (int i = 0; i < items; ++i) smem.sorted[threadIdx.x * items + i] = static_cast<K>(core::bin_of(m, pre[i]));
   __syncthreads();
+  __shared__ std::uint32_t run_first, run_last;
+  if (threadIdx.x == 0) run_first = core::no_speculation, run_last = 0;
   std::int64_t predicted = 0;
-  for (std::int64_t k = threadIdx.x; k < num_ranks; k += threads)
+  bool needs_copy = false;
+  __syncthreads();
+  for (std::int64_t k = threadIdx.x; k < num_ranks; k += threads) {
     predicted += core::predicted_sample_keys(m, smem.sorted, count, ranks, k, n);
+    std::uint32_t first = 0, last = 0;
+    if (core::speculation_bins_of_rank(m, smem.sorted, count, ranks, k, n, &first, &last)) {
+      needs_copy = true;
+      atomicMin(&run_first, first);
+      atomicMax(&run_last, last);
+    }
+  }
   predicted = reduce(tmp.reduce).Sum(predicted);
+  const bool any_copy = __syncthreads_or(needs_copy) != 0;
   if (threadIdx.x == 0) {
     state->proceed = predicted <= max_predicted_keys ? 1 : 0;
     state->kept = 0;
+    const std::int64_t held =
+        core::speculation_run(smem.sorted, count, run_first, run_last, any_copy, &state->spec_first, &state->spec_span);
+    state->spec_expected = held * n / count;
+    state->spec_slice = 0;
+    state->spec_slices = 0;
+    state->spec_overflow = 0;
+    state->spec_ok = 0;
   }
 }
 
@@ -419,10 +439,21 @@ __global__ void __launch_bounds__(bin_reduce_threads)
   for (int w = threadIdx.x; w < selected_words; w += threads) selected[w] = sel[w];
   __syncthreads();
   bin_reduce_place_tasks(hist, num_ranks, kept_before, regions_before, sel, tasks);
+  // The count pass's copy serves the filter by intervals where it holds every
+  // selected bin's keys: each selected bin in its run, and no slice overflowed.
+  const std::uint32_t spec_first = state->spec_first, spec_span = state->spec_span;
+  bool outside = false;
+#pragma unroll
+  for (int i = 0; i < items; ++i) {
+    const int b = first_bin + i;
+    outside |= ((sel[b / 32] >> (b % 32)) & 1u) != 0 && static_cast<std::uint32_t>(b) - spec_first > spec_span;
+  }
+  const bool any_outside = __syncthreads_or(outside) != 0;
   if (threadIdx.x == 0) {
     state->kept = kept;
     state->regions = static_cast<std::uint32_t>(total_regions);
     if (kept > static_cast<unsigned long long>(capacity)) state->proceed = 0;
+    state->spec_ok = state->spec_slice > 0 && state->spec_overflow == 0 && !any_outside && intervals->count != 0;
   }
 }
 

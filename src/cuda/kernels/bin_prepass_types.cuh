@@ -12,6 +12,14 @@ struct bin_prepass_state {
                              ///< kernels return at once and the host runs the general driver
   std::uint32_t regions;     ///< bins holding ranks (set by bin_reduce_kernel)
   unsigned long long kept;   ///< keys copied (set by bin_reduce_kernel)
+  // The count pass's speculative copy (core/prepass_speculation.hpp):
+  std::uint32_t spec_first;  ///< its run of bins [first, first + span] (bin_map_kernel)
+  std::uint32_t spec_span;   ///< core::no_speculation: none
+  long long spec_expected;   ///< keys the sample expects in the run (bin_map_kernel)
+  long long spec_slice;      ///< slots of a thread's slice, 0 where the count pass copied nothing (bin_count_kernel)
+  long long spec_slices;     ///< the count pass's threads, a slice each (bin_count_kernel)
+  std::uint32_t spec_overflow;  ///< 1: a slice overflowed (bin_count_kernel)
+  std::uint32_t spec_ok;     ///< 1: the copy holds every selected bin's keys: the filter reads it (bin_reduce_kernel)
 };
 
 /// One target rank of the pre-pass: its answer is the key of rank `rank` among
