@@ -120,7 +120,8 @@ __device__ __forceinline__ void place_dense_ranges_block(core::bin_map<K>& m) {
 /// ranges where the ranks' expected bins hold many sample keys), writes the map,
 /// and sets state->proceed when the bins at the ranks' expected sample positions
 /// hold at most `max_predicted_keys` sample keys (core::predict_kept_fraction's
-/// rule; a bin of one key predicts nothing). Also zeroes `hist`
+/// rule; a bin of one key predicts nothing), and the run of bins the count pass
+/// copies (core::plan_speculation's rule, state->spec_*). Also zeroes `hist`
 /// (core::bin_map_max_bins counters) and *copy_cursor.
 template <class T>
 __global__ void __launch_bounds__(bin_map_threads)
@@ -369,8 +370,9 @@ __device__ __forceinline__ void bin_reduce_intervals(const core::bin_map<K>& map
 /// (core::reduce_to_bins's rule) as a bitmap, and for each word of it the
 /// selected bins before it; a region of the partitioned copy for each selected
 /// bin, in bin order (its cursor starts at the region's start); each rank's task.
-/// The same bins as pre-key intervals where they are few (bin_reduce_intervals).
-/// Clears state->proceed when the copy would hold more than `capacity` keys.
+/// The same bins as pre-key intervals where they are few (bin_reduce_intervals),
+/// and whether the count pass's copy holds them all (state->spec_ok). Clears
+/// state->proceed when the copy would hold more than `capacity` keys.
 /// Shared memory holds one prefix per thread (8 bins); a thread's bins are re-read
 /// from the histogram (L2) where a rank needs them.
 template <class K>
