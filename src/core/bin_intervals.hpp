@@ -53,7 +53,7 @@ struct binary_first_true {
 template <class K, class Search = binary_first_true>
 KSELECT_HD bool first_pre_key_of_bin(const bin_map<K>& m, std::uint32_t b, K& first, Search search = {}) {
   const K top = static_cast<K>(~K(0));
-  const auto j = partition_point(m.num_dense, [&](std::int64_t i) { return m.dense_base[i] <= b; }) - 1;
+  const int j = dense_range_at_or_below(m, b);
   if (j >= 0) {
     const std::uint32_t bins = dense_bins(m, static_cast<std::uint32_t>(j));
     const std::uint32_t t = b - m.dense_base[j];

@@ -305,12 +305,17 @@ KSELECT_HD std::uint32_t dense_bins(const bin_map<K>& m, std::uint32_t j) {
   return m.dense_after[j] - (j > 0 ? m.dense_after[j - 1] : 0u) - 1;
 }
 
-/// Dense range holding bin b, or -1: the last range starting at or below b (their
-/// first bins increase), if b is one of its bins.
+/// The last dense range whose first bin is at most b (their first bins increase), or -1.
+template <class K>
+KSELECT_HD int dense_range_at_or_below(const bin_map<K>& m, std::uint32_t b) {
+  return static_cast<int>(partition_point(m.num_dense, [&](std::int64_t i) { return m.dense_base[i] <= b; }) - 1);
+}
+
+/// Dense range holding bin b, or -1.
 template <class K>
 KSELECT_HD int dense_range_of_bin(const bin_map<K>& m, std::uint32_t b) {
-  const auto j = partition_point(m.num_dense, [&](std::int64_t i) { return m.dense_base[i] <= b; }) - 1;
-  return j >= 0 && b < m.dense_base[j] + dense_bins(m, static_cast<std::uint32_t>(j)) ? static_cast<int>(j) : -1;
+  const int j = dense_range_at_or_below(m, b);
+  return j >= 0 && b < m.dense_base[j] + dense_bins(m, static_cast<std::uint32_t>(j)) ? j : -1;
 }
 
 /// Whether every key of bin b is one key (a dense range's bin of one key): its

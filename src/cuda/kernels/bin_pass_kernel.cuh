@@ -131,20 +131,17 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
     else
       count_keys(bin_of, std::false_type{});
   };
-  if constexpr (sizeof(K) == 4) {
+  if (dense == 0) {
+    count_keys(searched, std::false_type{});
+  } else if constexpr (sizeof(K) == 4) {  // hints
     if (steps == 1)
       count_keys([&](K pre) { return core::bin_of_hinted<1>(sm_map, pre, dense); }, std::false_type{});
     else if (steps == 3)
       count_or_copy([&](K pre) { return core::bin_of_hinted<3>(sm_map, pre, dense); });
-    else if (dense != 0)
-      count_or_copy(searched);
     else
-      count_keys(searched, std::false_type{});
+      count_or_copy(searched);
   } else {
-    if (dense != 0)
-      count_or_copy(searched);
-    else
-      count_keys(searched, std::false_type{});
+    count_or_copy(searched);
   }
   if (speculate) {
     reinterpret_cast<std::uint32_t*>(my_slice)[0] = spec_kept;
@@ -156,44 +153,48 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
     if (counts[b] != 0) atomicAdd(hist + b, static_cast<unsigned long long>(counts[b]));
 }
 
-/// The filters' copy: every value x of `in` with take(x) to out, as read and in
-/// any order, through this warp's stage (flushed past bin_extract_flush_at values).
-template <class K, class T, class Take>
-__device__ __forceinline__ void bin_copy_taken(const T* in, std::int64_t n, std::int64_t capacity, T* my_stage,
+/// The filters' copy: every value x that `walk` passes with take(x) to out, as
+/// read and in any order, through this warp's stage (flushed past
+/// bin_extract_flush_at values). walk(key, step_done) calls key(x, valid) for each
+/// value, every lane of the warp alike, and step_done() after at most
+/// stream_items values a lane (the stage's room: warp_stage_capacity).
+template <class K, class T, class Walk, class Take>
+__device__ __forceinline__ void bin_copy_taken(Walk walk, std::int64_t capacity, T* my_stage,
                                                unsigned long long* cursor, T* out, Take take) {
   const auto as_read = [](T x) { return x; };
   int staged = 0;
-  stream_tiles(
-      in, n, [&](T x, bool valid) { stage_by_ballot(valid && take(x), x, my_stage, staged); },
-      [&] {
-        if (staged > bin_extract_flush_at<K>) flush_warp_stage(my_stage, staged, cursor, out, capacity, as_read);
-      });
+  walk([&](T x, bool valid) { stage_by_ballot(valid && take(x), x, my_stage, staged); },
+       [&] {
+         if (staged > bin_extract_flush_at<K>) flush_warp_stage(my_stage, staged, cursor, out, capacity, as_read);
+       });
   if (staged > 0) flush_warp_stage(my_stage, staged, cursor, out, capacity, as_read);
 }
 
-/// bin_copy_taken over the count pass's copy (bin_count_kernel): `slices` slices
-/// of `slice` slots at `copy`, each its count (slot 0) and then its keys; a warp
-/// takes a slice at a time, its lanes reading the keys.
-template <class K, class T, class Take>
-__device__ __forceinline__ void bin_copy_taken_from_slices(const T* copy, std::int64_t slices, std::int64_t slice,
-                                                           std::int64_t capacity, T* my_stage,
-                                                           unsigned long long* cursor, T* out, Take take) {
-  const auto as_read = [](T x) { return x; };
-  const int lane = threadIdx.x & 31;
-  const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * (blockDim.x / 32);
-  int staged = 0;
-  for (std::int64_t s = static_cast<std::int64_t>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32; s < slices;
-       s += warps) {
-    const T* keys = copy + s * slice;
-    const auto kept = static_cast<std::int64_t>(reinterpret_cast<const std::uint32_t*>(keys)[0]);
-    for (std::int64_t first = 0; first < kept; first += 32) {  // warp-uniform
-      const bool valid = first + lane < kept;
-      const T x = valid ? keys[1 + first + lane] : T{};
-      stage_by_ballot(valid && take(x), x, my_stage, staged);
-      if (staged > bin_extract_flush_at<K>) flush_warp_stage(my_stage, staged, cursor, out, capacity, as_read);
+/// bin_copy_taken's walk over the input: stream_tiles.
+template <class T>
+__device__ __forceinline__ auto walk_input(const T* in, std::int64_t n) {
+  return [=](auto&& key, auto&& step_done) { stream_tiles(in, n, key, step_done); };
+}
+
+/// bin_copy_taken's walk over the count pass's copy (bin_count_kernel): `slices`
+/// slices of `slice` slots at `copy`, each its count (slot 0) and then its keys;
+/// a warp takes a slice at a time, its lanes 32 keys a step.
+template <class T>
+__device__ __forceinline__ auto walk_slices(const T* copy, std::int64_t slices, std::int64_t slice) {
+  return [=](auto&& key, auto&& step_done) {
+    const int lane = threadIdx.x & 31;
+    const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * (blockDim.x / 32);
+    for (std::int64_t s = static_cast<std::int64_t>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32; s < slices;
+         s += warps) {
+      const T* keys = copy + s * slice;
+      const auto kept = static_cast<std::int64_t>(reinterpret_cast<const std::uint32_t*>(keys)[0]);
+      for (std::int64_t first = 0; first < kept; first += 32) {  // warp-uniform
+        const bool valid = first + lane < kept;
+        key(valid ? keys[1 + first + lane] : T{}, valid);
+        step_done();
+      }
     }
-  }
-  if (staged > 0) flush_warp_stage(my_stage, staged, cursor, out, capacity, as_read);
+  };
 }
 
 /// Copies every value whose bin is set in `selected` to out, as read and in any
@@ -217,7 +218,8 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   for (int w = threadIdx.x; w < words; w += blockDim.x) sm_selected[w] = selected[w];
   __syncthreads();
   const std::uint32_t dense = sm_map.num_dense;
-  bin_copy_taken<K>(in, n, static_cast<std::int64_t>(state->kept), stage[threadIdx.x / 32], cursor, out, [&](T x) {
+  bin_copy_taken<K>(walk_input(in, n), static_cast<std::int64_t>(state->kept), stage[threadIdx.x / 32], cursor, out,
+                    [&](T x) {
     const unsigned b = core::bin_of(sm_map, core::key_traits<T>::pre_key(x), dense);
     return ((sm_selected[b / 32] >> (b % 32)) & 1u) != 0;
   });
@@ -243,10 +245,10 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   const auto capacity = static_cast<std::int64_t>(state->kept);
   const auto take = [&](T x) { return core::in_bin_intervals(iv, core::key_traits<T>::pre_key(x)); };
   if (state->spec_ok != 0)
-    bin_copy_taken_from_slices<K>(spec, state->spec_slices, state->spec_slice, capacity, stage[threadIdx.x / 32],
-                                  cursor, out, take);
+    bin_copy_taken<K>(walk_slices(spec, state->spec_slices, state->spec_slice), capacity, stage[threadIdx.x / 32],
+                      cursor, out, take);
   else
-    bin_copy_taken<K>(in, n, capacity, stage[threadIdx.x / 32], cursor, out, take);
+    bin_copy_taken<K>(walk_input(in, n), capacity, stage[threadIdx.x / 32], cursor, out, take);
 }
 
 /// bin_scatter_kernel, per tile: reserves each region's run in the copy (one
