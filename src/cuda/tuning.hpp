@@ -118,9 +118,17 @@ struct bin_prepass_policy {
   /// Keys its copy buffer holds: n / capacity_divisor (a larger copy gives way
   /// to the general driver).
   std::int64_t capacity_divisor = 8;
+  /// Bin tags: the count pass also writes each key's bin (2 bytes), and the filter
+  /// reads those instead of finding every key's bin again, loading only the keys
+  /// of selected bins. For 8-byte keys the tags are a quarter of the input's bytes
+  /// and replace a second search per key on clustered keys (docs/performance.md,
+  /// 2026-12-01); for 4-byte keys they would be half of them, and the workspace
+  /// has room for them only where the buffers are large (not measured: off).
+  bool tag_bins_k32 = false;
+  bool tag_bins_k64 = true;
 
   constexpr auto compiled() const {
-    return std::tuple(reduce, scatter_k32, scatter_k64, finish, bin_target, max_ranks);
+    return std::tuple(reduce, scatter_k32, scatter_k64, finish, bin_target, max_ranks, tag_bins_k32, tag_bins_k64);
   }
 };
 
@@ -316,6 +324,9 @@ inline constexpr int max_buckets = 2 * max_splitters + 1;
 inline constexpr std::int64_t flush_tiles = compiled.levels.flush_tiles;
 inline constexpr std::uint32_t bin_target = compiled.prepass.bin_target;
 inline constexpr int bin_prepass_max_ranks = compiled.prepass.max_ranks;
+/// Whether the pre-pass's count pass tags keys of type K with their bins.
+template <class K>
+inline constexpr bool bin_tags = sizeof(K) == 8 ? compiled.prepass.tag_bins_k64 : compiled.prepass.tag_bins_k32;
 inline constexpr std::int64_t range_all_candidates_max = compiled.range.all_candidates_max;
 inline constexpr int refine_items = compiled.range.refine.items_per_thread;
 inline constexpr int refine_capacity = compiled.range.refine_capacity;

@@ -24,17 +24,22 @@
 namespace kselect::test {
 namespace {
 
-// Runs the pre-pass driver on `host` for `ranks`, checks every answer, and says
+// Runs the pre-pass driver on `host` (past its first `skip` keys: skip 1 of
+// 8-byte keys is not 16-byte aligned) for `ranks`, checks every answer, and says
 // whether the pre-pass ran to the end. capacity > 0 shrinks its copy buffer.
 // Where it ran, the filter's pre-key intervals are the host's for the device's
-// map and selected bins (core::selected_bin_intervals); *intervals gets their
-// count, *state the pre-pass's final state.
+// map and selected bins (core::selected_bin_intervals), or none where the keys
+// were tagged with their bins; *intervals gets their count, *state the
+// pre-pass's final state.
 template <class T>
-bool run_prepass(const std::vector<T>& host, std::span<const std::int64_t> ranks, std::int64_t capacity = 0,
-                 std::uint32_t* intervals = nullptr, cuda::bin_prepass_state* state = nullptr) {
+bool run_prepass(const std::vector<T>& all, std::span<const std::int64_t> ranks, std::int64_t capacity = 0,
+                 std::uint32_t* intervals = nullptr, cuda::bin_prepass_state* state = nullptr,
+                 std::int64_t skip = 0) {
   using K = core::key_t<T>;
+  const std::vector<T> host(all.begin() + skip, all.end());
   const auto n = static_cast<std::int64_t>(host.size());
-  device_buffer<T> data(host);
+  device_buffer<T> stored(all);
+  const T* data = stored.data() + skip;
   const cuda::tuning::policy* policy = nullptr;
   cuda_check(cuda::current_policy(policy), "policy");
   cuda::workspace_layout layout =
@@ -44,7 +49,7 @@ bool run_prepass(const std::vector<T>& host, std::span<const std::int64_t> ranks
   device_buffer<char> ws(layout.total);
   device_buffer<T> out(ranks.size());
   cuda_check(cudaMemset(ws.data(), 0xA5, layout.total), "poison workspace");
-  cuda::bin_reduce_driver<T> driver(data.data(), n, ranks.data(), static_cast<std::int64_t>(ranks.size()),
+  cuda::bin_reduce_driver<T> driver(data, n, ranks.data(), static_cast<std::int64_t>(ranks.size()),
                                            out.data(), nullptr, device::select_config{}, ws.data(), layout);
   EXPECT_EQ(driver.run(), cudaSuccess) << device::last_error_message();
   cuda_check(cudaDeviceSynchronize(), "sync");
@@ -63,15 +68,17 @@ bool run_prepass(const std::vector<T>& host, std::span<const std::int64_t> ranks
              "selected bins");
   cuda_check(cudaMemcpy(&got_iv, ws.data() + layout.pre_intervals, sizeof got_iv, cudaMemcpyDeviceToHost),
              "intervals");
-  const core::bin_intervals<K> expected_iv = core::selected_bin_intervals(map, selected.data());
+  cuda::bin_prepass_state got_state{};
+  cuda_check(cudaMemcpy(&got_state, ws.data() + layout.pre_state, sizeof got_state, cudaMemcpyDeviceToHost), "state");
+  const core::bin_intervals<K> expected_iv =
+      got_state.tagged != 0 ? core::bin_intervals<K>{} : core::selected_bin_intervals(map, selected.data());
   EXPECT_EQ(got_iv.count, expected_iv.count);
   for (std::uint32_t i = 0; i < std::min(got_iv.count, expected_iv.count); ++i) {
     EXPECT_EQ(got_iv.first[i], expected_iv.first[i]) << "interval " << i;
     EXPECT_EQ(got_iv.last[i], expected_iv.last[i]) << "interval " << i;
   }
   if (intervals != nullptr) *intervals = got_iv.count;
-  if (state != nullptr)
-    cuda_check(cudaMemcpy(state, ws.data() + layout.pre_state, sizeof *state, cudaMemcpyDeviceToHost), "state");
+  if (state != nullptr) *state = got_state;
   return true;
 }
 
@@ -129,8 +136,9 @@ void device_map_matches_host(dist d) {
   cuda_check(cuda::current_policy(policy), "policy");
   const auto max_predicted = static_cast<std::int64_t>(4096 * policy->prepass.max_predicted);
   cuda::bin_map_kernel<T><<<1, cuda::bin_map_threads>>>(data.data(), n, seed, d_ranks.data(),
-                                             static_cast<std::int64_t>(ranks.size()), max_predicted, d_map.data(),
-                                             d_state.data(), d_hist.data(), d_hist.data() + core::bin_map_max_bins);
+                                             static_cast<std::int64_t>(ranks.size()), max_predicted, true,
+                                             d_map.data(), d_state.data(), d_hist.data(),
+                                             d_hist.data() + core::bin_map_max_bins);
   cuda_check(cudaGetLastError(), "bin_map_kernel launch");
   cuda_check(cudaDeviceSynchronize(), "bin_map_kernel");
   std::vector<K> sample;
@@ -157,6 +165,7 @@ void device_map_matches_host(dist d) {
   EXPECT_EQ(state.spec_first, spec_first);
   EXPECT_EQ(state.spec_span, spec_span);
   EXPECT_EQ(state.spec_expected, held * n / 4096);
+  EXPECT_EQ(state.tagged, cuda::tuning::bin_tags<K> && predicted > 0 && spec_span == core::no_speculation ? 1u : 0u);
 }
 
 TEST(GpuBinReduce, DeviceMapMatchesHost) {
@@ -289,6 +298,40 @@ TEST(GpuBinReduce, CountPassCopiesTheRunOfRanks) {
   EXPECT_EQ(state.spec_slice, 13) << "expected " << state.spec_expected << " keys in " << slices << " slices";
   EXPECT_EQ(state.spec_overflow, 1u);
   EXPECT_EQ(state.spec_ok, 0u);
+}
+
+// 8-byte keys tagged with their bins by the count pass: the filter copies the
+// selected bins' keys through the tags, in the order of the count pass's walk
+// (16-byte vectors in full tiles of aligned input, one key at a time otherwise,
+// and in the partial last tile: 4095 keys here, about 100 of them copied).
+// Continuous keys and the 64 narrow clusters, aligned and not; exact, tagged,
+// and no intervals.
+TEST(GpuBinReduce, TaggedFilter) {
+  if constexpr (!cuda::tuning::bin_tags<std::uint64_t>) GTEST_SKIP() << "8-byte keys take no tags";
+  const std::int64_t n = (std::int64_t(1) << 21) + 4095;
+  std::vector<double> clusters;
+  for (std::int64_t i = 0; i <= n; ++i) {
+    const std::uint64_t h = core::mix64(0x7a95ull ^ static_cast<std::uint64_t>(i));
+    clusters.push_back(static_cast<double>(h % 64) * 1000.0 + static_cast<double>(h >> 11) * 0x1.0p-53 * 1e-3);
+  }
+  const std::vector<double> normal = generate<double>(dist::normal, n + 1, 21);
+  const std::vector<std::int64_t> ranks = percentile_ranks(n);
+  for (const std::vector<double>* keys : {&normal, static_cast<const std::vector<double>*>(&clusters)}) {
+    for (std::int64_t skip : {std::int64_t{0}, std::int64_t{1}}) {
+      SCOPED_TRACE(::testing::Message() << (keys == &normal ? "normal" : "clusters") << ", skip " << skip);
+      cuda::bin_prepass_state state{};
+      std::uint32_t intervals = 1;
+      ASSERT_TRUE(run_prepass<double>(*keys, ranks, 0, &intervals, &state, skip));
+      EXPECT_EQ(state.tagged, 1u);
+      EXPECT_EQ(intervals, 0u);
+      EXPECT_GT(state.kept, 0u);
+    }
+  }
+  std::vector<std::int64_t> v(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(core::mix64(static_cast<std::uint64_t>(i)));
+  cuda::bin_prepass_state state{};
+  ASSERT_TRUE(run_prepass<std::int64_t>(v, ranks, 0, nullptr, &state));
+  EXPECT_EQ(state.tagged, 1u);
 }
 
 // Not 16-byte aligned: the passes load one key at a time.

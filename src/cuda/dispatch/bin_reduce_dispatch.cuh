@@ -8,16 +8,20 @@
 //                        the sample (few distinct values), every later kernel returns at once
 //   bin_count_kernel     one read: a histogram of up to 8192 bins; where the sample
 //                        expects the ranks that need a copy in one narrow run of bins,
-//                        also a copy of that run's keys (core/prepass_speculation.hpp)
+//                        also a copy of that run's keys (core/prepass_speculation.hpp);
+//                        else, for 8-byte keys, a kernel of its own (the other returns
+//                        at once) also writes each key's bin as a 2-byte tag
 //   bin_reduce_kernel    1 block: the bins holding ranks, a region of the copy for each,
 //                        each rank's place in its region, the bins as a few pre-key
 //                        intervals where that spares the filter a search per key;
 //                        stops if the copy would overflow its buffer
 //   bin_extract_kernel   one read: copies those bins' values (~1.7% of uniform input for
 //                        101 percentiles), in any order; where the bins came as
-//                        intervals, bin_extract_intervals_kernel does (the other
-//                        returns at once), from the count pass's copy where it
-//                        holds every selected bin
+//                        intervals, bin_extract_intervals_kernel does (the others
+//                        return at once), from the count pass's copy where it
+//                        holds every selected bin; where the keys are tagged,
+//                        bin_extract_tagged_kernel, reading the tags and the
+//                        selected keys only
 //   bin_scatter_kernel   moves the copy into one region per selected bin, as keys
 //   bin_finish_kernel    a block per rank: selects it in its region (in L2)
 //   then one device-to-host copy of the state and one stream sync; if a step
@@ -71,6 +75,7 @@ class bin_reduce_driver {
     d_copy_cursor_ = reinterpret_cast<unsigned long long*>(ws_ + w_.pre_copy_cursor);
     d_regions_ = reinterpret_cast<K*>(ws_ + w_.pre_regions);
     d_ranks_ = reinterpret_cast<std::int64_t*>(ws_ + w_.pre_ranks);
+    d_tags_ = w_.pre_tags_bytes > 0 ? reinterpret_cast<std::uint16_t*>(ws_ + w_.pre_tags) : nullptr;
   }
 
   cudaError_t run() {
@@ -95,15 +100,21 @@ class bin_reduce_driver {
     const auto max_predicted = static_cast<std::int64_t>(tuning::sample_size * w_.policy->prepass.max_predicted);
     prof_.start(stream_, "prepass sample and map");
     bin_map_kernel<T><<<1, bin_map_threads, 0, stream_>>>(in_, n_, cfg_.seed ^ 0x5eedull, ranks, num_ranks_,
-                                                           max_predicted, d_map_, d_state_, d_hist_, d_copy_cursor_);
+                                                           max_predicted, d_tags_ != nullptr, d_map_, d_state_,
+                                                           d_hist_, d_copy_cursor_);
     KSELECT_LAUNCH_CHECK();
     prof_.stop(stream_);
     KSELECT_CUDA_TRY(grid_size());
     prof_.start(stream_, "prepass count");
     // The count pass's speculative copy goes where the scatter later writes the regions.
     bin_count_kernel<T><<<grid_, tuning::stream_threads, 0, stream_>>>(in_, n_, d_map_, d_state_, d_hist_,
-                                                                       spec_copy(), w_.prepass_capacity);
+                                                                       spec_copy(), w_.prepass_capacity, d_tags_);
     KSELECT_LAUNCH_CHECK();
+    if constexpr (tuning::bin_tags<K>) {  // the tagging count (one of the two returns at once)
+      bin_count_kernel<T, true><<<tagged_grid_, tuning::stream_threads, 0, stream_>>>(
+          in_, n_, d_map_, d_state_, d_hist_, spec_copy(), w_.prepass_capacity, d_tags_);
+      KSELECT_LAUNCH_CHECK();
+    }
     prof_.stop(stream_);
     prof_.start(stream_, "prepass reduce");
     bin_reduce_kernel<K><<<1, bin_reduce_threads, 0, stream_>>>(
@@ -115,6 +126,11 @@ class bin_reduce_driver {
     bin_extract_kernel<T><<<grid_, tuning::stream_threads, 0, stream_>>>(in_, n_, d_map_, d_selected_, d_intervals_,
                                                                          d_state_, d_copy_cursor_, d_copy_);
     KSELECT_LAUNCH_CHECK();
+    if constexpr (tuning::bin_tags<K>) {
+      bin_extract_tagged_kernel<T><<<tagged_filter_grid_, tuning::stream_threads, 0, stream_>>>(
+          in_, n_, d_selected_, d_tags_, d_state_, d_copy_cursor_, d_copy_);
+      KSELECT_LAUNCH_CHECK();
+    }
     prof_.stop(stream_);
     prof_.start(stream_, "prepass filter by intervals");
     bin_extract_intervals_kernel<T><<<intervals_grid_, tuning::stream_threads, 0, stream_>>>(
@@ -156,6 +172,11 @@ class bin_reduce_driver {
   cudaError_t grid_size() {
     KSELECT_CUDA_TRY(full_wave_blocks(bin_count_kernel<T>, grid_));
     grid_ = blocks_for_32bit_counters(grid_, n_);
+    if constexpr (tuning::bin_tags<K>) {
+      KSELECT_CUDA_TRY(full_wave_blocks(bin_count_kernel<T, true>, tagged_grid_));
+      tagged_grid_ = blocks_for_32bit_counters(tagged_grid_, n_);
+      KSELECT_CUDA_TRY(full_wave_blocks(bin_extract_tagged_kernel<T>, tagged_filter_grid_));
+    }
     return full_wave_blocks(bin_extract_intervals_kernel<T>, intervals_grid_);
   }
 
@@ -180,7 +201,8 @@ class bin_reduce_driver {
   unsigned long long* d_copy_cursor_;
   K* d_regions_;
   std::int64_t* d_ranks_;
-  unsigned grid_ = 1, intervals_grid_ = 1;
+  std::uint16_t* d_tags_;  ///< the count pass's bin tags, nullptr where the workspace has none
+  unsigned grid_ = 1, intervals_grid_ = 1, tagged_grid_ = 1, tagged_filter_grid_ = 1;
   bool used_prepass_ = false;
   launch_profiler prof_;
 };

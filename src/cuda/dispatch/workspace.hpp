@@ -55,6 +55,10 @@ struct workspace_layout {
   std::size_t pre_map, pre_hist, pre_selected, pre_before_word, pre_intervals, pre_region, pre_tasks, pre_state,
       pre_copy_cursor, pre_copy, pre_regions, pre_ranks;
   std::int64_t prepass_capacity;
+  /// Its bin tags (tuning::bin_tags: 2 bytes per key, whole tiles), over the general
+  /// driver's two buffers, which run only after the pre-pass has stopped; 0 bytes
+  /// where the key type takes none or the buffers are too small.
+  std::size_t pre_tags, pre_tags_bytes;
   /// The stream-ordered mode's exact descent (kernels/descent_kernels.cuh) and the
   /// flag of its device-side rank check; zero-sized for the other calls.
   std::size_t descent_state, descent_count, descent_min, descent_max, descent_group_lo, descent_group_hi,
@@ -111,6 +115,13 @@ workspace_layout plan_workspace(std::int64_t n, std::int64_t num_ranks, algorith
     w.pre_copy = carve.take(static_cast<std::size_t>(w.prepass_capacity) * sizeof(K));
     w.pre_regions = carve.take(static_cast<std::size_t>(w.prepass_capacity) * sizeof(K));
     w.pre_ranks = carve.take(r * sizeof(std::int64_t));
+    const auto tiles = static_cast<std::size_t>((n + tuning::tile_keys - 1) / tuning::tile_keys);
+    const std::size_t tag_bytes = tiles * tuning::tile_keys * sizeof(std::uint16_t);
+    const std::size_t buffers_end = w.buffer_b + static_cast<std::size_t>(w.capacity) * sizeof(K);
+    if (tuning::bin_tags<K> && buffers_end - w.buffer_a >= tag_bytes) {
+      w.pre_tags = w.buffer_a;
+      w.pre_tags_bytes = tag_bytes;
+    }
   }
   if (stream_ordered) {
     constexpr std::size_t buckets = core::descent_buckets, groups = core::descent_max_ranks;

@@ -10,6 +10,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "cuda/kernels/bin_plan_kernels.cuh"
@@ -50,21 +51,39 @@ __device__ __forceinline__ unsigned bin_region_of(const std::uint32_t* selected,
   return before_word[b / 32] + __popc(selected[b / 32] & ((1u << (b % 32)) - 1u));
 }
 
+/// A thread's tags of one tile, in registers: word w holds those of its keys 2w
+/// (low half) and 2w + 1.
+using bin_tag_words = std::uint32_t[tuning::stream_items / 2];
+
+/// This thread's tag vector v of tile tl (the layout: bin_prepass_types.cuh).
+template <class Tag>
+__device__ __forceinline__ auto* bin_tag_vector(Tag* tags, std::int64_t tl, int v) {
+  using vector = std::conditional_t<std::is_const_v<Tag>, const uint4, uint4>;
+  return reinterpret_cast<vector*>(tags + tl * tuning::tile_keys +
+                                   (static_cast<std::int64_t>(v) * tuning::stream_threads + threadIdx.x) *
+                                       bin_tags_per_vector);
+}
+
 /// Adds the count of every key's bin to hist (64-bit, one atomic per bin per block).
 /// Where bin_map_kernel planned a speculative copy (core/prepass_speculation.hpp)
 /// and the slices of `spec_out` (spec_capacity slots) have room for what the sample
 /// expects, also copies the keys of its run of bins, each thread into its slice:
-/// slot 0 the count, then the keys as read.
-template <class T>
+/// slot 0 the count, then the keys as read. `Tagged`: the kernel that runs where
+/// bin_map_kernel set state->tagged, and also writes each key's bin to `tags`
+/// (bin_prepass_types.cuh), for the filter; the other returns at once. Two
+/// kernels, launched one after the other: the tags' registers would cost the
+/// untagged loops their occupancy (8-byte keys: 64 -> 72 registers, 4 -> 3 blocks an SM).
+template <class T, bool Tagged = false>
 __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
     bin_count_kernel(const T* in, std::int64_t n, const core::bin_map<core::key_t<T>>* map, bin_prepass_state* state,
-                     unsigned long long* hist, T* spec_out, std::int64_t spec_capacity) {
+                     unsigned long long* hist, T* spec_out, std::int64_t spec_capacity, std::uint16_t* tags) {
   using K = core::key_t<T>;
+  static_assert(!Tagged || tuning::bin_tags<K>, "tags only for the key types that take them");
   __shared__ core::bin_map<K> sm_map;
   // 32-bit: a block counts at most n / grid keys, and the host sizes the grid so
   // that this stays below 2^32.
   __shared__ unsigned counts[core::bin_map_max_bins];
-  if (state->proceed == 0) return;
+  if (state->proceed == 0 || (state->tagged != 0) != Tagged) return;
   copy_bin_map(&sm_map, map);
   for (int b = threadIdx.x; b < int(core::bin_map_max_bins); b += blockDim.x) counts[b] = 0;
   __syncthreads();
@@ -95,54 +114,86 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   unsigned run_bin = 0, run = 0;
   K last_pre = 0;
   // Copy: std::true_type where the loop copies the run's keys (a loop of its own:
-  // the test costs the loops that copy nothing).
-  const auto count_keys = [&](auto bin_of, auto copy) {
-    stream_tiles(
-        in, n,
-        [&](T x, bool valid) {
-          if (!valid) return;
-          const K pre = core::key_traits<T>::pre_key(x);
-          const unsigned b = dense != 0 && run != 0 && pre == last_pre ? run_bin : bin_of(pre);
-          if constexpr (decltype(copy)::value) {
-            if (b - spec_first <= spec_span) {
-              if (spec_kept < spec_room) my_slice[1 + spec_kept] = x;
-              ++spec_kept;
-            }
-          }
-          last_pre = pre;
-          if (b != run_bin) {
-            if (run != 0) atomicAdd(&counts[run_bin], run);
-            run_bin = b;
-            run = 0;
-          }
-          ++run;
-        },
-        [] {});
+  // the test costs the loops that copy nothing). Returns the key's bin.
+  const auto count_key = [&](T x, auto bin_of, auto copy) {
+    const K pre = core::key_traits<T>::pre_key(x);
+    const unsigned b = dense != 0 && run != 0 && pre == last_pre ? run_bin : bin_of(pre);
+    if constexpr (decltype(copy)::value) {
+      if (b - spec_first <= spec_span) {
+        if (spec_kept < spec_room) my_slice[1 + spec_kept] = x;
+        ++spec_kept;
+      }
+    }
+    last_pre = pre;
+    if (b != run_bin) {
+      if (run != 0) atomicAdd(&counts[run_bin], run);
+      run_bin = b;
+      run = 0;
+    }
+    ++run;
+    return b;
+  };
+  // Tag: std::true_type where the loop also writes the keys' bins (a tile at a
+  // time: a thread's tags are whole 16-byte vectors).
+  const auto count_keys = [&](auto bin_of, auto copy, auto tag) {
+    if constexpr (decltype(tag)::value) {
+      std::int64_t tl = blockIdx.x;
+      stream_tile_batches(in, n, [&](T(&vals)[tuning::stream_items], std::int64_t tail_base) {
+        bin_tag_words words;
+#pragma unroll
+        for (int i = 0; i < tuning::stream_items; ++i) {
+          const bool valid = tail_base < 0 || tail_base + i * tuning::stream_threads + threadIdx.x < n;
+          const unsigned b = valid ? count_key(vals[i], bin_of, copy) : 0u;
+          words[i / 2] = i % 2 == 0 ? b : words[i / 2] | (b << 16);
+        }
+        if (tail_base >= 0) tl = tail_base / tuning::tile_keys;
+        constexpr int per_vector_words = bin_tags_per_vector / 2;
+#pragma unroll
+        for (int v = 0; v < tuning::stream_items / bin_tags_per_vector; ++v)
+          *bin_tag_vector(tags, tl, v) = make_uint4(words[v * per_vector_words], words[v * per_vector_words + 1],
+                                                    words[v * per_vector_words + 2], words[v * per_vector_words + 3]);
+        tl += gridDim.x;
+      });
+    } else {
+      stream_tiles(
+          in, n,
+          [&](T x, bool valid) {
+            if (valid) count_key(x, bin_of, copy);
+          },
+          [] {});
+    }
   };
   // The hinted bins where the map has them (the same bins, fewer loads), on
   // loops of their own: one branch per block, none per key. Only the searched and
-  // three-step loops copy: a map without dense ranges (continuous keys) puts many
-  // ranks' windows in the run, too many keys to copy, and one-step hints (few
-  // distinct values) put ranks in bins of one key, which need no copy.
+  // three-step loops copy (may_copy): a map without dense ranges (continuous keys)
+  // puts many ranks' windows in the run, too many keys to copy, and one-step hints
+  // (few distinct values) put ranks in bins of one key, which need no copy.
   const auto searched = [&](K pre) { return core::bin_of(sm_map, pre, dense); };
-  const auto count_or_copy = [&](auto bin_of) {
-    if (speculate)
-      count_keys(bin_of, std::true_type{});
-    else
-      count_keys(bin_of, std::false_type{});
+  const auto with_bin_of = [&](auto body) {  // body(bin_of, may_copy)
+    if (dense == 0) {
+      body(searched, std::false_type{});
+    } else if constexpr (sizeof(K) == 4) {  // hints
+      if (steps == 1)
+        body([&](K pre) { return core::bin_of_hinted<1>(sm_map, pre, dense); }, std::false_type{});
+      else if (steps == 3)
+        body([&](K pre) { return core::bin_of_hinted<3>(sm_map, pre, dense); }, std::true_type{});
+      else
+        body(searched, std::true_type{});
+    } else {
+      body(searched, std::true_type{});
+    }
   };
-  if (dense == 0) {
-    count_keys(searched, std::false_type{});
-  } else if constexpr (sizeof(K) == 4) {  // hints
-    if (steps == 1)
-      count_keys([&](K pre) { return core::bin_of_hinted<1>(sm_map, pre, dense); }, std::false_type{});
-    else if (steps == 3)
-      count_or_copy([&](K pre) { return core::bin_of_hinted<3>(sm_map, pre, dense); });
-    else
-      count_or_copy(searched);
-  } else {
-    count_or_copy(searched);
-  }
+  // bin_map_kernel asks for tags only where the count pass copies nothing.
+  with_bin_of([&](auto bin_of, auto may_copy) {
+    if constexpr (Tagged) {
+      count_keys(bin_of, std::false_type{}, std::true_type{});
+    } else {
+      if constexpr (decltype(may_copy)::value) {
+        if (speculate) return count_keys(bin_of, std::true_type{}, std::false_type{});
+      }
+      count_keys(bin_of, std::false_type{}, std::false_type{});
+    }
+  });
   if (speculate) {
     reinterpret_cast<std::uint32_t*>(my_slice)[0] = spec_kept;
     if (spec_kept > spec_room) state->spec_overflow = 1;
@@ -201,7 +252,8 @@ __device__ __forceinline__ auto walk_slices(const T* copy, std::int64_t slices, 
 /// order (bin_scatter_kernel then moves them into their bins' regions). Writing
 /// each value into its region here, with a cursor atomic per region per 32 values,
 /// would about double this pass's time. Returns at once where bin_reduce_kernel
-/// gave the selected bins as intervals: bin_extract_intervals_kernel copies them.
+/// gave the selected bins as intervals (bin_extract_intervals_kernel copies them)
+/// or the keys are tagged with their bins (bin_extract_tagged_kernel).
 template <class T>
 __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
     bin_extract_kernel(const T* in, std::int64_t n, const core::bin_map<core::key_t<T>>* map,
@@ -213,7 +265,7 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   __shared__ std::uint32_t sm_selected[words];
   __shared__ T stage[tuning::stream_threads / 32][warp_stage_capacity<bin_extract_flush_at<K>>];
   // Nothing to copy where every rank's bin holds one key (few distinct values).
-  if (state->proceed == 0 || state->kept == 0 || intervals->count != 0) return;
+  if (state->proceed == 0 || state->kept == 0 || intervals->count != 0 || state->tagged != 0) return;
   copy_bin_map(&sm_map, map);
   for (int w = threadIdx.x; w < words; w += blockDim.x) sm_selected[w] = selected[w];
   __syncthreads();
@@ -249,6 +301,53 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
                       cursor, out, take);
   else
     bin_copy_taken<K>(walk_input(in, n), capacity, stage[threadIdx.x / 32], cursor, out, take);
+}
+
+/// bin_extract_kernel's copy where the count pass tagged every key with its bin
+/// (state->tagged; the layout: bin_prepass_types.cuh): a thread reads its tags of
+/// a tile (the next tile's are loaded while it works on this one) and stages the
+/// positions of its keys whose bins are selected; a warp's flush loads those keys
+/// and writes them out (flush_gathered). So the input is read only in the sectors
+/// that hold a selected key, and no key's bin is found again. Positions, not
+/// values, are staged: a load per tile would leave each tile waiting for it, where
+/// a flush waits once for the loads of many tiles. Returns at once elsewhere.
+template <class T>
+__global__ void __launch_bounds__(tuning::stream_threads)
+    bin_extract_tagged_kernel(const T* in, std::int64_t n, const std::uint32_t* selected, const std::uint16_t* tags,
+                              const bin_prepass_state* state, unsigned long long* cursor, T* out) {
+  constexpr int words = bin_selected_words, items = tuning::stream_items;
+  constexpr int vectors = items / bin_tags_per_vector;
+  constexpr int flush_at = bin_extract_flush_at<std::int64_t>;
+  __shared__ std::uint32_t sm_selected[words];
+  __shared__ std::int64_t stage[tuning::stream_threads / 32][warp_stage_capacity<flush_at>];
+  if (state->proceed == 0 || state->kept == 0 || state->tagged == 0) return;
+  for (int w = threadIdx.x; w < words; w += blockDim.x) sm_selected[w] = selected[w];
+  __syncthreads();
+  const auto capacity = static_cast<std::int64_t>(state->kept);
+  const std::int64_t tiles = (n + tuning::tile_keys - 1) / tuning::tile_keys, full_tiles = n / tuning::tile_keys;
+  const bool aligned = reinterpret_cast<std::uintptr_t>(in) % 16 == 0;
+  std::int64_t* my_stage = stage[threadIdx.x / 32];
+  int staged = 0;
+  uint4 next[vectors];
+  const auto load_tags = [&](std::int64_t tl) {
+#pragma unroll
+    for (int v = 0; v < vectors; ++v) next[v] = __ldg(bin_tag_vector(tags, tl, v));
+  };
+  std::int64_t tl = blockIdx.x;
+  if (tl < tiles) load_tags(tl);
+  for (; tl < tiles; tl += gridDim.x) {  // block-uniform
+    std::uint16_t bins[items];
+    std::memcpy(bins, next, sizeof bins);
+    if (tl + gridDim.x < tiles) load_tags(tl + gridDim.x);
+#pragma unroll
+    for (int i = 0; i < items; ++i) {
+      const std::int64_t at = stream_key_index<T>(tl, i, aligned && tl < full_tiles);
+      const bool take = at < n && ((sm_selected[bins[i] / 32] >> (bins[i] % 32)) & 1u) != 0;
+      stage_by_ballot(take, at, my_stage, staged);
+    }
+    if (staged > flush_at) flush_gathered(my_stage, staged, cursor, out, capacity, in);
+  }
+  if (staged > 0) flush_gathered(my_stage, staged, cursor, out, capacity, in);
 }
 
 /// bin_scatter_kernel, per tile: reserves each region's run in the copy (one

@@ -121,13 +121,16 @@ __device__ __forceinline__ void place_dense_ranges_block(core::bin_map<K>& m) {
 /// and sets state->proceed when the bins at the ranks' expected sample positions
 /// hold at most `max_predicted_keys` sample keys (core::predict_kept_fraction's
 /// rule; a bin of one key predicts nothing), and the run of bins the count pass
-/// copies (core::plan_speculation's rule, state->spec_*). Also zeroes `hist`
-/// (core::bin_map_max_bins counters) and *copy_cursor.
+/// copies (core::plan_speculation's rule, state->spec_*). Where the workspace has
+/// room for bin tags (`tags_room`), some rank needs a copy and the count pass
+/// copies none, sets state->tagged: the count pass tags every key with its bin.
+/// Also zeroes `hist` (core::bin_map_max_bins counters) and *copy_cursor.
 template <class T>
 __global__ void __launch_bounds__(bin_map_threads)
     bin_map_kernel(const T* in, std::int64_t n, std::uint64_t seed, const std::int64_t* ranks,
-                   std::int64_t num_ranks, std::int64_t max_predicted_keys, core::bin_map<core::key_t<T>>* map_out,
-                   bin_prepass_state* state, unsigned long long* hist, unsigned long long* copy_cursor) {
+                   std::int64_t num_ranks, std::int64_t max_predicted_keys, bool tags_room,
+                   core::bin_map<core::key_t<T>>* map_out, bin_prepass_state* state, unsigned long long* hist,
+                   unsigned long long* copy_cursor) {
   using K = core::key_t<T>;
   constexpr int threads = bin_map_threads, items = bin_map_items;
   using sorter = block_sorter<K, threads, items>;
@@ -241,6 +244,7 @@ __global__ void __launch_bounds__(bin_map_threads)
     state->spec_slices = 0;
     state->spec_overflow = 0;
     state->spec_ok = 0;
+    state->tagged = tuning::bin_tags<K> && tags_room && predicted > 0 && state->spec_span == core::no_speculation;
   }
 }
 
@@ -323,12 +327,13 @@ struct warp_first_true {
 
 /// bin_reduce_kernel: the selected bins (`sel`, final) as pre-key intervals for
 /// the filter, where the map has dense ranges and the bins form at most
-/// bin_filter_max_intervals runs (core::selected_bin_intervals's rule); else
-/// out->count is 0. A thread finds the runs that start and end among its bins; a
+/// bin_filter_max_intervals runs (core::selected_bin_intervals's rule), unless the
+/// keys are `tagged` with their bins (the filter then reads a quarter as many
+/// bytes, or fewer, as the intervals' read of the input); else out->count is 0. A thread finds the runs that start and end among its bins; a
 /// block scan numbers the runs; then a warp finds each bound (warp_first_true).
 template <class K, class ScanStorage>
 __device__ __forceinline__ void bin_reduce_intervals(const core::bin_map<K>& map, const std::uint32_t* sel,
-                                                     int num_bins, ScanStorage& scan_storage,
+                                                     int num_bins, bool tagged, ScanStorage& scan_storage,
                                                      core::bin_intervals<K>* out) {
   constexpr int items = bin_reduce_bins_per_thread;
   static_assert(bin_reduce_threads / 32 >= 2 * core::bin_filter_max_intervals, "a warp per bound");
@@ -341,7 +346,7 @@ __device__ __forceinline__ void bin_reduce_intervals(const core::bin_map<K>& map
   for (int i = 0; i < items; ++i) starts += is_selected(first_bin + i) && !is_selected(first_bin + i - 1);
   unsigned long long run = 0, runs = 0;
   cub::BlockScan<unsigned long long, bin_reduce_threads>(scan_storage).ExclusiveSum(starts, run, runs);
-  const bool use = map.num_dense != 0 && runs <= static_cast<unsigned long long>(core::bin_filter_max_intervals);
+  const bool use = map.num_dense != 0 && !tagged && runs <= static_cast<unsigned long long>(core::bin_filter_max_intervals);
   if (threadIdx.x == 0) {
     out->count = use ? static_cast<std::uint32_t>(runs) : 0u;
     out->unused = 0;
@@ -409,7 +414,7 @@ __global__ void __launch_bounds__(bin_reduce_threads)
   __syncthreads();
   bin_reduce_locate_ranks(hist, sm_map, ranks, num_ranks, keys_before, sel, tasks);
   __syncthreads();
-  bin_reduce_intervals(sm_map, sel, num_bins, tmp, intervals);
+  bin_reduce_intervals(sm_map, sel, num_bins, state->tagged != 0, tmp, intervals);
   __syncthreads();
   // Regions: the selected bins' keys before each selected bin, and its index.
   unsigned long long kept_sum = 0, regions = 0;

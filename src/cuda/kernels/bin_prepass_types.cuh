@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "cuda/tuning.hpp"
+
 namespace kselect::cuda {
 
 /// What the pre-pass's kernels tell each other and the host.
@@ -20,7 +22,16 @@ struct bin_prepass_state {
   long long spec_slices;     ///< the count pass's threads, a slice each (bin_count_kernel)
   std::uint32_t spec_overflow;  ///< 1: a slice overflowed (bin_count_kernel)
   std::uint32_t spec_ok;     ///< 1: the copy holds every selected bin's keys: the filter reads it (bin_reduce_kernel)
+  std::uint32_t tagged;      ///< 1: the count pass writes each key's bin to the tags, the filter reads them
+                             ///< (bin_map_kernel; tuning::bin_tags)
 };
+
+/// Bin tags (state.tagged): a 16-bit bin per key, by tile of the count pass's walk
+/// (stream_tiles.cuh), tile tl at tl * tile_keys. Thread t's key i (stream_key_index)
+/// has tag (i / 8 * stream_threads + t) * 8 + i % 8 of its tile: each of the
+/// thread's 16-byte vectors of 8 tags is one coalesced store or load of the block.
+inline constexpr int bin_tags_per_vector = 8;
+static_assert(tuning::stream_items % bin_tags_per_vector == 0, "a thread's tags fill whole vectors");
 
 /// One target rank of the pre-pass: its answer is the key of rank `rank` among
 /// the `size` keys of the copy starting at `start` (one selected bin's keys,

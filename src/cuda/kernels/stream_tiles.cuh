@@ -30,6 +30,20 @@ __device__ __forceinline__ void load_full_tile(const Src* src, std::int64_t tl, 
   }
 }
 
+/// Where key i of this thread in tile `tl` lies in the input, as stream_tiles and
+/// stream_tile_batches read it: load_vector_tile's order in a full tile of
+/// aligned input (`vector_order`), else i * stream_threads + threadIdx.x (the
+/// partial last tile always). For kernels that pass on what they learnt of each
+/// key (the pre-pass's bin tags) to a later walk over the same input.
+template <class Src>
+__device__ __forceinline__ std::int64_t stream_key_index(std::int64_t tl, int i, bool vector_order) {
+  constexpr int threads = tuning::stream_threads;
+  constexpr int per_vec = 16 / static_cast<int>(sizeof(Src));
+  const std::int64_t start = tl * tuning::tile_keys;
+  if (vector_order) return start + (static_cast<std::int64_t>(i / per_vec) * threads + threadIdx.x) * per_vec + i % per_vec;
+  return start + static_cast<std::int64_t>(i) * threads + threadIdx.x;
+}
+
 /// Calls key(x, valid) for each of this thread's keys (valid is false only for
 /// the padding of the partial tile; every lane of the block makes the same
 /// calls, so key may use warp votes) and tile_done() after each full tile.

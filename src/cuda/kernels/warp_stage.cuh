@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "cuda/kernels/load_tile.cuh"
 #include "cuda/tuning.hpp"
 
 namespace kselect::cuda {
@@ -29,20 +30,52 @@ __device__ __forceinline__ void stage_by_ballot(bool take, V v, V* stage, int& s
   }
 }
 
+/// Where a warp's `staged` values go: one atomic on the cursor, its result in every lane.
+__device__ __forceinline__ unsigned long long reserve_warp_output(unsigned long long* cursor, int staged) {
+  __syncwarp();
+  unsigned long long base = 0;
+  if ((threadIdx.x & 31) == 0) base = atomicAdd(cursor, static_cast<unsigned long long>(staged));
+  return __shfl_sync(0xffffffffu, base, 0);
+}
+
 /// Writes convert(v) for a warp's staged values to dst at a position reserved
 /// with one atomic; those past `capacity` are dropped (the cursor still counts
 /// them, so the caller sees the overflow). All lanes call it; staged is warp-uniform.
 template <class V, class Out, class Convert>
 __device__ __forceinline__ void flush_warp_stage(const V* stage, int& staged, unsigned long long* cursor, Out* dst,
                                                  std::int64_t capacity, Convert convert) {
-  __syncwarp();
   const int lane = threadIdx.x & 31;
-  unsigned long long base = 0;
-  if (lane == 0) base = atomicAdd(cursor, static_cast<unsigned long long>(staged));
-  base = __shfl_sync(0xffffffffu, base, 0);
+  const unsigned long long base = reserve_warp_output(cursor, staged);
   for (int j = lane; j < staged; j += 32) {
     const auto pos = static_cast<std::int64_t>(base) + j;
     if (pos < capacity) dst[pos] = convert(stage[j]);
+  }
+  __syncwarp();
+  staged = 0;
+}
+
+/// flush_warp_stage for a stage of positions in `src`: writes src[p] for each
+/// staged position p, each lane's loads (up to 4) issued before its stores, so
+/// that the warp waits for one gather, not one per 32 positions.
+template <class T>
+__device__ __forceinline__ void flush_gathered(const std::int64_t* stage, int& staged, unsigned long long* cursor,
+                                               T* dst, std::int64_t capacity, const T* src) {
+  constexpr int batch = 4;
+  const int lane = threadIdx.x & 31;
+  const unsigned long long base = reserve_warp_output(cursor, staged);
+  for (int first = 0; first < staged; first += 32 * batch) {
+    T v[batch];
+#pragma unroll
+    for (int b = 0; b < batch; ++b) {
+      const int j = first + b * 32 + lane;
+      if (j < staged) v[b] = load_readonly(src + stage[j]);
+    }
+#pragma unroll
+    for (int b = 0; b < batch; ++b) {
+      const int j = first + b * 32 + lane;
+      const auto pos = static_cast<std::int64_t>(base) + j;
+      if (j < staged && pos < capacity) dst[pos] = v[b];
+    }
   }
   __syncwarp();
   staged = 0;
