@@ -24,7 +24,7 @@
 // (bin_first_pre_key). Keys outside every range keep their slot bin, moved up by
 // the bins of the ranges below them, so the map stays monotone.
 //
-// Hints (4-byte keys). A byte per slot says how many dense ranges start below the
+// Hints. A byte per slot says how many dense ranges start below the
 // slot and whether one starts inside it, so that a key finds its range among the
 // few starting in its slot instead of among all of them (bin_of_hinted: the count
 // pass on 16 distinct values and on clustered keys was bound by the search's
@@ -32,8 +32,10 @@
 // distinct values: each value a range of its own slot) that is one compare; where
 // a slot holds up to 7 (clusters closer than a slot is wide) a search of 3 steps
 // instead of 7; more, and the map takes no hints (hint_steps 0). The count kernel
-// branches once per block on hint_steps, not per key. No hints for 8-byte keys:
-// their maps would pass the 48 KiB of static shared memory of the filter kernel.
+// branches once per block on hint_steps, not per key. (8-byte keys' maps, with
+// their 2 KiB of hints, leave the passes that copy the map to shared memory less
+// than 100 bytes of the 48 KiB of static shared memory: the filter's stage flushes
+// sooner for them, bin_extract_flush_at.)
 //
 // Any monotone map gives exact counts (bins are ordered pre-key intervals); the
 // sample only makes the bins small where the keys are. Pre-keys refine the key
@@ -88,9 +90,9 @@ struct bin_map {
   std::uint8_t dense_shift[bin_map_max_dense + 1];   ///< bin in range j: base + ((pre - first) >> shift)
   std::uint8_t dense_one_key[bin_map_max_dense + 1]; ///< 1: every bin of range j holds one key
   std::uint32_t slot[bin_map_slots];  ///< first bin (low 16 bits) | bins in the slot (high 16 bits)
-  /// Per slot of 4-byte keys (8 bytes, unused, for 8-byte keys): the dense ranges
-  /// starting below the slot (low 7 bits), and whether one starts inside it (bit 7).
-  std::uint8_t dense_hint[sizeof(K) == 4 ? bin_map_slots : 8];
+  /// Per slot: the dense ranges starting below the slot (low 7 bits), and whether
+  /// one starts inside it (bit 7).
+  std::uint8_t dense_hint[bin_map_slots];
 };
 static_assert(bin_map_max_bins <= 65536, "dense_base and dense_after are 16-bit");
 
@@ -235,15 +237,14 @@ KSELECT_HD std::uint32_t bin_of(const bin_map<K>& m, K pre) {
 /// Hint bit: a dense range starts inside the slot.
 inline constexpr std::uint8_t dense_hint_starts_inside = 0x80;
 
-/// bin_of of a map with dense ranges and hints of `Steps` steps (m.hint_steps,
-/// 4-byte keys): the slot's hint gives the ranges starting below the key; where
+/// bin_of of a map with dense ranges and hints of `Steps` steps (m.hint_steps):
+/// the slot's hint gives the ranges starting below the key; where
 /// some start inside the slot, a search of Steps steps over the 2^Steps - 1 first
 /// pre-keys from there counts those at most `pre` (the ones past the slot's are
 /// larger than any of its keys; the pads past num_dense pass only the largest
 /// pre-key, hence the clamp). The same bins as bin_of.
 template <int Steps, class K>
 KSELECT_HD std::uint32_t bin_of_hinted(const bin_map<K>& m, K pre, std::uint32_t num_dense) {
-  static_assert(sizeof(K) == 4, "hints are kept for 4-byte keys");
   static_assert(Steps == 1 || Steps == 3, "dense_hint_steps");
   const K d = bin_map_offset(m, pre);
   const auto s = static_cast<std::uint32_t>(d >> m.shift);
@@ -520,7 +521,7 @@ bin_map<key_t<T>> build_bin_map_for_ranks(const key_t<T>* sorted_pre, int count,
   const std::uint32_t range_bins = plan_dense_ranges<T>(m, sorted_pre, c, found);
   fill_bin_map_slots(m, sorted_pre, count, target - range_bins);
   place_dense_ranges(m);
-  if constexpr (sizeof(key_t<T>) == 4) m.hint_steps = dense_hint_steps(set_dense_hints(m, 0, bin_map_slots), m.num_dense);
+  m.hint_steps = dense_hint_steps(set_dense_hints(m, 0, bin_map_slots), m.num_dense);
   return m;
 }
 

@@ -126,9 +126,13 @@ struct bin_prepass_policy {
   /// has room for them only where the buffers are large (not measured: off).
   bool tag_bins_k32 = false;
   bool tag_bins_k64 = true;
+  /// The tagging count kernel's blocks per SM at least (its registers: 66 for
+  /// 8-byte keys left 3 blocks; the untagged count runs 4).
+  int tagged_count_min_blocks = 4;
 
   constexpr auto compiled() const {
-    return std::tuple(reduce, scatter_k32, scatter_k64, finish, bin_target, max_ranks, tag_bins_k32, tag_bins_k64);
+    return std::tuple(reduce, scatter_k32, scatter_k64, finish, bin_target, max_ranks, tag_bins_k32, tag_bins_k64,
+                      tagged_count_min_blocks);
   }
 };
 
@@ -324,6 +328,7 @@ inline constexpr int max_buckets = 2 * max_splitters + 1;
 inline constexpr std::int64_t flush_tiles = compiled.levels.flush_tiles;
 inline constexpr std::uint32_t bin_target = compiled.prepass.bin_target;
 inline constexpr int bin_prepass_max_ranks = compiled.prepass.max_ranks;
+inline constexpr int bin_tagged_count_min_blocks = compiled.prepass.tagged_count_min_blocks;
 /// Whether the pre-pass's count pass tags keys of type K with their bins.
 template <class K>
 inline constexpr bool bin_tags = sizeof(K) == 8 ? compiled.prepass.tag_bins_k64 : compiled.prepass.tag_bins_k32;

@@ -55,7 +55,7 @@ template <class T>
   return ::testing::AssertionSuccess();
 }
 
-// A map's hints (4-byte keys) give bin_of's bins: at every pre-key of `values`,
+// A map's hints give bin_of's bins: at every pre-key of `values`,
 // their neighbours, the extremes, every slot's first and last pre-key and every
 // dense range's ends.
 template <class T>
@@ -159,11 +159,7 @@ TYPED_TEST(BinMap, DenseRangesForRanks) {
     ASSERT_LE(map.num_dense, std::uint32_t(core::bin_map_max_dense));
 
     ASSERT_TRUE(monotone_in_range(map, values));
-    if constexpr (sizeof(K) == 4) {
-      if (map.hint_steps != 0 && map.num_dense != 0) ASSERT_TRUE(hinted_bins_agree(map, values));
-    } else {
-      EXPECT_EQ(map.hint_steps, 0u);
-    }
+    if (map.hint_steps != 0 && map.num_dense != 0) ASSERT_TRUE(hinted_bins_agree(map, values));
 
     std::vector<std::uint64_t> hist(map.num_bins, 0);
     for (T x : values) ++hist[core::bin_of(map, kt::pre_key(x))];
@@ -396,11 +392,12 @@ TEST(BinMapBuild, ExpectedSampleIndexAndCounts) {
   EXPECT_EQ(core::count_equal_sorted(a.data(), 7, 9), 0);
 }
 
-// Hints (4-byte keys): 16 distinct integers (the benchmark's 16 values), as
-// floats and as int32, get a dense range each, every one in a slot of its own,
-// so the map takes one-step hints. Values that share slots (of 2^20 pre-keys,
-// between 0 and 60000) start several ranges in one: up to 7 take three-step hints,
-// 8 none. The hints give bin_of's bins.
+// Hints: 16 distinct integers (the benchmark's 16 values), as floats, int32 and
+// uint64, get a dense range each, every one in a slot of its own, so the map
+// takes one-step hints; so do 64 narrow clusters of doubles (the benchmark's
+// clustered keys, each cluster a range). Values that share slots (of 2^20
+// pre-keys, between 0 and 60000) start several ranges in one: up to 7 take
+// three-step hints, 8 none. The hints give bin_of's bins.
 template <class T>
 void check_hints(const std::vector<T>& distinct, std::uint32_t steps) {
   using K = core::key_t<T>;
@@ -425,8 +422,15 @@ TEST(BinMapBuild, HintsWhereRangesShareSlotsLittle) {
   std::vector<float> f;
   std::vector<std::int32_t> i32;
   for (int v = 0; v < 16; ++v) f.push_back(static_cast<float>(v)), i32.push_back(v * 1000 - 7000);
+  std::vector<double> f64;
+  std::vector<std::uint64_t> u64;
+  for (int v = 0; v < 16; ++v) f64.push_back(v * 0.375), u64.push_back(std::uint64_t(v) * 1000);
   check_hints(f, 1);
   check_hints(i32, 1);
+  check_hints(u64, 1);
+  // Doubles 0.375 v: from 0.0 up, 2048 slots over 2^62 pre-keys are half a
+  // binade each, and [2, 3) holds 2.25 and 2.625: three steps.
+  check_hints(f64, 3);
   check_hints(std::vector<float>{0.0f, 40000.0f, 40500.0f, 60000.0f}, 3);
   // 40000 + 64 i: seven and eight ranges starting in the slot of 40000.
   for (int in_slot : {7, 8}) {
@@ -435,6 +439,25 @@ TEST(BinMapBuild, HintsWhereRangesShareSlotsLittle) {
     std::sort(crowded.begin(), crowded.end());
     check_hints(crowded, in_slot == 7 ? 3u : 0u);
   }
+}
+
+TEST(BinMapBuild, HintsOfNarrowDoubleClusters) {
+  using kt = core::key_traits<double>;
+  const std::int64_t n = std::int64_t(1) << 27;
+  std::vector<double> values;
+  for (std::uint64_t i = 0; i < 200000; ++i) {
+    const std::uint64_t h = core::mix64(0xc1u ^ i);
+    values.push_back(static_cast<double>(h % 64) * 1000.0 + static_cast<double>(h >> 11) * 0x1.0p-53 * 1e-3);
+  }
+  std::vector<std::uint64_t> sp;
+  for (std::size_t i = 0; i < 4096; ++i) sp.push_back(kt::pre_key_first(kt::to_key(values[i * 48])));
+  std::sort(sp.begin(), sp.end());
+  std::vector<std::int64_t> ranks;
+  for (int i = 0; i <= 100; ++i) ranks.push_back(i * (n - 1) / 100);
+  const auto map = core::build_bin_map_for_ranks<double>(sp.data(), 4096, 8191, ranks.data(), 101, n);
+  EXPECT_GE(map.num_dense, 60u) << "a range for (nearly) every cluster holding a rank";
+  EXPECT_EQ(map.hint_steps, 1u) << "clusters 1000 apart start in slots of their own";
+  EXPECT_TRUE(hinted_bins_agree(map, values));
 }
 
 // The steps from the most starts in a slot and the ranges: a three-step search

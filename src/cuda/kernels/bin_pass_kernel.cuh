@@ -25,9 +25,10 @@
 namespace kselect::cuda {
 
 /// bin_extract_kernel's warps flush their stage past this many values; 8-byte
-/// values sooner, so the block (map, bitmap, stages) fits 48 KiB of static shared memory.
+/// values sooner, so the block (map, bitmap, stages) fits 48 KiB of static shared
+/// memory. (That filter rarely runs on 8-byte keys: their count pass tags them.)
 template <class K>
-constexpr int bin_extract_flush_at = sizeof(K) == 8 ? 64 : 256;
+constexpr int bin_extract_flush_at = sizeof(K) == 8 ? 32 : 256;
 /// Values per thread per tile of the scatter: its tile is staged in shared memory.
 template <class K>
 constexpr int bin_scatter_items = sizeof(K) == 8 ? tuning::compiled.prepass.scatter_k64.items_per_thread
@@ -74,7 +75,8 @@ __device__ __forceinline__ auto* bin_tag_vector(Tag* tags, std::int64_t tl, int 
 /// kernels, launched one after the other: the tags' registers would cost the
 /// untagged loops their occupancy (8-byte keys: 64 -> 72 registers, 4 -> 3 blocks an SM).
 template <class T, bool Tagged = false>
-__global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blocks)
+__global__ void __launch_bounds__(tuning::stream_threads, Tagged ? tuning::bin_tagged_count_min_blocks
+                                                                 : tuning::stream_min_blocks)
     bin_count_kernel(const T* in, std::int64_t n, const core::bin_map<core::key_t<T>>* map, bin_prepass_state* state,
                      unsigned long long* hist, T* spec_out, std::int64_t spec_capacity, std::uint16_t* tags) {
   using K = core::key_t<T>;
@@ -170,18 +172,14 @@ __global__ void __launch_bounds__(tuning::stream_threads, tuning::stream_min_blo
   // (few distinct values) put ranks in bins of one key, which need no copy.
   const auto searched = [&](K pre) { return core::bin_of(sm_map, pre, dense); };
   const auto with_bin_of = [&](auto body) {  // body(bin_of, may_copy)
-    if (dense == 0) {
+    if (dense == 0)
       body(searched, std::false_type{});
-    } else if constexpr (sizeof(K) == 4) {  // hints
-      if (steps == 1)
-        body([&](K pre) { return core::bin_of_hinted<1>(sm_map, pre, dense); }, std::false_type{});
-      else if (steps == 3)
-        body([&](K pre) { return core::bin_of_hinted<3>(sm_map, pre, dense); }, std::true_type{});
-      else
-        body(searched, std::true_type{});
-    } else {
+    else if (steps == 1)
+      body([&](K pre) { return core::bin_of_hinted<1>(sm_map, pre, dense); }, std::false_type{});
+    else if (steps == 3)
+      body([&](K pre) { return core::bin_of_hinted<3>(sm_map, pre, dense); }, std::true_type{});
+    else
       body(searched, std::true_type{});
-    }
   };
   // bin_map_kernel asks for tags only where the count pass copies nothing.
   with_bin_of([&](auto bin_of, auto may_copy) {
@@ -333,6 +331,7 @@ __global__ void __launch_bounds__(tuning::stream_threads)
 #pragma unroll
     for (int v = 0; v < vectors; ++v) next[v] = __ldg(bin_tag_vector(tags, tl, v));
   };
+  // Tiles tl, tl + grid, ...: the tiles stream_tiles deals this block.
   std::int64_t tl = blockIdx.x;
   if (tl < tiles) load_tags(tl);
   for (; tl < tiles; tl += gridDim.x) {  // block-uniform

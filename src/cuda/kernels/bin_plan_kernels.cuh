@@ -203,15 +203,14 @@ __global__ void __launch_bounds__(bin_map_threads)
     const std::uint32_t dense_bins = plan_dense_ranges_block<T>(m, sorted, candidates, found, tmp.scan);
     fill_bin_map_slots_block(m, sorted, count, tuning::bin_target - dense_bins, tmp.scan);
     place_dense_ranges_block(m);
-    if constexpr (sizeof(K) == 4) {
-      constexpr int per_thread = bin_map_slots_per_thread;
-      const int most = core::set_dense_hints(m, threadIdx.x * per_thread, (threadIdx.x + 1) * per_thread);
-      // dense_hint_steps needs only whether the most starts in a slot are 1, 2 to 7, or more.
-      const bool over_one = __syncthreads_or(most > 1) != 0;
-      const bool over_seven = __syncthreads_or(most > 7) != 0;
-      if (threadIdx.x == 0) m.hint_steps = core::dense_hint_steps(over_seven ? 8 : over_one ? 7 : 1, m.num_dense);
-      __syncthreads();
-    }
+    constexpr int slots_per_thread = bin_map_slots_per_thread;
+    const int most =
+        core::set_dense_hints(m, threadIdx.x * slots_per_thread, (threadIdx.x + 1) * slots_per_thread);
+    // dense_hint_steps needs only whether the most starts in a slot are 1, 2 to 7, or more.
+    const bool over_one = __syncthreads_or(most > 1) != 0;
+    const bool over_seven = __syncthreads_or(most > 7) != 0;
+    if (threadIdx.x == 0) m.hint_steps = core::dense_hint_steps(over_seven ? 8 : over_one ? 7 : 1, m.num_dense);
+    __syncthreads();
   }
   copy_bin_map(map_out, &m);
   // The sample's bins, in place of its keys (non-decreasing: the map is monotone).
