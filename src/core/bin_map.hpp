@@ -33,9 +33,9 @@
 // a slot holds up to 7 (clusters closer than a slot is wide) a search of 3 steps
 // instead of 7; more, and the map takes no hints (hint_steps 0). The count kernel
 // branches once per block on hint_steps, not per key. (8-byte keys' maps, with
-// their 2 KiB of hints, leave the passes that copy the map to shared memory less
-// than 100 bytes of the 48 KiB of static shared memory: the filter's stage flushes
-// sooner for them, bin_extract_flush_at.)
+// their 2 KiB of hints, leave the passes that copy the map to shared memory as
+// little as 32 bytes of the 48 KiB of static shared memory: the filter's stage
+// flushes sooner for them, bin_extract_flush_at.)
 //
 // Any monotone map gives exact counts (bins are ordered pre-key intervals); the
 // sample only makes the bins small where the keys are. Pre-keys refine the key
