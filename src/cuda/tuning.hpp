@@ -126,8 +126,9 @@ struct bin_prepass_policy {
   /// has room for them only where the buffers are large (not measured: off).
   bool tag_bins_k32 = false;
   bool tag_bins_k64 = true;
-  /// The tagging count kernel's blocks per SM at least (its registers: 66 for
-  /// 8-byte keys left 3 blocks; the untagged count runs 4).
+  /// The tagging count kernel's blocks per SM at least: without this bound its
+  /// registers for 8-byte keys (66) left 3 blocks where the untagged count runs 4;
+  /// with it, 64 and no spill.
   int tagged_count_min_blocks = 4;
 
   constexpr auto compiled() const {

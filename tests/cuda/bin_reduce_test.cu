@@ -328,7 +328,8 @@ TEST(GpuBinReduce, TaggedFilter) {
     }
   }
   std::vector<std::int64_t> v(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(core::mix64(static_cast<std::uint64_t>(i)));
+  for (std::int64_t i = 0; i < n; ++i)
+    v[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(core::mix64(static_cast<std::uint64_t>(i)));
   cuda::bin_prepass_state state{};
   ASSERT_TRUE(run_prepass<std::int64_t>(v, ranks, 0, nullptr, &state));
   EXPECT_EQ(state.tagged, 1u);

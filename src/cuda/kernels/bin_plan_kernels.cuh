@@ -328,8 +328,9 @@ struct warp_first_true {
 /// the filter, where the map has dense ranges and the bins form at most
 /// bin_filter_max_intervals runs (core::selected_bin_intervals's rule), unless the
 /// keys are `tagged` with their bins (the filter then reads a quarter as many
-/// bytes, or fewer, as the intervals' read of the input); else out->count is 0. A thread finds the runs that start and end among its bins; a
-/// block scan numbers the runs; then a warp finds each bound (warp_first_true).
+/// bytes, or fewer, as the intervals' read of the input); else out->count is 0.
+/// A thread finds the runs that start and end among its bins; a block scan
+/// numbers the runs; then a warp finds each bound (warp_first_true).
 template <class K, class ScanStorage>
 __device__ __forceinline__ void bin_reduce_intervals(const core::bin_map<K>& map, const std::uint32_t* sel,
                                                      int num_bins, bool tagged, ScanStorage& scan_storage,
@@ -345,7 +346,8 @@ __device__ __forceinline__ void bin_reduce_intervals(const core::bin_map<K>& map
   for (int i = 0; i < items; ++i) starts += is_selected(first_bin + i) && !is_selected(first_bin + i - 1);
   unsigned long long run = 0, runs = 0;
   cub::BlockScan<unsigned long long, bin_reduce_threads>(scan_storage).ExclusiveSum(starts, run, runs);
-  const bool use = map.num_dense != 0 && !tagged && runs <= static_cast<unsigned long long>(core::bin_filter_max_intervals);
+  const bool use =
+      map.num_dense != 0 && !tagged && runs <= static_cast<unsigned long long>(core::bin_filter_max_intervals);
   if (threadIdx.x == 0) {
     out->count = use ? static_cast<std::uint32_t>(runs) : 0u;
     out->unused = 0;

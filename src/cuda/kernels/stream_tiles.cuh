@@ -40,7 +40,8 @@ __device__ __forceinline__ std::int64_t stream_key_index(std::int64_t tl, int i,
   constexpr int threads = tuning::stream_threads;
   constexpr int per_vec = 16 / static_cast<int>(sizeof(Src));
   const std::int64_t start = tl * tuning::tile_keys;
-  if (vector_order) return start + (static_cast<std::int64_t>(i / per_vec) * threads + threadIdx.x) * per_vec + i % per_vec;
+  if (vector_order)
+    return start + (static_cast<std::int64_t>(i / per_vec) * threads + threadIdx.x) * per_vec + i % per_vec;
   return start + static_cast<std::int64_t>(i) * threads + threadIdx.x;
 }
 
