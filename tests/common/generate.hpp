@@ -177,4 +177,10 @@ std::vector<T> generate(dist d, std::int64_t n, std::uint64_t seed) {
   return v;
 }
 
+/// A key of the benchmarks' "clustered" input (device_data.cuh) from a hash h:
+/// 64 narrow clusters, c * 1000 + [0, 1e-3) for c in 0..63.
+inline double narrow_cluster_key(std::uint64_t h) {
+  return static_cast<double>(h % 64) * 1000.0 + static_cast<double>(h >> 11) * 0x1.0p-53 * 1e-3;
+}
+
 }  // namespace kselect::test

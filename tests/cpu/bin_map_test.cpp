@@ -447,7 +447,7 @@ TEST(BinMapBuild, HintsOfNarrowDoubleClusters) {
   std::vector<double> values;
   for (std::uint64_t i = 0; i < 200000; ++i) {
     const std::uint64_t h = core::mix64(0xc1u ^ i);
-    values.push_back(static_cast<double>(h % 64) * 1000.0 + static_cast<double>(h >> 11) * 0x1.0p-53 * 1e-3);
+    values.push_back(test::narrow_cluster_key(h));
   }
   std::vector<std::uint64_t> sp;
   for (std::size_t i = 0; i < 4096; ++i) sp.push_back(kt::pre_key_first(kt::to_key(values[i * 48])));

@@ -255,7 +255,7 @@ TEST(GpuBinReduce, SixtyFourClusters) {
   std::vector<double> d;
   for (std::int64_t i = 0; i < n; ++i) {
     const std::uint64_t h = core::mix64(0x5eedull ^ static_cast<std::uint64_t>(i));
-    const double v = static_cast<double>(h % 64) * 1000.0 + static_cast<double>(h >> 11) * 0x1.0p-53 * 1e-3;
+    const double v = narrow_cluster_key(h);
     f.push_back(static_cast<float>(v));
     d.push_back(v);
   }
@@ -312,7 +312,7 @@ TEST(GpuBinReduce, TaggedFilter) {
   std::vector<double> clusters;
   for (std::int64_t i = 0; i <= n; ++i) {
     const std::uint64_t h = core::mix64(0x7a95ull ^ static_cast<std::uint64_t>(i));
-    clusters.push_back(static_cast<double>(h % 64) * 1000.0 + static_cast<double>(h >> 11) * 0x1.0p-53 * 1e-3);
+    clusters.push_back(narrow_cluster_key(h));
   }
   const std::vector<double> normal = generate<double>(dist::normal, n + 1, 21);
   const std::vector<std::int64_t> ranks = percentile_ranks(n);
